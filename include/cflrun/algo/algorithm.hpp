@@ -1,0 +1,76 @@
+#pragma once
+/// @file
+/// The interface every federated algorithm implements: how many models the server keeps and which
+/// model each client trains in a round. Local updates, averaging and communication are shared
+/// machinery in cflrun::run, identical for every algorithm.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace cflrun::algo {
+
+/// The server-side decision of a federated algorithm (CLoVE Alg. 1 lines 8-10; IFCA Alg. 1).
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+
+  /// Command-line name, e.g. "clove".
+  virtual std::string name() const = 0;
+
+  /// Number of models the server keeps and broadcasts: K for CLoVE and IFCA, 1 for FedAvg, M for
+  /// Local-only.
+  virtual int num_models() const = 0;
+
+  /// Whether clients must send loss vectors (mean training loss on every model) in round `round`
+  /// (0-based) before `assign` is called.
+  virtual bool needs_loss_vectors(int round) const = 0;
+
+  /// Whether the assignment is a clustering of the clients whose agreement with the ground truth
+  /// (ARI) is meaningful; false for FedAvg and Local-only, whose ARI is recorded as NaN.
+  virtual bool clusters_clients() const = 0;
+
+  /// The model each client trains in round `round`.
+  /// @param round         0-based round index t.
+  /// @param loss_vectors  [M, K] float64 when `needs_loss_vectors(round)`, else an undefined tensor.
+  /// @return              [M] model indices in [0, num_models()).
+  /// @throws ShapeError if loss_vectors has the wrong shape.
+  virtual std::vector<int> assign(int round, const torch::Tensor& loss_vectors) = 0;
+};
+
+/// Settings the factory needs to build any algorithm.
+struct AlgorithmSettings {
+  std::string name = "clove";      ///< clove | ifca | fedavg | local.
+  int num_clients = 0;             ///< M.
+  int num_clusters = 0;            ///< K (models for clove/ifca).
+  bool random_first_assignment = false;  ///< round 0 assigned at random instead of by loss vectors.
+  int kmeans_restarts = 10;        ///< k-means++ starts per round (clove).
+  std::uint64_t seed = 1;          ///< run seed: clustering and random first assignment streams.
+};
+
+/// Builds the algorithm named in `settings` (the single place names map to types).
+/// @throws ConfigError for an unknown name, or if K is not in [1, M] for clove/ifca
+///         ("--clusters (K models) must not exceed the number of clients").
+std::unique_ptr<Algorithm> make_algorithm(const AlgorithmSettings& settings);
+
+/// The official code's random first assignment (clove-official-setup.md Sec. 10): each client
+/// draws a model uniformly; while some model has nobody, a random client of a model with several
+/// clients moves to it; groups are then renumbered by their smallest client id (that group gets
+/// model 0, and so on). Draws from the (seed, kFirstAssignment) stream.
+/// @return [num_clients] model indices in [0, num_models); every model gets at least one client.
+/// @throws ConfigError if num_models is not in [1, num_clients].
+std::vector<int> random_first_assignment(int num_clients, int num_models, std::uint64_t seed);
+
+/// Checks that K = num_models is in [1, num_clients].
+/// @throws ConfigError naming --clusters and the number of clients otherwise.
+void check_model_count(int num_clients, int num_models);
+
+/// Checks that `loss_vectors` is [num_clients, num_models] float64 with finite entries.
+/// @throws ShapeError naming the expected and found shape, or Error for a non-finite loss (a
+///         diverged model: lower --lr).
+void check_loss_vectors(const torch::Tensor& loss_vectors, int num_clients, int num_models);
+
+}  // namespace cflrun::algo

@@ -1,0 +1,30 @@
+#pragma once
+/// @file
+/// k-means++ seeding (Arthur & Vassilvitskii, "k-means++: The Advantages of Careful Seeding",
+/// SODA 2007, Sec. 2.2).
+
+#include <random>
+
+#include <torch/types.h>
+
+namespace cflrun::cluster {
+
+/// Picks k initial centres among the points: the first uniformly at random, each next one with
+/// probability proportional to D(x)^2, the squared distance from x to its nearest chosen centre.
+/// When every remaining point coincides with a chosen centre (total D^2 = 0, fewer distinct
+/// points than k), the next centre is drawn uniformly among the points not chosen yet, so k
+/// centres are always returned (some then coincide).
+/// This is the plain algorithm of the paper with one candidate per step; scikit-learn's variant
+/// draws 2 + ln(k) candidates per step and keeps the best, so the two draw different centres.
+/// Draws come from `engine` through core::uniform01 / core::uniform_index, so they are portable
+/// and the result is fixed by the engine state.
+/// @param points  [M, D] float64, finite.
+/// @param k       number of centres, 1 <= k <= M.
+/// @param engine  random stream (core::Purpose::kClustering); advanced by the draws.
+/// @return        [k, D] float64, copies of the chosen points in the order drawn.
+/// @throws ShapeError, DataError  as require_point_matrix (input_checks.hpp).
+/// @throws ConfigError            if k is not in [1, M].
+torch::Tensor kmeans_plus_plus_centres(const torch::Tensor& points, int k,
+                                       std::mt19937_64& engine);
+
+}  // namespace cflrun::cluster

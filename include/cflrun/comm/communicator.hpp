@@ -1,0 +1,78 @@
+#pragma once
+/// @file
+/// The MPI communicator of a run, owned as a resource, with the few collectives a round needs.
+
+#include <cstdint>
+#include <vector>
+
+#include <mpi.h>
+
+namespace cflrun::comm {
+
+/// Owns a duplicate of the communicator it is given (freed on destruction), so cflrun's messages
+/// never mix with another library's. Every collective is collective over all ranks of it.
+///
+/// Waiting ranks sleep instead of spinning: each collective is started non-blocking and then
+/// polled with short sleeps. With more ranks than cores (e.g. `mpirun --oversubscribe -np 3` on
+/// 2 cores) a spinning server rank would otherwise steal a core from a worker rank training
+/// clients. All ranks must therefore call these methods (never raw blocking MPI collectives)
+/// on the same communicator, in the same order.
+class Communicator {
+ public:
+  /// Duplicates `base` (MPI_Comm_dup) and finds the ranks sharing this node.
+  /// @throws MpiError if an MPI call fails.
+  explicit Communicator(MPI_Comm base);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  /// Rank among the ranks on this node (MPI_COMM_TYPE_SHARED), used to pick a GPU.
+  int local_rank() const { return local_rank_; }
+  /// Number of ranks on this node, used to split the node's cores into torch threads.
+  int local_size() const { return local_size_; }
+  bool is_root() const { return rank_ == 0; }
+
+  /// Broadcasts `count` elements from rank 0 into `data` on every rank. Collective.
+  void broadcast(float* data, std::int64_t count) const;
+  void broadcast(double* data, std::int64_t count) const;
+  void broadcast(int* data, std::int64_t count) const;
+
+  /// Gathers a variable number of doubles from each rank on rank 0, in rank order (MPI_Gatherv).
+  /// @return on rank 0 the concatenation of every rank's `local`; empty elsewhere. Collective.
+  std::vector<double> gather(const std::vector<double>& local) const;
+
+  /// Element-wise sum of `local` over all ranks, on rank 0 (MPI_Reduce, MPI_SUM). `local` must have
+  /// the same size everywhere. @return the sum on rank 0, empty elsewhere. Collective.
+  std::vector<double> reduce_sum(const std::vector<double>& local) const;
+
+  /// Minimum of `value` over all ranks, on every rank (MPI_Allreduce, MPI_MIN). Collective.
+  int all_min(int value) const;
+
+  /// Ends the whole job (all ranks) with `exit_code` via MPI_Abort; used after an error that
+  /// only some ranks saw, so that no rank waits forever in a collective. Never returns.
+  [[noreturn]] void abort(int exit_code) const;
+
+ private:
+  void broadcast_raw(void* data, std::int64_t count, MPI_Datatype type) const;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+  int local_size_ = 1;
+};
+
+/// Initialises MPI for the lifetime of the object (MPI_Init_thread, funneled) and finalises it on
+/// destruction. Create exactly one, first thing in `main`.
+class Environment {
+ public:
+  Environment(int& argc, char**& argv);
+  ~Environment();
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+  /// The world communicator; only `main` should name it.
+  MPI_Comm world() const { return MPI_COMM_WORLD; }
+};
+
+}  // namespace cflrun::comm

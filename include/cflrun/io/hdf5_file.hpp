@@ -1,0 +1,26 @@
+#pragma once
+/// @file
+/// Creating and opening HDF5 files. Includes <hdf5.h>: for the io area and its tests only
+/// (see hdf5_handle.hpp).
+
+#include <filesystem>
+
+#include <cflrun/io/hdf5_handle.hpp>
+
+namespace cflrun::io {
+
+/// Creates an HDF5 file in the default (HDF5 1.8-compatible) format, which h5py and h5dump of any
+/// recent version read, and which stays readable after the writing process is killed (the 1.10
+/// format would mark it "open for writing" until `h5clear -s` is run).
+/// File locking is used where the file system supports it and skipped where it does not (as on
+/// some Lustre and NFS mounts), instead of failing.
+/// @param truncate  replace an existing file; if false, fail when the file exists.
+/// @throws Hdf5Error naming `path` if HDF5 cannot create it.
+Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate);
+
+/// Opens an existing HDF5 file read-only (file locking as in `create_hdf5_file`).
+/// @throws Hdf5Error naming `path` if HDF5 cannot open it (e.g. another process is writing it:
+///         set HDF5_USE_FILE_LOCKING=FALSE to peek at a running job's file at your own risk).
+Hdf5Handle open_hdf5_file_read_only(const std::filesystem::path& path);
+
+}  // namespace cflrun::io

@@ -1,0 +1,47 @@
+#pragma once
+/// @file
+/// Names of the groups, datasets and attributes of a cflrun result file: the contract between
+/// ResultWriter, ResultReader and anyone reading results with h5py. results/README.md documents
+/// the dtype and shape of each. T = finished rounds, M = clients, K = models, P = timing phases.
+
+#include <cstdint>
+
+namespace cflrun::io::schema {
+
+/// Version of this layout, stored as root attribute `schema_version`; bump on incompatible change.
+inline constexpr std::int64_t kSchemaVersion = 1;
+
+inline constexpr const char* kConfigGroup = "/config";  ///< string attributes, one per option
+inline constexpr const char* kRoundsGroup = "/rounds";
+inline constexpr const char* kClientsGroup = "/clients";
+
+inline constexpr const char* kAri = "/rounds/ari";               ///< [T] float64
+inline constexpr const char* kAccuracy = "/rounds/accuracy";     ///< [T] float64
+inline constexpr const char* kTestLoss = "/rounds/test_loss";    ///< [T] float64
+inline constexpr const char* kTrainLoss = "/rounds/train_loss";  ///< [T] float64
+inline constexpr const char* kSeconds = "/rounds/seconds";       ///< [T, P] float64
+inline constexpr const char* kWorkerComputeSeconds = "/rounds/worker_compute_seconds";  ///< [T]
+
+inline constexpr const char* kTrueCluster = "/clients/true_cluster";  ///< [M] int32
+inline constexpr const char* kAssignment = "/clients/assignment";     ///< [T, M] int32
+inline constexpr const char* kLossVectors = "/clients/loss_vectors";  ///< [T, M, K] float32
+inline constexpr const char* kClientAccuracy = "/clients/accuracy";   ///< [T, M] float32
+inline constexpr const char* kClientTestLoss = "/clients/test_loss";  ///< [T, M] float32
+
+/// Attribute of kSeconds: [P] strings, the phase of each column.
+inline constexpr const char* kPhasesAttribute = "phases";
+
+// Root attributes.
+inline constexpr const char* kCompletedRounds = "completed_rounds";       ///< int64, rows written
+inline constexpr const char* kPlannedRounds = "planned_rounds";           ///< int64
+inline constexpr const char* kStatus = "status";                          ///< string
+inline constexpr const char* kSchemaVersionAttribute = "schema_version";  ///< int64
+inline constexpr const char* kNumClients = "num_clients";                 ///< int64, M
+inline constexpr const char* kNumModels = "num_models";                   ///< int64, K
+
+/// Values of the `status` attribute ("failed: <message>" on failure).
+inline constexpr const char* kStatusRunning = "running";
+inline constexpr const char* kStatusComplete = "complete";
+inline constexpr const char* kStatusFailedPrefix = "failed: ";
+
+}  // namespace cflrun::io::schema

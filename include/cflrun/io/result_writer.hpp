@@ -1,0 +1,97 @@
+#pragma once
+/// @file
+/// Writes one run's results to an HDF5 file, one row per finished round (schema in
+/// results/README.md and <cflrun/io/result_schema.hpp>).
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cflrun::io {
+
+/// The sizes fixed for a whole run, which set the shape of every per-round dataset.
+struct ResultLayout {
+  int num_clients = 0;            ///< M >= 1, columns of /clients/* datasets.
+  int num_models = 0;             ///< K >= 1, models; columns of /clients/loss_vectors.
+  bool has_loss_vectors = false;  ///< whether the algorithm computes loss vectors (CLoVE, IFCA).
+  std::vector<std::string> phase_names;  ///< P >= 1 timing phases, columns of /rounds/seconds.
+  std::int64_t planned_rounds = 0;       ///< rounds the run intends to do (>= 0).
+};
+
+/// Everything recorded about one finished round (CLoVE paper Sec. 5 / Tables 1-2 metrics).
+struct RoundRecord {
+  double ari = 0.0;  ///< adjusted Rand index of assignment vs true clusters (NaN if undefined).
+  double accuracy = 0.0;    ///< mean over clients of test accuracy on the assigned model, fraction.
+  double test_loss = 0.0;   ///< mean over clients of test loss on the assigned model.
+  double train_loss = 0.0;  ///< mean over clients of training loss of this round's local updates.
+  double worker_compute_seconds = 0.0;  ///< max over ranks of seconds in torch forward/backward.
+  std::vector<double> seconds;          ///< [P] wall-clock seconds of each phase, layout order.
+  std::vector<int> assignment;          ///< [M] model trained by each client, in [0, K).
+  std::vector<float> loss_vectors;      ///< [M * K] row-major (CLoVE Alg. 1), empty if none.
+  std::vector<float> client_accuracy;   ///< [M] test accuracy of each client, fraction.
+  std::vector<float> client_test_loss;  ///< [M] test loss of each client.
+};
+
+/// Owns one result file while a run writes it. Rank 0 is the single writer (serial HDF5).
+///
+/// The file is written in place at its final path and flushed after every round, so a run that
+/// is killed leaves a readable file holding every finished round (status stays "running").
+/// Not copyable; movable (a moved-from writer may only be destroyed or assigned to). Destroying
+/// the writer closes the file without changing `status`: call `mark_complete` or `mark_failed`
+/// first. After an Hdf5Error from `append_round` the datasets may differ in length: call only
+/// `mark_failed`.
+class ResultWriter {
+ public:
+  /// Creates the file (and its parent directories) with every group and every per-round dataset
+  /// at zero rows, `status` = "running", `completed_rounds` = 0.
+  /// @param path       the `--out` file.
+  /// @param layout     the run's sizes.
+  /// @param overwrite  replace an existing file (`--overwrite`).
+  /// @throws ConfigError if `path` exists and `overwrite` is false (the existing file is not
+  ///         touched), or its parent directory cannot be created.
+  /// @throws ShapeError if a size in `layout` is out of range (see ResultLayout).
+  /// @throws Hdf5Error if HDF5 cannot create the file or its datasets.
+  ResultWriter(const std::filesystem::path& path, const ResultLayout& layout, bool overwrite);
+  ~ResultWriter();
+  ResultWriter(ResultWriter&&) noexcept;
+  ResultWriter& operator=(ResultWriter&&) noexcept;
+  ResultWriter(const ResultWriter&) = delete;
+  ResultWriter& operator=(const ResultWriter&) = delete;
+
+  /// Writes each (name, value) as a string attribute of /config (options, version, git_commit,
+  /// torch_version, ranks, blas, ...), replacing attributes of the same name; then flushes.
+  /// @throws Hdf5Error if HDF5 cannot write an attribute.
+  void write_config(const std::vector<std::pair<std::string, std::string>>& attributes);
+
+  /// Writes /clients/true_cluster, [M] int32, the ground-truth cluster of each client; flushes.
+  /// @throws ShapeError if `true_cluster` does not hold M values.
+  /// @throws Hdf5Error if HDF5 cannot write it.
+  void write_true_clusters(const std::vector<int>& true_cluster);
+
+  /// Appends one finished round: extends every per-round dataset by one row, sets
+  /// `completed_rounds` to the new row count, and flushes the file to disk.
+  /// @throws ShapeError if a vector in `record` has the wrong size for the layout (nothing is
+  ///         written then).
+  /// @throws Hdf5Error if HDF5 cannot write or flush.
+  void append_round(const RoundRecord& record);
+
+  /// Rows appended so far (equals the file's `completed_rounds`).
+  std::int64_t completed_rounds() const;
+
+  /// Sets `status` to "complete" and flushes.
+  /// @throws Hdf5Error if HDF5 cannot write or flush.
+  void mark_complete();
+
+  /// Sets `status` to "failed: <message>" and flushes. Never throws: it runs while another error
+  /// is being reported, and a failure to record the failure is ignored.
+  void mark_failed(const std::string& message) noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cflrun::io

@@ -1,0 +1,25 @@
+#pragma once
+/// @file
+/// A model's state as one contiguous buffer, so that one MPI call moves a whole model.
+
+#include <cstdint>
+
+#include <torch/nn/module.h>
+
+namespace cflrun::model {
+
+/// Number of floats in the flat state of `module`: all parameters, then all floating-point
+/// buffers (e.g. BatchNorm running statistics), in registration order. The official CLoVE code
+/// averages the complete state_dict, buffers included (clove-official-setup.md Sec. 10).
+std::int64_t flat_state_size(const torch::nn::Module& module);
+
+/// Copies the state of `module` into a new [P] float32 CPU tensor (P = flat_state_size).
+/// Parameters in any memory format (e.g. channels-last) are read in their logical order.
+torch::Tensor flatten_state(const torch::nn::Module& module);
+
+/// Copies a flat state back into `module`'s parameters and buffers in place (no autograd record).
+/// @param flat  [P] float tensor on any device, P = flat_state_size(module).
+/// @throws ShapeError if `flat` is not 1-D with exactly P elements.
+void load_flat_state(torch::nn::Module& module, const torch::Tensor& flat);
+
+}  // namespace cflrun::model

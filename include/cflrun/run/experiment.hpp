@@ -1,0 +1,27 @@
+#pragma once
+/// @file
+/// One federated experiment from options to result file, on all ranks of a communicator.
+
+#include <cflrun/cli/run_options.hpp>
+#include <cflrun/comm/communicator.hpp>
+
+namespace cflrun::run {
+
+/// The phases of a round timed in `/rounds/seconds`, in order (wall-clock on rank 0, waiting for
+/// the workers included): loss vectors (computed and gathered), clustering (the server's
+/// assignment, broadcast), local update (trained and reduced), aggregation (averaged, broadcast),
+/// evaluation (computed and gathered), io (assembling the round record; the HDF5 write and flush
+/// that follow, a few milliseconds, are outside the phases but inside the printed round time).
+inline constexpr const char* kPhaseNames[] = {"loss_vectors", "clustering", "local_update",
+                                              "aggregation",  "evaluation", "io"};
+
+/// Runs a whole experiment (CLoVE Alg. 1 and its baselines) on every rank of `comm`: loads and
+/// partitions the data, hosts this rank's clients, runs T rounds (loss vectors, assignment, local
+/// updates, per-model averaging, evaluation) and, on rank 0, writes every round to the HDF5 file
+/// `options.out` (flushed per round) and prints one line per round. Collective.
+/// @throws ReportedError on every rank if setup failed on any rank (message already printed once).
+/// @throws Error from a round; the caller must abort all ranks (MPI_Abort), since the others may
+///         wait in a collective. The result file then keeps the finished rounds, status "failed".
+void run_experiment(const cli::RunOptions& options, const comm::Communicator& comm);
+
+}  // namespace cflrun::run

@@ -1,0 +1,57 @@
+#pragma once
+/// @file
+/// The server's K models as one flat [K, P] buffer, plus a working model to run any of them.
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/types.h>
+
+#include <cflrun/model/conv_net.hpp>
+
+namespace cflrun::run {
+
+/// Holds the flat states of all models of a run in one contiguous [K, P] float32 CPU tensor, the
+/// buffer that one MPI broadcast moves per round (issue 2, MPI shape). Every rank keeps a copy;
+/// a single working model on the compute device is loaded with whichever state is needed.
+class ModelSet {
+ public:
+  /// @param num_models   K (1 for FedAvg, M for Local-only).
+  /// @param num_classes  output logits of the CNN.
+  /// @param device       where the working model runs.
+  ModelSet(int num_models, int num_classes, torch::Device device);
+
+  int size() const { return static_cast<int>(states_.size(0)); }
+  /// P, the number of floats in one model's flat state.
+  std::int64_t state_size() const { return states_.size(1); }
+
+  /// [K, P] float32 CPU, contiguous: row j is model j's flat state.
+  torch::Tensor& states() { return states_; }
+  const torch::Tensor& states() const { return states_; }
+
+  /// Gives model j the default LibTorch initialisation drawn from the (seed, kModelInit, j) stream,
+  /// so every model starts different ("different" initialisation of the official code, Sec. 10)
+  /// and independently of how many models or ranks there are.
+  void initialize(std::uint64_t seed);
+
+  /// Loads model j's state into the working model and returns it (in train mode).
+  /// @throws std::out_of_range if j is not in [0, K).
+  model::ConvNet& load(int j);
+
+  /// The working model, whatever it currently holds.
+  model::ConvNet& working_model() { return working_; }
+
+  /// Server averaging step, Option I (CLoVE Alg. 1 line 14): theta_j = sum_i n_i theta_i / sum_i n_i
+  /// for every model with at least one client; other models keep their state.
+  /// @param weighted_sums  K*P sample-weighted sums of client states (row-major), then K sample counts.
+  /// @throws ShapeError if the size is not K*(P+1).
+  void average(const std::vector<double>& weighted_sums);
+
+ private:
+  int num_classes_;
+  torch::Tensor states_;
+  model::ConvNet working_;
+  torch::Device device_;
+};
+
+}  // namespace cflrun::run

@@ -1,0 +1,28 @@
+#include <cflrun/algo/clove.hpp>
+
+#include <cflrun/cluster/clove_assignment.hpp>
+#include <cflrun/core/rng.hpp>
+
+namespace cflrun::algo {
+
+Clove::Clove(const AlgorithmSettings& settings) : settings_(settings) {
+  check_model_count(settings.num_clients, settings.num_clusters);
+}
+
+bool Clove::needs_loss_vectors(int round) const {
+  return !(round == 0 && settings_.random_first_assignment);
+}
+
+std::vector<int> Clove::assign(int round, const torch::Tensor& loss_vectors) {
+  if (!needs_loss_vectors(round)) {
+    return random_first_assignment(settings_.num_clients, settings_.num_clusters, settings_.seed);
+  }
+  check_loss_vectors(loss_vectors, settings_.num_clients, settings_.num_clusters);
+  cluster::KMeansOptions options;
+  options.restarts = settings_.kmeans_restarts;
+  auto engine = core::make_engine(settings_.seed, core::Purpose::kClustering, 0,
+                                  static_cast<std::uint64_t>(round));
+  return cluster::assign_by_loss_vector_clustering(loss_vectors, options, engine);
+}
+
+}  // namespace cflrun::algo

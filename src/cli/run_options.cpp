@@ -1,0 +1,214 @@
+#include <cflrun/cli/run_options.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include <cflrun/core/error.hpp>
+
+namespace po = boost::program_options;
+
+namespace cflrun::cli {
+namespace {
+
+/// Signed holders for the seeds: Boost's lexical_cast would silently wrap "-1" into an unsigned.
+struct SeedHolders {
+  std::int64_t seed = 1;
+  std::int64_t data_seed = -1;
+};
+
+po::options_description describe(RunOptions& o, SeedHolders& seeds) {
+  po::options_description experiment("Experiment");
+  experiment.add_options()
+      ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
+       "clove | ifca | fedavg | local")
+      ("dataset", po::value(&o.dataset)->default_value(o.dataset), "fmnist | mnist")
+      ("data-dir", po::value(&o.data_dir)->default_value(o.data_dir),
+       "directory of the IDX files (\"\" = /usr/share/datasets/fashion-mnist for fmnist, "
+       "datasets/mnist for mnist)")
+      ("partition", po::value(&o.partition)->default_value(o.partition),
+       "label_skew_1 | concept_shift | feature_skew")
+      ("clusters", po::value(&o.clusters)->default_value(o.clusters),
+       "K: ground-truth clusters, and models for clove/ifca (count)")
+      ("clients-per-cluster", po::value(&o.clients_per_cluster)->default_value(o.clients_per_cluster),
+       "clients in each cluster (count)")
+      ("train-samples", po::value(&o.train_samples)->default_value(o.train_samples),
+       "training samples per client (count)")
+      ("test-samples", po::value(&o.test_samples)->default_value(o.test_samples),
+       "test samples per client (count)")
+      ("data-seed", po::value(&seeds.data_seed),
+       "seed of the data partition (integer >= 0; default: --seed)");
+
+  po::options_description training("Training");
+  training.add_options()
+      ("rounds", po::value(&o.rounds)->default_value(o.rounds), "T: communication rounds (count)")
+      ("local-epochs", po::value(&o.local_epochs)->default_value(o.local_epochs),
+       "tau: epochs over the client's data per local update (count)")
+      ("batch-size", po::value(&o.batch_size)->default_value(o.batch_size), "mini-batch size (samples)")
+      ("lr", po::value(&o.lr)->default_value(o.lr, "0.001"), "Adam learning rate (paper text 1e-3; "
+       "official code 1e-2 for the (F)MNIST CNN)")
+      ("seed", po::value(&seeds.seed)->default_value(seeds.seed),
+       "seed of model initialisation, training order and clustering (integer >= 0)")
+      ("first-assignment", po::value(&o.first_assignment)->default_value(o.first_assignment),
+       "evaluation | random: how clove/ifca assign clients in round 1")
+      ("kmeans-restarts", po::value(&o.kmeans_restarts)->default_value(o.kmeans_restarts),
+       "k-means++ starts per round; the lowest inertia wins (count)");
+
+  po::options_description system("System");
+  system.add_options()
+      ("threads", po::value(&o.threads)->default_value(o.threads),
+       "torch intra-op threads per rank (count; 0 = cores on the node / ranks on the node)")
+      ("device", po::value(&o.device)->default_value(o.device),
+       "auto | cpu | cuda (cuda: GPU = local rank modulo GPUs on the node)")
+      ("out", po::value(&o.out)->default_value(o.out), "HDF5 result file (path)")
+      ("overwrite", po::bool_switch(&o.overwrite), "replace --out if it exists")
+      ("quiet", po::bool_switch(&o.quiet), "do not print a line per round");
+
+  po::options_description all;
+  all.add(experiment).add(training).add(system);
+  return all;
+}
+
+po::options_description command_line_only(std::string& config_file) {
+  po::options_description generic("Generic");
+  generic.add_options()
+      ("help,h", "print this help and exit")
+      ("version", "print version, git commit, LibTorch version and BLAS, and exit")
+      ("config", po::value(&config_file), "config file of `name = value` lines (# comments); "
+       "the command line wins");
+  return generic;
+}
+
+template <typename T>
+void require(bool ok, const std::string& flag, const std::string& expectation, const T& got) {
+  if (!ok) {
+    std::ostringstream message;
+    message << "--" << flag << " must be " << expectation << ", but got " << got;
+    throw ConfigError(message.str());
+  }
+}
+
+void require_choice(const std::string& flag, const std::string& value,
+                    const std::vector<std::string>& choices) {
+  for (const auto& choice : choices) {
+    if (value == choice) {
+      return;
+    }
+  }
+  std::string list;
+  for (const auto& choice : choices) {
+    list += (list.empty() ? "" : ", ") + choice;
+  }
+  throw ConfigError("--" + flag + " must be one of " + list + ", but got '" + value + "'");
+}
+
+void store_config_file(const std::string& path, const po::options_description& description,
+                       po::variables_map& vm) {
+  std::ifstream file(path);
+  if (!file) {
+    throw ConfigError("--config " + path + ": cannot open the file; check the path");
+  }
+  try {
+    po::store(po::parse_config_file(file, description, /*allow_unregistered=*/false), vm);
+  } catch (const po::error& e) {
+    throw ConfigError("config file " + path + ": " + e.what() + " (see cflrun --help for the options)");
+  }
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
+  ParsedCommandLine parsed;
+  SeedHolders seeds;
+  const auto run_description = describe(parsed.options, seeds);
+  po::options_description everything;
+  everything.add(command_line_only(parsed.options.config_file)).add(run_description);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(everything).run(), vm);
+    if (vm.count("config") != 0) {
+      store_config_file(vm["config"].as<std::string>(), run_description, vm);
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError(std::string(e.what()) + " (see cflrun --help)");
+  }
+  parsed.help = vm.count("help") != 0;
+  parsed.version = vm.count("version") != 0;
+  require(seeds.seed >= 0, "seed", "an integer >= 0", seeds.seed);
+  parsed.options.seed = static_cast<std::uint64_t>(seeds.seed);
+  if (vm.count("data-seed") != 0) {
+    require(seeds.data_seed >= 0, "data-seed", "an integer >= 0", seeds.data_seed);
+    parsed.options.data_seed = static_cast<std::uint64_t>(seeds.data_seed);
+  }
+  if (!parsed.help && !parsed.version) {
+    validate(parsed.options);
+  }
+  return parsed;
+}
+
+void validate(const RunOptions& o) {
+  require_choice("algorithm", o.algorithm, {"clove", "ifca", "fedavg", "local"});
+  require_choice("dataset", o.dataset, {"fmnist", "mnist"});
+  require_choice("partition", o.partition, {"label_skew_1", "concept_shift", "feature_skew"});
+  require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
+  require_choice("device", o.device, {"auto", "cpu", "cuda"});
+  require(o.clusters >= 1, "clusters", "at least 1", o.clusters);
+  require(o.clients_per_cluster >= 1, "clients-per-cluster", "at least 1", o.clients_per_cluster);
+  require(o.train_samples >= 1, "train-samples", "at least 1", o.train_samples);
+  require(o.test_samples >= 1, "test-samples", "at least 1", o.test_samples);
+  require(o.rounds >= 1, "rounds", "at least 1", o.rounds);
+  require(o.local_epochs >= 1, "local-epochs", "at least 1", o.local_epochs);
+  require(o.batch_size >= 1, "batch-size", "at least 1", o.batch_size);
+  require(o.lr > 0.0 && o.lr < 10.0, "lr", "in (0, 10)", o.lr);
+  require(o.kmeans_restarts >= 1, "kmeans-restarts", "at least 1", o.kmeans_restarts);
+  require(o.threads >= 0, "threads", "0 (auto) or a positive count", o.threads);
+  require(!o.out.empty(), "out", "a file path", "''");
+}
+
+std::string help_text() {
+  RunOptions defaults;
+  SeedHolders seeds;
+  std::string config_file;
+  po::options_description everything(
+      "cflrun: clustered federated learning experiments (CLoVE, IFCA, FedAvg, Local-only)\n\n"
+      "Usage: cflrun [options]            (one rank hosts the server and all clients)\n"
+      "       mpirun -np P cflrun [options] (rank 0 = server, ranks 1..P-1 host the clients)\n\nOptions");
+  everything.add(command_line_only(config_file)).add(describe(defaults, seeds));
+  std::ostringstream text;
+  text << everything;
+  return text.str();
+}
+
+std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() const {
+  auto text = [](const auto& value) {
+    std::ostringstream s;
+    s.precision(17);
+    s << value;
+    return s.str();
+  };
+  return {{"config", config_file},
+          {"algorithm", algorithm},
+          {"dataset", dataset},
+          {"data-dir", data_dir},
+          {"partition", partition},
+          {"clusters", text(clusters)},
+          {"clients-per-cluster", text(clients_per_cluster)},
+          {"train-samples", text(train_samples)},
+          {"test-samples", text(test_samples)},
+          {"rounds", text(rounds)},
+          {"local-epochs", text(local_epochs)},
+          {"batch-size", text(batch_size)},
+          {"lr", text(lr)},
+          {"seed", text(seed)},
+          {"data-seed", text(effective_data_seed())},
+          {"first-assignment", first_assignment},
+          {"kmeans-restarts", text(kmeans_restarts)},
+          {"threads", text(threads)},
+          {"device", device},
+          {"out", out},
+          {"overwrite", overwrite ? "true" : "false"}};
+}
+
+}  // namespace cflrun::cli

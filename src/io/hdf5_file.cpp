@@ -1,0 +1,32 @@
+#include <cflrun/io/hdf5_file.hpp>
+
+namespace cflrun::io {
+namespace {
+
+Hdf5Handle make_file_access_properties() {
+  Hdf5Handle properties = make_handle(H5Pcreate(H5P_FILE_ACCESS), H5Pclose,
+                                      "cannot create HDF5 file access properties");
+  check_hdf5(H5Pset_file_locking(properties.get(), /*use_file_locking=*/true,
+                                 /*ignore_when_disabled=*/true),
+             "cannot set HDF5 file locking");
+  return properties;
+}
+
+}  // namespace
+
+Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate) {
+  silence_hdf5_error_printing();
+  const Hdf5Handle access = make_file_access_properties();
+  const unsigned flags = truncate ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
+  return make_handle(H5Fcreate(path.c_str(), flags, H5P_DEFAULT, access.get()), H5Fclose,
+                     "cannot create HDF5 file " + path.string());
+}
+
+Hdf5Handle open_hdf5_file_read_only(const std::filesystem::path& path) {
+  silence_hdf5_error_printing();
+  const Hdf5Handle access = make_file_access_properties();
+  return make_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get()), H5Fclose,
+                     "cannot open HDF5 file " + path.string());
+}
+
+}  // namespace cflrun::io

@@ -1,0 +1,206 @@
+#include <cflrun/io/result_writer.hpp>
+
+#include <system_error>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/io/hdf5_attribute.hpp>
+#include <cflrun/io/hdf5_dataset.hpp>
+#include <cflrun/io/hdf5_file.hpp>
+#include <cflrun/io/hdf5_handle.hpp>
+#include <cflrun/io/result_schema.hpp>
+
+namespace cflrun::io {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) {
+    text += (text.empty() ? "" : ", ") + name;
+  }
+  return text;
+}
+
+void validate_layout(const ResultLayout& layout) {
+  if (layout.num_clients < 1 || layout.num_models < 1 || layout.phase_names.empty() ||
+      layout.planned_rounds < 0) {
+    throw ShapeError(
+        "result file layout needs at least 1 client, 1 model, 1 timing phase and "
+        ">= 0 planned rounds, but got " +
+        std::to_string(layout.num_clients) + " clients, " + std::to_string(layout.num_models) +
+        " models, " + std::to_string(layout.phase_names.size()) + " phases and " +
+        std::to_string(layout.planned_rounds) + " planned rounds");
+  }
+}
+
+/// Refuses to replace an existing file unless asked to, and creates the parent directories.
+void prepare_output_path(const std::filesystem::path& path, bool overwrite) {
+  std::error_code error;
+  if (!overwrite && std::filesystem::exists(path, error)) {
+    throw ConfigError("--out " + path.string() +
+                      " already exists; pass --overwrite to replace it or choose another --out");
+  }
+  const std::filesystem::path parent = path.parent_path();
+  if (!parent.empty() && !std::filesystem::create_directories(parent, error) && error) {
+    throw ConfigError("cannot create directory " + parent.string() + " for --out " + path.string() +
+                      ": " + error.message() + "; choose another --out");
+  }
+}
+
+void check_size(const char* field, std::size_t found, std::size_t expected,
+                const std::string& reason) {
+  if (found != expected) {
+    throw ShapeError("ResultWriter::append_round: RoundRecord::" + std::string(field) + " has " +
+                     std::to_string(found) + " values but must have " + std::to_string(expected) +
+                     " (" + reason + ")");
+  }
+}
+
+void create_group(hid_t file, const char* name) {
+  make_handle(H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+              "cannot create group " + std::string(name) + " in " + describe_object(file));
+}
+
+}  // namespace
+
+struct ResultWriter::Impl {
+  std::filesystem::path path;
+  ResultLayout layout;
+  Hdf5Handle file;  // Declared first so that it is closed after the datasets below.
+  Hdf5Handle ari, accuracy, test_loss, train_loss, worker_compute_seconds, seconds;
+  Hdf5Handle assignment, loss_vectors, client_accuracy, client_test_loss;
+  std::int64_t completed_rounds = 0;
+
+  void create_datasets();
+  void validate(const RoundRecord& record) const;
+  void flush() const {
+    check_hdf5(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot flush " + path.string());
+  }
+  void set_status(const std::string& status) const {
+    write_string_attribute(file.get(), schema::kStatus, status);
+    flush();
+  }
+};
+
+void ResultWriter::Impl::create_datasets() {
+  const hid_t f = file.get();
+  const hsize_t clients = static_cast<hsize_t>(layout.num_clients);
+  ari = create_row_dataset(f, schema::kAri, H5T_IEEE_F64LE, {}, false);
+  accuracy = create_row_dataset(f, schema::kAccuracy, H5T_IEEE_F64LE, {}, false);
+  test_loss = create_row_dataset(f, schema::kTestLoss, H5T_IEEE_F64LE, {}, false);
+  train_loss = create_row_dataset(f, schema::kTrainLoss, H5T_IEEE_F64LE, {}, false);
+  worker_compute_seconds =
+      create_row_dataset(f, schema::kWorkerComputeSeconds, H5T_IEEE_F64LE, {}, false);
+  seconds = create_row_dataset(f, schema::kSeconds, H5T_IEEE_F64LE,
+                               {static_cast<hsize_t>(layout.phase_names.size())}, false);
+  write_string_array_attribute(seconds.get(), schema::kPhasesAttribute, layout.phase_names);
+  assignment = create_row_dataset(f, schema::kAssignment, H5T_STD_I32LE, {clients}, true);
+  client_accuracy = create_row_dataset(f, schema::kClientAccuracy, H5T_IEEE_F32LE, {clients}, true);
+  client_test_loss =
+      create_row_dataset(f, schema::kClientTestLoss, H5T_IEEE_F32LE, {clients}, true);
+  if (layout.has_loss_vectors) {
+    loss_vectors = create_row_dataset(f, schema::kLossVectors, H5T_IEEE_F32LE,
+                                      {clients, static_cast<hsize_t>(layout.num_models)}, true);
+  }
+}
+
+void ResultWriter::Impl::validate(const RoundRecord& record) const {
+  const std::size_t clients = static_cast<std::size_t>(layout.num_clients);
+  const std::string m = std::to_string(clients) + " clients";
+  check_size("seconds", record.seconds.size(), layout.phase_names.size(),
+             "one per timing phase: " + joined(layout.phase_names));
+  check_size("assignment", record.assignment.size(), clients, m);
+  check_size("client_accuracy", record.client_accuracy.size(), clients, m);
+  check_size("client_test_loss", record.client_test_loss.size(), clients, m);
+  const std::size_t loss_values =
+      layout.has_loss_vectors ? clients * static_cast<std::size_t>(layout.num_models) : 0;
+  check_size("loss_vectors", record.loss_vectors.size(), loss_values,
+             layout.has_loss_vectors
+                 ? m + " x " + std::to_string(layout.num_models) + " models, row-major"
+                 : "this run's layout has no loss vectors");
+}
+
+ResultWriter::ResultWriter(const std::filesystem::path& path, const ResultLayout& layout,
+                           bool overwrite)
+    : impl_(std::make_unique<Impl>()) {
+  validate_layout(layout);
+  prepare_output_path(path, overwrite);
+  impl_->path = path;
+  impl_->layout = layout;
+  impl_->file = create_hdf5_file(path, overwrite);
+  const hid_t f = impl_->file.get();
+  write_int64_attribute(f, schema::kSchemaVersionAttribute, schema::kSchemaVersion);
+  write_int64_attribute(f, schema::kNumClients, layout.num_clients);
+  write_int64_attribute(f, schema::kNumModels, layout.num_models);
+  write_int64_attribute(f, schema::kPlannedRounds, layout.planned_rounds);
+  write_int64_attribute(f, schema::kCompletedRounds, 0);
+  write_string_attribute(f, schema::kStatus, schema::kStatusRunning);
+  for (const char* group : {schema::kConfigGroup, schema::kRoundsGroup, schema::kClientsGroup}) {
+    create_group(f, group);
+  }
+  impl_->create_datasets();
+  impl_->flush();
+}
+
+ResultWriter::~ResultWriter() = default;
+ResultWriter::ResultWriter(ResultWriter&&) noexcept = default;
+ResultWriter& ResultWriter::operator=(ResultWriter&&) noexcept = default;
+
+void ResultWriter::write_config(
+    const std::vector<std::pair<std::string, std::string>>& attributes) {
+  const Hdf5Handle group =
+      make_handle(H5Gopen2(impl_->file.get(), schema::kConfigGroup, H5P_DEFAULT), H5Gclose,
+                  "cannot open group /config in " + impl_->path.string());
+  for (const auto& [name, value] : attributes) {
+    write_string_attribute(group.get(), name, value);
+  }
+  impl_->flush();
+}
+
+void ResultWriter::write_true_clusters(const std::vector<int>& true_cluster) {
+  const auto clients = static_cast<std::size_t>(impl_->layout.num_clients);
+  if (true_cluster.size() != clients) {
+    throw ShapeError("ResultWriter::write_true_clusters: got " +
+                     std::to_string(true_cluster.size()) + " cluster ids but the run has " +
+                     std::to_string(clients) + " clients; pass one per client");
+  }
+  write_dataset(impl_->file.get(), schema::kTrueCluster, H5T_STD_I32LE, H5T_NATIVE_INT,
+                {static_cast<hsize_t>(clients)}, true_cluster.data());
+  impl_->flush();
+}
+
+void ResultWriter::append_round(const RoundRecord& record) {
+  Impl& w = *impl_;
+  w.validate(record);
+  append_row(w.ari.get(), H5T_NATIVE_DOUBLE, &record.ari);
+  append_row(w.accuracy.get(), H5T_NATIVE_DOUBLE, &record.accuracy);
+  append_row(w.test_loss.get(), H5T_NATIVE_DOUBLE, &record.test_loss);
+  append_row(w.train_loss.get(), H5T_NATIVE_DOUBLE, &record.train_loss);
+  append_row(w.worker_compute_seconds.get(), H5T_NATIVE_DOUBLE, &record.worker_compute_seconds);
+  append_row(w.seconds.get(), H5T_NATIVE_DOUBLE, record.seconds.data());
+  append_row(w.assignment.get(), H5T_NATIVE_INT, record.assignment.data());
+  append_row(w.client_accuracy.get(), H5T_NATIVE_FLOAT, record.client_accuracy.data());
+  append_row(w.client_test_loss.get(), H5T_NATIVE_FLOAT, record.client_test_loss.data());
+  if (w.layout.has_loss_vectors) {
+    append_row(w.loss_vectors.get(), H5T_NATIVE_FLOAT, record.loss_vectors.data());
+  }
+  // completed_rounds is written last, once every row of the round is in place.
+  write_int64_attribute(w.file.get(), schema::kCompletedRounds, w.completed_rounds + 1);
+  ++w.completed_rounds;
+  w.flush();
+}
+
+std::int64_t ResultWriter::completed_rounds() const { return impl_->completed_rounds; }
+
+void ResultWriter::mark_complete() { impl_->set_status(schema::kStatusComplete); }
+
+void ResultWriter::mark_failed(const std::string& message) noexcept {
+  try {
+    if (impl_) {
+      impl_->set_status(schema::kStatusFailedPrefix + message);
+    }
+  } catch (...) {
+    // Recording the failure is best effort; the caller is already reporting the real error.
+  }
+}
+
+}  // namespace cflrun::io

@@ -1,0 +1,47 @@
+// cflrun: clustered federated learning experiments on MPI ranks. Only main() lives here.
+#include <iostream>
+
+#include <cflrun/cli/run_options.hpp>
+#include <cflrun/comm/communicator.hpp>
+#include <cflrun/core/build_info.hpp>
+#include <cflrun/run/collective_step.hpp>
+#include <cflrun/run/experiment.hpp>
+
+namespace {
+
+constexpr int kExitFailure = 1;
+
+void print_version() {
+  const auto blas = cflrun::core::blas_library();
+  std::cout << "cflrun " << cflrun::core::version() << "\ngit commit " << cflrun::core::git_commit()
+            << "\nLibTorch " << cflrun::core::torch_version() << "\nBLAS " << blas
+            << (cflrun::core::blas_is_reference(blas)
+                    ? "  (reference BLAS: slow; apt-get install libopenblas0-pthread)"
+                    : "")
+            << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cflrun::comm::Environment mpi(argc, argv);
+  cflrun::comm::Communicator comm(mpi.world());
+  try {
+    const auto parsed = cflrun::run::collective_step(
+        comm, [&] { return cflrun::cli::parse_command_line(argc, argv); });
+    if (parsed.help || parsed.version) {
+      if (comm.is_root()) {
+        parsed.help ? void(std::cout << cflrun::cli::help_text() << std::endl) : print_version();
+      }
+      return 0;
+    }
+    cflrun::run::run_experiment(parsed.options, comm);
+    return 0;
+  } catch (const cflrun::run::ReportedError&) {
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    // Only this rank may have failed while others wait in a collective: end them all.
+    cflrun::run::print_error(comm, e.what());
+    comm.abort(kExitFailure);
+  }
+}

@@ -1,0 +1,27 @@
+#include <cflrun/model/conv_net.hpp>
+
+#include <torch/nn/functional/activation.h>
+#include <torch/nn/functional/pooling.h>
+
+namespace cflrun::model {
+namespace {
+constexpr int kKernel = 5;
+constexpr int kPool = 2;
+constexpr int kConv1Channels = 6;
+constexpr int kConv2Channels = 16;
+constexpr int kFlatFeatures = kConv2Channels * 4 * 4;
+}  // namespace
+
+ConvNetImpl::ConvNetImpl(int num_classes)
+    : conv1_(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, kConv1Channels, kKernel)))),
+      conv2_(register_module("conv2", torch::nn::Conv2d(
+                                          torch::nn::Conv2dOptions(kConv1Channels, kConv2Channels, kKernel)))),
+      fc_(register_module("fc", torch::nn::Linear(kFlatFeatures, num_classes))) {}
+
+torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) {
+  auto x = torch::max_pool2d(torch::relu(conv1_->forward(images)), kPool);
+  x = torch::max_pool2d(torch::relu(conv2_->forward(x)), kPool);
+  return fc_->forward(x.flatten(/*start_dim=*/1));
+}
+
+}  // namespace cflrun::model

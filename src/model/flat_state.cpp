@@ -1,0 +1,59 @@
+#include <cflrun/model/flat_state.hpp>
+
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include <cflrun/core/error.hpp>
+
+namespace cflrun::model {
+namespace {
+
+/// Parameters, then floating-point buffers, of the module and all its submodules.
+std::vector<torch::Tensor> state_tensors(const torch::nn::Module& module) {
+  std::vector<torch::Tensor> tensors = module.parameters(/*recurse=*/true);
+  for (const auto& buffer : module.buffers(/*recurse=*/true)) {
+    if (buffer.is_floating_point()) {
+      tensors.push_back(buffer);
+    }
+  }
+  return tensors;
+}
+
+}  // namespace
+
+std::int64_t flat_state_size(const torch::nn::Module& module) {
+  std::int64_t size = 0;
+  for (const auto& tensor : state_tensors(module)) {
+    size += tensor.numel();
+  }
+  return size;
+}
+
+torch::Tensor flatten_state(const torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> pieces;
+  for (const auto& tensor : state_tensors(module)) {
+    pieces.push_back(tensor.detach().to(torch::kCPU, torch::kFloat32).reshape({-1}));
+  }
+  return torch::cat(pieces);
+}
+
+void load_flat_state(torch::nn::Module& module, const torch::Tensor& flat) {
+  const std::int64_t expected = flat_state_size(module);
+  if (flat.dim() != 1 || flat.numel() != expected) {
+    throw ShapeError("load_flat_state: expected a 1-D tensor of " + std::to_string(expected) +
+                     " floats (the model's flat state size), but got shape " +
+                     c10::str(flat.sizes()));
+  }
+  torch::NoGradGuard no_grad;
+  std::int64_t offset = 0;
+  for (auto& tensor : state_tensors(module)) {
+    const std::int64_t n = tensor.numel();
+    tensor.copy_(flat.narrow(/*dim=*/0, offset, n).view(tensor.sizes()));
+    offset += n;
+  }
+}
+
+}  // namespace cflrun::model

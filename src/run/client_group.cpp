@@ -1,0 +1,152 @@
+#include <cflrun/run/client_group.hpp>
+
+#include <chrono>
+
+#include <torch/torch.h>
+
+#include <cflrun/core/rng.hpp>
+#include <cflrun/model/flat_state.hpp>
+
+namespace cflrun::run {
+namespace {
+
+/// Rows per forward pass in evaluation: large enough to amortise per-call overhead, small enough
+/// to bound memory (10 000 images of the CNN need about 60 MB of activations).
+constexpr std::int64_t kEvalChunk = 10000;
+
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Stopwatch() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+ClientGroup::ClientGroup(const data::ImageDataset& dataset, const data::Partition& partition, int first,
+                         int end, torch::Device device)
+    : first_(first), device_(device) {
+  std::vector<data::ClientSamples> train;
+  std::vector<data::ClientSamples> test;
+  train_offsets_.push_back(0);
+  for (int c = first; c < end; ++c) {
+    const auto& shard = partition.clients.at(static_cast<std::size_t>(c));
+    train.push_back(data::client_samples(dataset, shard, /*train=*/true));
+    test.push_back(data::client_samples(dataset, shard, /*train=*/false));
+    train_counts_.push_back(train.back().targets.size(0));
+    test_counts_.push_back(test.back().targets.size(0));
+    train_offsets_.push_back(train_offsets_.back() + train_counts_.back());
+  }
+  train_ = stack(train, device_);
+  test_ = stack(test, device_);
+}
+
+ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& samples, torch::Device device) {
+  if (samples.empty()) {
+    return {torch::empty({0, 1, 28, 28}, device), torch::empty({0}, torch::TensorOptions(device).dtype(torch::kLong)),
+            torch::empty({0}, torch::TensorOptions(device).dtype(torch::kLong))};
+  }
+  std::vector<torch::Tensor> inputs;
+  std::vector<torch::Tensor> targets;
+  std::vector<torch::Tensor> owners;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    inputs.push_back(samples[i].inputs);
+    targets.push_back(samples[i].targets);
+    owners.push_back(torch::full({samples[i].targets.size(0)}, static_cast<std::int64_t>(i), torch::kLong));
+  }
+  return {torch::cat(inputs).to(device), torch::cat(targets).to(device), torch::cat(owners).to(device)};
+}
+
+void ClientGroup::accumulate_per_client(ModelSet& models, int j, const Stack& data, const torch::Tensor& rows,
+                                        torch::Tensor& loss_sums, torch::Tensor* correct_sums) {
+  auto& model = models.load(j);
+  model->eval();
+  torch::InferenceMode inference;
+  for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
+    const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
+    const auto logits = model->forward(data.inputs.index_select(0, chunk));
+    const auto targets = data.targets.index_select(0, chunk);
+    const auto owner = data.owner.index_select(0, chunk);
+    const auto losses = torch::nn::functional::cross_entropy(
+        logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+    loss_sums.index_add_(0, owner, losses.to(torch::kFloat64));
+    if (correct_sums != nullptr) {
+      correct_sums->index_add_(0, owner, logits.argmax(/*dim=*/1).eq(targets).to(torch::kFloat64));
+    }
+  }
+}
+
+std::vector<double> ClientGroup::loss_vectors(ModelSet& models) {
+  Stopwatch watch(compute_seconds_);
+  const auto m = static_cast<std::int64_t>(size());
+  const auto all_rows = torch::arange(train_.targets.size(0), torch::TensorOptions(device_).dtype(torch::kLong));
+  const auto counts = torch::tensor(train_counts_, torch::kFloat64).to(device_);
+  std::vector<torch::Tensor> columns;
+  for (int j = 0; j < models.size(); ++j) {
+    auto sums = torch::zeros({m}, torch::TensorOptions(device_).dtype(torch::kFloat64));
+    accumulate_per_client(models, j, train_, all_rows, sums, nullptr);
+    columns.push_back(sums / counts);
+  }
+  const auto matrix = torch::stack(columns, /*dim=*/1).to(torch::kCPU).contiguous();
+  return std::vector<double>(matrix.data_ptr<double>(), matrix.data_ptr<double>() + matrix.numel());
+}
+
+std::vector<double> ClientGroup::local_updates(const std::vector<int>& assignment, ModelSet& models, int round,
+                                               std::uint64_t seed, const LocalUpdateSettings& settings,
+                                               std::vector<double>& train_loss) {
+  Stopwatch watch(compute_seconds_);
+  const std::int64_t k = models.size();
+  const std::int64_t p = models.state_size();
+  auto sums = torch::zeros({k * p + k}, torch::kFloat64);
+  train_loss.assign(static_cast<std::size_t>(size()), 0.0);
+  for (int i = 0; i < size(); ++i) {
+    const int client = first_ + i;
+    const int j = assignment.at(static_cast<std::size_t>(client));
+    auto& model = models.load(j);
+    auto generator = core::make_torch_generator(seed, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(client),
+                                                static_cast<std::uint64_t>(round));
+    const auto rows = train_offsets_[static_cast<std::size_t>(i)];
+    const auto n = train_counts_[static_cast<std::size_t>(i)];
+    train_loss[static_cast<std::size_t>(i)] = local_update(model, train_.inputs.narrow(0, rows, n),
+                                                           train_.targets.narrow(0, rows, n), settings, generator);
+    const auto state = model::flatten_state(*model).to(torch::kFloat64);
+    sums.narrow(0, j * p, p).add_(state, /*alpha=*/static_cast<double>(n));
+    sums[k * p + j] += static_cast<double>(n);
+  }
+  return std::vector<double>(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel());
+}
+
+ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, ModelSet& models) {
+  Stopwatch watch(compute_seconds_);
+  const auto m = static_cast<std::int64_t>(size());
+  const auto options = torch::TensorOptions(device_).dtype(torch::kFloat64);
+  auto loss_sums = torch::zeros({m}, options);
+  auto correct_sums = torch::zeros({m}, options);
+  std::vector<std::int64_t> local_model(assignment.begin() + first_, assignment.begin() + first_ + m);
+  const auto model_of_sample =
+      torch::tensor(local_model, torch::kLong).to(device_).index_select(0, test_.owner);
+  for (int j = 0; j < models.size(); ++j) {
+    const auto rows = model_of_sample.eq(j).nonzero().flatten();
+    if (rows.numel() > 0) {
+      accumulate_per_client(models, j, test_, rows, loss_sums, &correct_sums);
+    }
+  }
+  const auto counts = torch::tensor(test_counts_, torch::kFloat64).to(device_);
+  const auto accuracy = (correct_sums / counts).to(torch::kCPU).contiguous();
+  const auto test_loss = (loss_sums / counts).to(torch::kCPU).contiguous();
+  return {std::vector<double>(accuracy.data_ptr<double>(), accuracy.data_ptr<double>() + m),
+          std::vector<double>(test_loss.data_ptr<double>(), test_loss.data_ptr<double>() + m)};
+}
+
+double ClientGroup::take_compute_seconds() {
+  const double seconds = compute_seconds_;
+  compute_seconds_ = 0.0;
+  return seconds;
+}
+
+}  // namespace cflrun::run

@@ -1,0 +1,321 @@
+#include <cflrun/run/experiment.hpp>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include <torch/torch.h>
+
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/cluster/adjusted_rand_index.hpp>
+#include <cflrun/core/build_info.hpp>
+#include <cflrun/io/result_writer.hpp>
+#include <cflrun/run/client_group.hpp>
+#include <cflrun/run/collective_step.hpp>
+#include <cflrun/run/compute_setup.hpp>
+#include <cflrun/run/progress.hpp>
+#include <cflrun/run/rank_layout.hpp>
+
+namespace cflrun::run {
+namespace {
+
+constexpr std::size_t kPhases = std::size(kPhaseNames);
+enum Phase : std::size_t { kLossVectors, kClustering, kLocalUpdate, kAggregation, kEvaluation, kIo };
+/// Values each rank reports per hosted client after evaluation: accuracy, test loss, train loss.
+constexpr std::size_t kClientFields = 3;
+
+double seconds_since(std::chrono::steady_clock::time_point& start) {
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - start).count();
+  start = now;
+  return seconds;
+}
+
+double mean(const std::vector<double>& values) {
+  double sum = 0.0;
+  for (double v : values) {
+    sum += v;
+  }
+  return values.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(values.size());
+}
+
+/// Everything a run holds between rounds, on one rank.
+class Experiment {
+ public:
+  Experiment(const cli::RunOptions& options, const comm::Communicator& comm) : options_(options), comm_(comm) {}
+
+  void set_up();
+  void run_round(int round);
+  void finish();
+  void fail(const std::string& message);
+
+ private:
+  void set_up_compute();
+  void set_up_data();
+  void open_result_file();
+  std::vector<double> gather_loss_vectors(int round);
+  std::vector<int> decide_assignment(int round, const std::vector<double>& loss_vectors);
+  std::vector<double> train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss);
+  void average(const std::vector<double>& weighted_sums);
+  std::vector<double> evaluate(const std::vector<int>& assignment, const std::vector<double>& train_loss);
+  void record(const std::vector<int>& assignment, const std::vector<double>& loss_vectors,
+              const std::vector<double>& evaluations, io::RoundRecord& rec);
+
+  const cli::RunOptions& options_;
+  const comm::Communicator& comm_;
+  torch::Device device_{torch::kCPU};
+  int threads_ = 1;
+  data::ImageDataset dataset_;
+  data::Partition partition_;
+  std::unique_ptr<algo::Algorithm> algorithm_;
+  std::unique_ptr<ModelSet> models_;
+  std::unique_ptr<ClientGroup> clients_;
+  std::unique_ptr<io::ResultWriter> writer_;
+  std::vector<int> true_clusters_;
+  bool has_loss_vectors_ = false;  // the file holds loss vectors (rounds without them store NaN)
+  std::array<double, kPhases> phase_seconds_{};
+  double total_seconds_ = 0.0;
+};
+
+void Experiment::set_up_compute() {
+  threads_ = threads_per_rank(options_.threads, comm_.local_size());
+  torch::set_num_threads(threads_);
+  device_ = select_device(options_.device, comm_.local_rank());
+  if (comm_.is_root() && !options_.overwrite && std::filesystem::exists(options_.out)) {
+    throw ConfigError("--out " + options_.out + " already exists; pass --overwrite to replace it or choose another --out");
+  }
+}
+
+void Experiment::set_up_data() {
+  const auto kind = data::parse_dataset_kind(options_.dataset);
+  dataset_ = data::load_image_dataset(kind, options_.data_dir.empty() ? data::default_data_dir(kind)
+                                                                      : std::filesystem::path(options_.data_dir));
+  data::PartitionSpec spec;
+  spec.kind = data::parse_partition_kind(options_.partition);
+  spec.clusters = options_.clusters;
+  spec.clients_per_cluster = options_.clients_per_cluster;
+  spec.train_samples = options_.train_samples;
+  spec.test_samples = options_.test_samples;
+  spec.data_seed = options_.effective_data_seed();
+  partition_ = data::make_partition(spec, dataset_);
+  true_clusters_ = partition_.true_clusters();
+  const int num_clients = static_cast<int>(partition_.clients.size());
+
+  algo::AlgorithmSettings settings;
+  settings.name = options_.algorithm;
+  settings.num_clients = num_clients;
+  settings.num_clusters = options_.clusters;
+  settings.random_first_assignment = options_.first_assignment == "random";
+  settings.kmeans_restarts = options_.kmeans_restarts;
+  settings.seed = options_.seed;
+  algorithm_ = algo::make_algorithm(settings);
+
+  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
+  clients_ = std::make_unique<ClientGroup>(dataset_, partition_, hosted.first, hosted.end, device_);
+  models_ = std::make_unique<ModelSet>(algorithm_->num_models(), dataset_.num_classes, device_);
+}
+
+void Experiment::open_result_file() {
+  if (!comm_.is_root()) {
+    return;
+  }
+  io::ResultLayout layout;
+  layout.num_clients = static_cast<int>(true_clusters_.size());
+  layout.num_models = algorithm_->num_models();
+  has_loss_vectors_ = algorithm_->needs_loss_vectors(1);
+  layout.has_loss_vectors = has_loss_vectors_;
+  layout.phase_names.assign(std::begin(kPhaseNames), std::end(kPhaseNames));
+  layout.planned_rounds = options_.rounds;
+  writer_ = std::make_unique<io::ResultWriter>(options_.out, layout, options_.overwrite);
+  auto attributes = options_.to_attributes();
+  attributes.emplace_back("version", core::version());
+  attributes.emplace_back("git_commit", core::git_commit());
+  attributes.emplace_back("torch_version", core::torch_version());
+  attributes.emplace_back("blas", core::blas_library());
+  attributes.emplace_back("ranks", std::to_string(comm_.size()));
+  attributes.emplace_back("threads_per_rank", std::to_string(threads_));
+  attributes.emplace_back("device", device_.str());
+  attributes.emplace_back("clients", std::to_string(true_clusters_.size()));
+  attributes.emplace_back("models", std::to_string(algorithm_->num_models()));
+  writer_->write_config(attributes);
+  writer_->write_true_clusters(true_clusters_);
+}
+
+void Experiment::set_up() {
+  collective_step(comm_, [&] { set_up_compute(); });
+  collective_step(comm_, [&] { set_up_data(); });
+  collective_step(comm_, [&] { open_result_file(); });
+  if (comm_.is_root()) {
+    models_->initialize(options_.seed);
+    const auto blas = core::blas_library();
+    std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
+              << core::torch_version() << ", BLAS " << blas << "\n"
+              << options_.algorithm << " on " << options_.dataset << " " << options_.partition << ": "
+              << true_clusters_.size() << " clients in " << options_.clusters << " clusters, "
+              << algorithm_->num_models() << " models, " << comm_.size() << " rank(s) x " << threads_
+              << " thread(s) on " << device_.str() << " -> " << options_.out << std::endl;
+    if (core::blas_is_reference(blas)) {
+      std::cout << "warning: LibTorch runs on the slow reference BLAS; apt-get install libopenblas0-pthread "
+                   "(about 4x faster)" << std::endl;
+    }
+  }
+  comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
+}
+
+std::vector<double> Experiment::gather_loss_vectors(int round) {
+  if (!algorithm_->needs_loss_vectors(round)) {
+    return {};
+  }
+  const auto local = clients_->size() > 0 ? clients_->loss_vectors(*models_) : std::vector<double>{};
+  return comm_.gather(local);
+}
+
+std::vector<int> Experiment::decide_assignment(int round, const std::vector<double>& loss_vectors) {
+  std::vector<int> assignment(true_clusters_.size());
+  if (comm_.is_root()) {
+    torch::Tensor matrix;
+    if (!loss_vectors.empty()) {
+      matrix = torch::from_blob(const_cast<double*>(loss_vectors.data()),
+                                {static_cast<std::int64_t>(assignment.size()), models_->size()}, torch::kFloat64);
+    }
+    assignment = algorithm_->assign(round, matrix);
+  }
+  comm_.broadcast(assignment.data(), static_cast<std::int64_t>(assignment.size()));
+  return assignment;
+}
+
+std::vector<double> Experiment::train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss) {
+  LocalUpdateSettings settings;
+  settings.local_epochs = options_.local_epochs;
+  settings.batch_size = options_.batch_size;
+  settings.learning_rate = options_.lr;
+  std::vector<double> sums;
+  if (clients_->size() > 0) {
+    sums = clients_->local_updates(assignment, *models_, round, options_.seed, settings, train_loss);
+  } else {
+    sums.assign(static_cast<std::size_t>(models_->size() * (models_->state_size() + 1)), 0.0);
+  }
+  return comm_.reduce_sum(sums);
+}
+
+void Experiment::average(const std::vector<double>& weighted_sums) {
+  if (comm_.is_root()) {
+    models_->average(weighted_sums);
+  }
+  comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
+}
+
+std::vector<double> Experiment::evaluate(const std::vector<int>& assignment, const std::vector<double>& train_loss) {
+  std::vector<double> local;
+  if (clients_->size() > 0) {
+    const auto evaluation = clients_->evaluate(assignment, *models_);
+    for (int i = 0; i < clients_->size(); ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      local.insert(local.end(), {evaluation.accuracy[at], evaluation.test_loss[at], train_loss[at]});
+    }
+  }
+  local.push_back(clients_->take_compute_seconds());
+  return comm_.gather(local);
+}
+
+void Experiment::record(const std::vector<int>& assignment, const std::vector<double>& loss_vectors,
+                        const std::vector<double>& evaluations, io::RoundRecord& rec) {
+  const auto m = assignment.size();
+  std::vector<double> accuracy(m);
+  std::vector<double> test_loss(m);
+  std::vector<double> train_loss(m);
+  std::size_t at = 0;
+  rec.worker_compute_seconds = 0.0;
+  for (int rank = 0; rank < comm_.size(); ++rank) {
+    const auto hosted = hosted_clients(rank, comm_.size(), static_cast<int>(m));
+    for (int c = hosted.first; c < hosted.end; ++c) {
+      const auto client = static_cast<std::size_t>(c);
+      accuracy[client] = evaluations[at++];
+      test_loss[client] = evaluations[at++];
+      train_loss[client] = evaluations[at++];
+    }
+    rec.worker_compute_seconds = std::max(rec.worker_compute_seconds, evaluations[at++]);
+  }
+  rec.ari = algorithm_->clusters_clients() ? cluster::adjusted_rand_index(true_clusters_, assignment)
+                                           : std::numeric_limits<double>::quiet_NaN();
+  rec.accuracy = mean(accuracy);
+  rec.test_loss = mean(test_loss);
+  rec.train_loss = mean(train_loss);
+  rec.assignment = assignment;
+  rec.loss_vectors.assign(loss_vectors.begin(), loss_vectors.end());
+  if (rec.loss_vectors.empty() && has_loss_vectors_) {
+    rec.loss_vectors.assign(m * static_cast<std::size_t>(models_->size()), std::numeric_limits<float>::quiet_NaN());
+  }
+  rec.client_accuracy.assign(accuracy.begin(), accuracy.end());
+  rec.client_test_loss.assign(test_loss.begin(), test_loss.end());
+}
+
+void Experiment::run_round(int round) {
+  auto start = std::chrono::steady_clock::now();
+  const auto loss_vectors = gather_loss_vectors(round);
+  phase_seconds_[kLossVectors] = seconds_since(start);
+  const auto assignment = decide_assignment(round, loss_vectors);
+  phase_seconds_[kClustering] = seconds_since(start);
+  std::vector<double> train_loss;
+  const auto weighted_sums = train(round, assignment, train_loss);
+  phase_seconds_[kLocalUpdate] = seconds_since(start);
+  average(weighted_sums);
+  phase_seconds_[kAggregation] = seconds_since(start);
+  const auto evaluations = evaluate(assignment, train_loss);
+  phase_seconds_[kEvaluation] = seconds_since(start);
+  if (!comm_.is_root()) {
+    return;
+  }
+  io::RoundRecord rec;
+  record(assignment, loss_vectors, evaluations, rec);
+  phase_seconds_[kIo] = seconds_since(start);
+  rec.seconds.assign(phase_seconds_.begin(), phase_seconds_.end());
+  writer_->append_round(rec);
+  // The write and flush themselves (milliseconds) are outside the recorded phases; they count in
+  // the printed round time and the ETA.
+  double round_seconds = seconds_since(start);
+  for (double seconds : phase_seconds_) {
+    round_seconds += seconds;
+  }
+  total_seconds_ += round_seconds;
+  if (!options_.quiet) {
+    std::cout << progress_line(round + 1, options_.rounds, rec.ari, rec.accuracy, rec.test_loss, round_seconds,
+                               total_seconds_ / (round + 1))
+              << std::endl;
+  }
+}
+
+void Experiment::finish() {
+  if (writer_) {
+    writer_->mark_complete();
+  }
+}
+
+void Experiment::fail(const std::string& message) {
+  if (writer_) {
+    writer_->mark_failed(message);
+  }
+}
+
+}  // namespace
+
+void run_experiment(const cli::RunOptions& options, const comm::Communicator& comm) {
+  Experiment experiment(options, comm);
+  experiment.set_up();
+  try {
+    for (int round = 0; round < options.rounds; ++round) {
+      experiment.run_round(round);
+    }
+  } catch (const std::exception& e) {
+    experiment.fail(e.what());
+    throw;
+  }
+  experiment.finish();
+}
+
+}  // namespace cflrun::run

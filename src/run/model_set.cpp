@@ -1,0 +1,55 @@
+#include <cflrun/run/model_set.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include <torch/torch.h>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/core/rng.hpp>
+#include <cflrun/model/flat_state.hpp>
+
+namespace cflrun::run {
+
+ModelSet::ModelSet(int num_models, int num_classes, torch::Device device)
+    : num_classes_(num_classes), working_(num_classes), device_(device) {
+  working_->to(device_);
+  states_ = torch::zeros({num_models, model::flat_state_size(*working_)}, torch::kFloat32);
+}
+
+void ModelSet::initialize(std::uint64_t seed) {
+  for (int j = 0; j < size(); ++j) {
+    torch::manual_seed(core::derive_seed(seed, core::Purpose::kModelInit, static_cast<std::uint64_t>(j)));
+    model::ConvNet fresh(num_classes_);
+    states_[j].copy_(model::flatten_state(*fresh));
+  }
+}
+
+model::ConvNet& ModelSet::load(int j) {
+  if (j < 0 || j >= size()) {
+    throw std::out_of_range("ModelSet::load: model " + std::to_string(j) + " of " + std::to_string(size()));
+  }
+  model::load_flat_state(*working_, states_[j]);
+  working_->train();
+  return working_;
+}
+
+void ModelSet::average(const std::vector<double>& weighted_sums) {
+  const std::int64_t k = size();
+  const std::int64_t p = state_size();
+  if (static_cast<std::int64_t>(weighted_sums.size()) != k * (p + 1)) {
+    throw ShapeError("ModelSet::average: expected " + std::to_string(k * (p + 1)) +
+                     " values (K*P sums then K counts), but got " + std::to_string(weighted_sums.size()));
+  }
+  auto all = torch::from_blob(const_cast<double*>(weighted_sums.data()), {k * (p + 1)}, torch::kFloat64);
+  const auto sums = all.narrow(0, 0, k * p).view({k, p});
+  const auto counts = all.narrow(0, k * p, k);
+  for (std::int64_t j = 0; j < k; ++j) {
+    const double n = counts[j].item<double>();
+    if (n > 0.0) {
+      states_[j].copy_((sums[j] / n).to(torch::kFloat32));
+    }
+  }
+}
+
+}  // namespace cflrun::run

@@ -1,0 +1,129 @@
+// Checks result files written by real cflrun runs; used by the integration tests in CTest.
+//   check_results final-ari FILE MIN          final-round ARI >= MIN, file complete
+//   check_results ari-from FILE ROUND MIN     ARI >= MIN in every round from ROUND (1-based) on
+//   check_results accuracy-by FILE ROUND MIN  mean test accuracy >= MIN at ROUND (1-based)
+//   check_results same-assignments A B        /clients/assignment identical
+//   check_results identical A B               every result dataset bit-identical (timings aside)
+//   check_results accuracy-close A B TOL      final accuracies differ by at most TOL
+//   check_results rounds FILE N STATUS        completed_rounds == N and status starts with STATUS
+#include <cflrun/io/result_reader.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cflrun::io::ResultReader;
+
+int fail(const std::string& message) {
+  std::cerr << "check_results: FAIL: " << message << std::endl;
+  return 1;
+}
+
+std::string list(const std::vector<double>& values) {
+  std::string text;
+  for (double v : values) {
+    text += (text.empty() ? "" : " ") + std::to_string(v);
+  }
+  return text;
+}
+
+int ari_from(const std::string& file, int first_round, double min) {
+  const auto ari = ResultReader(file).read_f64("/rounds/ari");
+  for (std::size_t t = static_cast<std::size_t>(first_round - 1); t < ari.size(); ++t) {
+    if (!(ari[t] >= min)) {
+      return fail(file + ": ARI " + std::to_string(ari[t]) + " < " + std::to_string(min) + " in round " +
+                  std::to_string(t + 1) + "; ARI per round: " + list(ari));
+    }
+  }
+  std::cout << file << ": ARI per round: " << list(ari) << std::endl;
+  return 0;
+}
+
+int accuracy_by(const std::string& file, int round, double min) {
+  const auto accuracy = ResultReader(file).read_f64("/rounds/accuracy");
+  if (accuracy.size() < static_cast<std::size_t>(round) || !(accuracy[static_cast<std::size_t>(round - 1)] >= min)) {
+    return fail(file + ": accuracy by round " + std::to_string(round) + " below " + std::to_string(min) +
+                "; accuracy per round: " + list(accuracy));
+  }
+  std::cout << file << ": accuracy per round: " << list(accuracy) << std::endl;
+  return 0;
+}
+
+int identical(const std::string& a, const std::string& b, bool assignments_only) {
+  const std::vector<std::string> datasets =
+      assignments_only ? std::vector<std::string>{"/clients/assignment"}
+                       : std::vector<std::string>{"/clients/assignment", "/clients/true_cluster", "/rounds/ari",
+                                                  "/rounds/accuracy", "/rounds/test_loss", "/rounds/train_loss",
+                                                  "/clients/accuracy", "/clients/test_loss", "/clients/loss_vectors"};
+  const ResultReader ra(a);
+  const ResultReader rb(b);
+  for (const auto& name : datasets) {
+    if (ra.has_dataset(name) != rb.has_dataset(name)) {
+      return fail(name + " exists in only one of " + a + " and " + b);
+    }
+    if (!ra.has_dataset(name)) {
+      continue;
+    }
+    const auto va = ra.read_f64(name);
+    const auto vb = rb.read_f64(name);
+    if (va.size() != vb.size() ||
+        std::memcmp(va.data(), vb.data(), va.size() * sizeof(double)) != 0) {
+      return fail(name + " differs between " + a + " and " + b);
+    }
+  }
+  std::cout << "identical: " << a << " and " << b << std::endl;
+  return 0;
+}
+
+int accuracy_close(const std::string& a, const std::string& b, double tolerance) {
+  const double fa = ResultReader(a).read_f64("/rounds/accuracy").back();
+  const double fb = ResultReader(b).read_f64("/rounds/accuracy").back();
+  std::cout << "final accuracy " << fa << " vs " << fb << std::endl;
+  return std::fabs(fa - fb) <= tolerance ? 0 : fail("final accuracies differ by more than " + std::to_string(tolerance));
+}
+
+int rounds(const std::string& file, long expected, const std::string& status) {
+  const ResultReader reader(file);
+  if (reader.completed_rounds() != expected || reader.status().rfind(status, 0) != 0) {
+    return fail(file + ": completed_rounds " + std::to_string(reader.completed_rounds()) + ", status '" +
+                reader.status() + "'; expected " + std::to_string(expected) + " and '" + status + "'");
+  }
+  if (reader.read_f64("/rounds/accuracy").size() != static_cast<std::size_t>(expected)) {
+    return fail(file + ": /rounds/accuracy does not hold exactly the completed rounds");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.size() == 3 && args[0] == "final-ari") {
+      return ari_from(args[1], static_cast<int>(ResultReader(args[1]).completed_rounds()), std::stod(args[2])) ||
+             rounds(args[1], ResultReader(args[1]).planned_rounds(), "complete");
+    }
+    if (args.size() == 4 && args[0] == "ari-from") {
+      return ari_from(args[1], std::stoi(args[2]), std::stod(args[3]));
+    }
+    if (args.size() == 4 && args[0] == "accuracy-by") {
+      return accuracy_by(args[1], std::stoi(args[2]), std::stod(args[3]));
+    }
+    if (args.size() == 3 && (args[0] == "same-assignments" || args[0] == "identical")) {
+      return identical(args[1], args[2], args[0] == "same-assignments");
+    }
+    if (args.size() == 4 && args[0] == "accuracy-close") {
+      return accuracy_close(args[1], args[2], std::stod(args[3]));
+    }
+    if (args.size() == 4 && args[0] == "rounds") {
+      return rounds(args[1], std::stol(args[2]), args[3]);
+    }
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  return fail("usage: see the comment at the top of tests/integration/check_results.cpp");
+}

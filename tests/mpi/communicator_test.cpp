@@ -1,0 +1,69 @@
+// MPI tests of the communicator; own main, run under mpiexec with 3 ranks by CTest.
+#include <cflrun/comm/communicator.hpp>
+
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+namespace cflrun::comm {
+namespace {
+
+MPI_Comm world() { return MPI_COMM_WORLD; }
+
+TEST(Communicator, BroadcastsFromRankZero) {
+  Communicator comm(world());
+  std::vector<float> data(5, static_cast<float>(comm.rank()));
+  if (comm.is_root()) {
+    std::iota(data.begin(), data.end(), 1.5F);
+  }
+  comm.broadcast(data.data(), static_cast<std::int64_t>(data.size()));
+  EXPECT_EQ(data, (std::vector<float>{1.5F, 2.5F, 3.5F, 4.5F, 5.5F}));
+}
+
+TEST(Communicator, GathersVariableSizesInRankOrder) {
+  Communicator comm(world());
+  // rank r sends r values equal to r (rank 0 sends nothing, like the server).
+  const std::vector<double> local(static_cast<std::size_t>(comm.rank()), comm.rank());
+  const auto all = comm.gather(local);
+  if (comm.is_root()) {
+    std::vector<double> expected;
+    for (int r = 0; r < comm.size(); ++r) {
+      expected.insert(expected.end(), static_cast<std::size_t>(r), r);
+    }
+    EXPECT_EQ(all, expected);
+  } else {
+    EXPECT_TRUE(all.empty());
+  }
+}
+
+TEST(Communicator, ReducesSumsOnRankZeroAndAgreesOnMinimum) {
+  Communicator comm(world());
+  const std::vector<double> local{1.0, static_cast<double>(comm.rank())};
+  const auto sum = comm.reduce_sum(local);
+  if (comm.is_root()) {
+    const double n = comm.size();
+    EXPECT_EQ(sum, (std::vector<double>{n, n * (n - 1) / 2}));
+  }
+  EXPECT_EQ(comm.all_min(comm.size() - comm.rank()), 1);
+}
+
+TEST(Communicator, SeesAllRanksOnThisNode) {
+  Communicator comm(world());
+  EXPECT_EQ(comm.local_size(), comm.size());
+  EXPECT_EQ(comm.local_rank(), comm.rank());
+}
+
+}  // namespace
+}  // namespace cflrun::comm
+
+int main(int argc, char** argv) {
+  cflrun::comm::Environment mpi(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    delete ::testing::UnitTest::GetInstance()->listeners().Release(
+        ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  }
+  return RUN_ALL_TESTS();
+}

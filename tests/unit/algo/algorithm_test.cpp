@@ -1,0 +1,108 @@
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/core/error.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+namespace cflrun::algo {
+namespace {
+
+AlgorithmSettings settings_for(const std::string& name, int clients, int clusters) {
+  AlgorithmSettings s;
+  s.name = name;
+  s.num_clients = clients;
+  s.num_clusters = clusters;
+  s.seed = 7;
+  return s;
+}
+
+TEST(RandomFirstAssignment, UsesEveryModelAndNumbersGroupsBySmallestClient) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const auto a = random_first_assignment(12, 5, seed);
+    ASSERT_EQ(a.size(), 12U);
+    EXPECT_EQ(std::set<int>(a.begin(), a.end()).size(), 5U);
+    EXPECT_EQ(a[0], 0);
+    int next_new = 1;  // the first appearance of each model id is in increasing order
+    std::set<int> seen{0};
+    for (int m : a) {
+      if (seen.insert(m).second) {
+        EXPECT_EQ(m, next_new++);
+      }
+    }
+  }
+}
+
+TEST(RandomFirstAssignment, IsDeterministicPerSeed) {
+  EXPECT_EQ(random_first_assignment(25, 5, 3), random_first_assignment(25, 5, 3));
+  EXPECT_NE(random_first_assignment(25, 5, 3), random_first_assignment(25, 5, 4));
+}
+
+TEST(RandomFirstAssignment, RejectsMoreModelsThanClients) {
+  EXPECT_THROW(random_first_assignment(3, 4, 1), ConfigError);
+}
+
+TEST(Ifca, PicksTheModelWithTheSmallestLoss) {
+  auto ifca = make_algorithm(settings_for("ifca", 3, 2));
+  const auto losses = torch::tensor({0.5, 0.2, 0.1, 0.9, 0.3, 0.3}, torch::kFloat64).view({3, 2});
+  EXPECT_EQ(ifca->assign(1, losses), (std::vector<int>{1, 0, 0}));
+}
+
+TEST(Clove, RecoversClustersThatIfcaWouldMerge) {
+  // The CLoVE paper's Fig. 1: every client has its lowest loss on model 0, so IFCA puts all clients
+  // on model 0, but the loss vectors form two clusters that matching sends to different models.
+  std::vector<double> rows;
+  for (int i = 0; i < 6; ++i) {
+    if (i < 3) {
+      rows.insert(rows.end(), {1.0 + 0.01 * i, 5.1 + 0.01 * i});
+    } else {
+      rows.insert(rows.end(), {2.1 + 0.01 * i, 3.5 + 0.01 * i});
+    }
+  }
+  const auto losses = torch::tensor(rows, torch::kFloat64).view({6, 2});
+  auto clove = make_algorithm(settings_for("clove", 6, 2));
+  auto ifca = make_algorithm(settings_for("ifca", 6, 2));
+  EXPECT_EQ(ifca->assign(1, losses), (std::vector<int>(6, 0)));
+  // Cluster {0,1,2} costs 3.03 on model 0 and 15.33 on model 1; {3,4,5} costs 6.42 and 10.62:
+  // the min-cost matching gives {0,1,2} -> 0 and {3,4,5} -> 1 (3.03 + 10.62 < 15.33 + 6.42).
+  EXPECT_EQ(clove->assign(1, losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
+}
+
+TEST(Clove, RandomFirstRoundNeedsNoLossVectors) {
+  auto s = settings_for("clove", 10, 5);
+  s.random_first_assignment = true;
+  auto clove = make_algorithm(s);
+  EXPECT_FALSE(clove->needs_loss_vectors(0));
+  EXPECT_TRUE(clove->needs_loss_vectors(1));
+  EXPECT_EQ(clove->assign(0, torch::Tensor()), random_first_assignment(10, 5, s.seed));
+}
+
+TEST(Clove, RejectsLossVectorsOfTheWrongShapeOrNonFinite) {
+  auto clove = make_algorithm(settings_for("clove", 4, 2));
+  EXPECT_THROW(clove->assign(1, torch::zeros({4, 3}, torch::kFloat64)), ShapeError);
+  auto bad = torch::ones({4, 2}, torch::kFloat64);
+  bad[1][1] = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(clove->assign(1, bad), Error);
+}
+
+TEST(Baselines, FedAvgSharesOneModelAndLocalOnlyKeepsOwnModels) {
+  auto fedavg = make_algorithm(settings_for("fedavg", 4, 2));
+  auto local = make_algorithm(settings_for("local", 4, 2));
+  EXPECT_EQ(fedavg->num_models(), 1);
+  EXPECT_EQ(local->num_models(), 4);
+  EXPECT_EQ(fedavg->assign(0, {}), (std::vector<int>{0, 0, 0, 0}));
+  EXPECT_EQ(local->assign(3, {}), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_FALSE(fedavg->clusters_clients());
+  EXPECT_FALSE(local->needs_loss_vectors(0));
+}
+
+TEST(Factory, RejectsUnknownNamesAndTooManyModels) {
+  EXPECT_THROW(make_algorithm(settings_for("cfl", 4, 2)), ConfigError);
+  EXPECT_THROW(make_algorithm(settings_for("clove", 4, 5)), ConfigError);
+  EXPECT_THROW(make_algorithm(settings_for("ifca", 4, 0)), ConfigError);
+}
+
+}  // namespace
+}  // namespace cflrun::algo

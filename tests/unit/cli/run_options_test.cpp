@@ -1,0 +1,82 @@
+#include <cflrun/cli/run_options.hpp>
+#include <cflrun/core/error.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace cflrun::cli {
+namespace {
+
+ParsedCommandLine parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "cflrun");
+  std::vector<const char*> argv;
+  for (const auto& a : args) {
+    argv.push_back(a.c_str());
+  }
+  return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+std::filesystem::path write_config(const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("cflrun_cli_test_" + std::to_string(::getpid()) + ".cfg");
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(RunOptions, DefaultsAreThePaperText) {
+  const auto o = parse({}).options;
+  EXPECT_EQ(o.algorithm, "clove");
+  EXPECT_DOUBLE_EQ(o.lr, 1e-3);
+  EXPECT_EQ(o.batch_size, 100);
+  EXPECT_EQ(o.local_epochs, 1);
+  EXPECT_EQ(o.rounds, 100);
+  EXPECT_EQ(o.effective_data_seed(), o.seed);
+}
+
+TEST(RunOptions, CommandLineWinsOverConfigFile) {
+  const auto cfg = write_config("# comment\nalgorithm = ifca\nclusters = 4\nlr = 0.01\nseed = 9\n");
+  const auto o = parse({"--config", cfg.string(), "--clusters", "3", "--data-seed", "2"}).options;
+  EXPECT_EQ(o.algorithm, "ifca");
+  EXPECT_EQ(o.clusters, 3);
+  EXPECT_DOUBLE_EQ(o.lr, 0.01);
+  EXPECT_EQ(o.seed, 9U);
+  EXPECT_EQ(o.effective_data_seed(), 2U);
+  std::filesystem::remove(cfg);
+}
+
+TEST(RunOptions, RejectsUnknownOptionsInBothSources) {
+  EXPECT_THROW(parse({"--clustres", "3"}), ConfigError);
+  const auto cfg = write_config("clustres = 3\n");
+  EXPECT_THROW(parse({"--config", cfg.string()}), ConfigError);
+  std::filesystem::remove(cfg);
+  EXPECT_THROW(parse({"--config", "/nonexistent/x.cfg"}), ConfigError);
+}
+
+TEST(RunOptions, NamesTheFlagOfAnInvalidValue) {
+  try {
+    parse({"--clusters", "0"});
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--clusters"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse({"--rounds", "many"}), ConfigError);
+  EXPECT_THROW(parse({"--algorithm", "cfl"}), ConfigError);
+  EXPECT_THROW(parse({"--partition", "label_skew_9"}), ConfigError);
+  EXPECT_THROW(parse({"--device", "tpu"}), ConfigError);
+  EXPECT_THROW(parse({"--seed", "-1"}), ConfigError);
+  EXPECT_THROW(parse({"--lr", "0"}), ConfigError);
+}
+
+TEST(RunOptions, HelpListsEveryOptionWithDefault) {
+  const auto text = help_text();
+  for (const auto& [name, value] : RunOptions{}.to_attributes()) {
+    EXPECT_NE(text.find("--" + name), std::string::npos) << name;
+  }
+  EXPECT_NE(text.find("(=0.001)"), std::string::npos);
+  EXPECT_TRUE(parse({"--help"}).help);
+}
+
+}  // namespace
+}  // namespace cflrun::cli

@@ -1,0 +1,353 @@
+#include <cflrun/io/result_reader.hpp>
+#include <cflrun/io/result_writer.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/io/hdf5_handle.hpp>
+#include <cflrun/io/result_schema.hpp>
+
+namespace cflrun::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kClients = 4;
+constexpr int kModels = 3;
+
+ResultLayout make_layout(bool has_loss_vectors) {
+  return ResultLayout{kClients,
+                      kModels,
+                      has_loss_vectors,
+                      {"loss_vectors", "train", "aggregate"},
+                      /*planned_rounds=*/10};
+}
+
+/// Round r's record, with values distinct per round, field and client. Round 0 has ARI = NaN.
+RoundRecord make_record(int r, bool has_loss_vectors) {
+  RoundRecord record;
+  record.ari = r == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / (r + 2);
+  record.accuracy = 0.1 * (r + 1);
+  record.test_loss = 2.0 / 3.0 + r;
+  record.train_loss = 1e-3 * (r + 7);
+  record.worker_compute_seconds = 0.25 * (r + 1);
+  record.seconds = {1.5 + r, 2.25 + r, 1.0 / 7.0 + r};
+  for (int c = 0; c < kClients; ++c) {
+    record.assignment.push_back((c + r) % kModels);
+    record.client_accuracy.push_back(0.5f + 0.01f * static_cast<float>(10 * r + c));
+    record.client_test_loss.push_back(1.0f / static_cast<float>(3 + 10 * r + c));
+    for (int k = 0; has_loss_vectors && k < kModels; ++k) {
+      record.loss_vectors.push_back(static_cast<float>(100 * r + 10 * c + k) / 9.0f);
+    }
+  }
+  return record;
+}
+
+std::uint64_t bits(double value) {
+  std::uint64_t out = 0;
+  std::memcpy(&out, &value, sizeof(out));
+  return out;
+}
+
+std::uint32_t bits(float value) {
+  std::uint32_t out = 0;
+  std::memcpy(&out, &value, sizeof(out));
+  return out;
+}
+
+/// Expects `actual` to hold, bit for bit, field(round r) for r = 0..rounds-1, concatenated.
+template <typename T, typename Field>
+void expect_rows_bitwise(const std::vector<T>& actual, int rounds, bool has_loss_vectors,
+                         Field field) {
+  std::vector<T> expected;
+  for (int r = 0; r < rounds; ++r) {
+    const auto row = field(make_record(r, has_loss_vectors));
+    expected.insert(expected.end(), std::begin(row), std::end(row));
+  }
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_EQ(bits(actual[i]), bits(expected[i])) << "element " << i;
+  }
+}
+
+/// Checks every per-round dataset of a file holding rounds 0..rounds-1 from make_record.
+void expect_rounds(const ResultReader& reader, int rounds, bool has_loss_vectors) {
+  using Shape = std::vector<std::size_t>;
+  const auto t = static_cast<std::size_t>(rounds);
+  Shape shape;
+  expect_rows_bitwise(reader.read_f64(schema::kAri, &shape), rounds, has_loss_vectors,
+                      [](const RoundRecord& x) { return std::vector<double>{x.ari}; });
+  EXPECT_EQ(shape, Shape({t}));
+  expect_rows_bitwise(reader.read_f64(schema::kAccuracy), rounds, has_loss_vectors,
+                      [](const RoundRecord& x) { return std::vector<double>{x.accuracy}; });
+  expect_rows_bitwise(reader.read_f64(schema::kTestLoss), rounds, has_loss_vectors,
+                      [](const RoundRecord& x) { return std::vector<double>{x.test_loss}; });
+  expect_rows_bitwise(reader.read_f64(schema::kTrainLoss), rounds, has_loss_vectors,
+                      [](const RoundRecord& x) { return std::vector<double>{x.train_loss}; });
+  expect_rows_bitwise(
+      reader.read_f64(schema::kWorkerComputeSeconds), rounds, has_loss_vectors,
+      [](const RoundRecord& x) { return std::vector<double>{x.worker_compute_seconds}; });
+  expect_rows_bitwise(reader.read_f64(schema::kSeconds, &shape), rounds, has_loss_vectors,
+                      [](const RoundRecord& x) { return x.seconds; });
+  EXPECT_EQ(shape, Shape({t, 3}));
+  const std::vector<int> assignment = reader.read_i32(schema::kAssignment, &shape);
+  EXPECT_EQ(shape, Shape({t, kClients}));
+  std::vector<int> expected_assignment;
+  for (int r = 0; r < rounds; ++r) {
+    const std::vector<int> row = make_record(r, has_loss_vectors).assignment;
+    expected_assignment.insert(expected_assignment.end(), row.begin(), row.end());
+  }
+  EXPECT_EQ(assignment, expected_assignment);
+  expect_rows_bitwise(reader.read_f32(schema::kClientAccuracy, &shape), rounds, has_loss_vectors,
+                      [](const RoundRecord& x) { return x.client_accuracy; });
+  EXPECT_EQ(shape, Shape({t, kClients}));
+  expect_rows_bitwise(reader.read_f32(schema::kClientTestLoss, &shape), rounds, has_loss_vectors,
+                      [](const RoundRecord& x) { return x.client_test_loss; });
+  EXPECT_EQ(shape, Shape({t, kClients}));
+  if (has_loss_vectors) {
+    expect_rows_bitwise(reader.read_f32(schema::kLossVectors, &shape), rounds, true,
+                        [](const RoundRecord& x) { return x.loss_vectors; });
+    EXPECT_EQ(shape, Shape({t, kClients, kModels}));
+  }
+}
+
+/// In a forked child: writes two rounds, then dies by SIGKILL with the writer still open, as a
+/// job killed by the scheduler would. Exits with code 2 if writing throws.
+[[noreturn]] void write_two_rounds_then_die(const fs::path& path) {
+  try {
+    ResultWriter writer(path, make_layout(true), false);
+    writer.write_config({{"seed", "7"}});
+    writer.append_round(make_record(0, true));
+    writer.append_round(make_record(1, true));
+    std::raise(SIGKILL);
+  } catch (...) {
+  }
+  _exit(2);
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class ResultFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    dir_ =
+        fs::temp_directory_path() / ("cflrun_result_file_" + std::to_string(getpid()) + "_" + test);
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// A path inside a directory that does not exist yet (the writer must create it).
+  fs::path out() const { return dir_ / "nested" / "run.h5"; }
+
+  fs::path dir_;
+};
+
+TEST_F(ResultFile, RoundTripsConfigTrueClustersAndThreeRounds) {
+  const std::vector<std::pair<std::string, std::string>> config = {
+      {"seed", "42"}, {"algorithm", "clove"}, {"git_commit", "0123abc"}, {"blas", ""}};
+  {
+    ResultWriter writer(out(), make_layout(true), /*overwrite=*/false);
+    writer.write_config(config);
+    writer.write_true_clusters({0, 0, 1, 2});
+    for (int r = 0; r < 3; ++r) {
+      writer.append_round(make_record(r, true));
+    }
+    EXPECT_EQ(writer.completed_rounds(), 3);
+  }
+  const ResultReader reader(out());
+  const std::vector<std::pair<std::string, std::string>> sorted = {
+      {"algorithm", "clove"}, {"blas", ""}, {"git_commit", "0123abc"}, {"seed", "42"}};
+  EXPECT_EQ(reader.config(), sorted);
+  EXPECT_EQ(reader.config_value("algorithm"), "clove");
+  EXPECT_EQ(reader.completed_rounds(), 3);
+  EXPECT_EQ(reader.planned_rounds(), 10);
+  EXPECT_EQ(reader.status(), "running");
+  EXPECT_EQ(reader.phase_names(), (std::vector<std::string>{"loss_vectors", "train", "aggregate"}));
+  std::vector<std::size_t> shape;
+  EXPECT_EQ(reader.read_i32(schema::kTrueCluster, &shape), (std::vector<int>{0, 0, 1, 2}));
+  EXPECT_EQ(shape, (std::vector<std::size_t>{kClients}));
+  EXPECT_TRUE(std::isnan(reader.read_f64(schema::kAri).front()));
+  expect_rounds(reader, 3, true);
+}
+
+TEST_F(ResultFile, LayoutWithoutLossVectorsHasNoLossVectorDataset) {
+  {
+    ResultWriter writer(out(), make_layout(false), false);
+    writer.append_round(make_record(0, false));
+  }
+  const ResultReader reader(out());
+  EXPECT_FALSE(reader.has_dataset(schema::kLossVectors));
+  EXPECT_TRUE(reader.has_dataset(schema::kAssignment));
+  EXPECT_FALSE(reader.has_dataset(schema::kClientsGroup));  // a group, not a dataset
+  EXPECT_FALSE(reader.has_dataset("/no/such/thing"));
+  EXPECT_THROW(reader.read_f32(schema::kLossVectors), DataError);
+  expect_rounds(reader, 1, false);
+}
+
+TEST_F(ResultFile, ExistingFileWithoutOverwriteThrowsAndKeepsItsBytes) {
+  {
+    ResultWriter writer(out(), make_layout(true), false);
+    writer.append_round(make_record(0, true));
+    writer.mark_complete();
+  }
+  const std::string before = file_bytes(out());
+  ASSERT_FALSE(before.empty());
+  try {
+    ResultWriter writer(out(), make_layout(true), false);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("--overwrite"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(out().string()), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(file_bytes(out()), before);
+}
+
+TEST_F(ResultFile, OverwriteReplacesTheExistingFile) {
+  {
+    ResultWriter writer(out(), make_layout(true), false);
+    writer.write_config({{"seed", "1"}});
+    writer.append_round(make_record(0, true));
+    writer.append_round(make_record(1, true));
+    writer.mark_complete();
+  }
+  { ResultWriter writer(out(), make_layout(false), /*overwrite=*/true); }
+  const ResultReader reader(out());
+  EXPECT_EQ(reader.completed_rounds(), 0);
+  EXPECT_EQ(reader.status(), "running");
+  EXPECT_TRUE(reader.config().empty());
+  EXPECT_FALSE(reader.has_dataset(schema::kLossVectors));
+  std::vector<std::size_t> shape;
+  EXPECT_TRUE(reader.read_f64(schema::kSeconds, &shape).empty());
+  EXPECT_EQ(shape, (std::vector<std::size_t>{0, 3}));
+}
+
+TEST_F(ResultFile, AppendRoundWithWrongSizesThrowsShapeErrorAndWritesNothing) {
+  ResultWriter writer(out(), make_layout(true), false);
+  RoundRecord short_seconds = make_record(0, true);
+  short_seconds.seconds.pop_back();
+  EXPECT_THROW(writer.append_round(short_seconds), ShapeError);
+  RoundRecord long_assignment = make_record(0, true);
+  long_assignment.assignment.push_back(0);
+  EXPECT_THROW(writer.append_round(long_assignment), ShapeError);
+  RoundRecord no_loss_vectors = make_record(0, false);
+  EXPECT_THROW(writer.append_round(no_loss_vectors), ShapeError);
+  EXPECT_THROW(writer.write_true_clusters({0, 1}), ShapeError);
+  EXPECT_EQ(writer.completed_rounds(), 0);
+
+  ResultWriter other(dir_ / "other.h5", make_layout(false), false);
+  EXPECT_THROW(other.append_round(make_record(0, true)), ShapeError);  // unexpected loss vectors
+
+  const ResultReader reader(out());
+  EXPECT_EQ(reader.completed_rounds(), 0);
+  EXPECT_TRUE(reader.read_f64(schema::kAri).empty());
+}
+
+TEST_F(ResultFile, InvalidLayoutThrowsShapeError) {
+  ResultLayout no_phases = make_layout(true);
+  no_phases.phase_names.clear();
+  EXPECT_THROW(ResultWriter(out(), no_phases, false), ShapeError);
+  ResultLayout no_clients = make_layout(true);
+  no_clients.num_clients = 0;
+  EXPECT_THROW(ResultWriter(out(), no_clients, false), ShapeError);
+  EXPECT_FALSE(fs::exists(out()));
+}
+
+TEST_F(ResultFile, MarkCompleteAndMarkFailedSetStatus) {
+  const fs::path complete = dir_ / "complete.h5";
+  const fs::path failed = dir_ / "failed.h5";
+  {
+    ResultWriter writer(complete, make_layout(false), false);
+    writer.append_round(make_record(0, false));
+    writer.mark_complete();
+    ResultWriter failing(failed, make_layout(false), false);
+    failing.mark_failed("MPI rank 3 died");
+  }
+  EXPECT_EQ(ResultReader(complete).status(), "complete");
+  EXPECT_EQ(ResultReader(failed).status(), "failed: MPI rank 3 died");
+  EXPECT_EQ(ResultReader(failed).completed_rounds(), 0);
+}
+
+TEST_F(ResultFile, KilledWriterLeavesFinishedRoundsReadable) {
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    write_two_rounds_then_die(out());
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with code " << WEXITSTATUS(status);
+  ASSERT_EQ(WTERMSIG(status), SIGKILL);
+
+  const ResultReader reader(out());
+  EXPECT_EQ(reader.completed_rounds(), 2);
+  EXPECT_EQ(reader.status(), "running");
+  EXPECT_EQ(reader.config_value("seed"), "7");
+  expect_rounds(reader, 2, true);
+}
+
+TEST_F(ResultFile, ReaderRejectsMissingAndNonHdf5Files) {
+  EXPECT_THROW(ResultReader(dir_ / "missing.h5"), DataError);
+  fs::create_directories(dir_);
+  const fs::path text = dir_ / "notes.h5";
+  std::ofstream(text) << "not an HDF5 file\n";
+  try {
+    ResultReader reader(text);
+    FAIL() << "expected DataError";
+  } catch (const DataError& error) {
+    EXPECT_NE(std::string(error.what()).find(text.string()), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(ResultFile, ConfigValueOfMissingNameThrowsDataErrorListingPresentNames) {
+  {
+    ResultWriter writer(out(), make_layout(false), false);
+    writer.write_config({{"seed", "1"}, {"lr", "0.001"}});
+  }
+  try {
+    ResultReader(out()).config_value("rounds");
+    FAIL() << "expected DataError";
+  } catch (const DataError& error) {
+    EXPECT_NE(std::string(error.what()).find("lr, seed"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(ResultFile, ReaderReadsFixedLengthStringAttributesFromOtherTools) {
+  { ResultWriter writer(out(), make_layout(false), false); }
+  {
+    // As numpy's fixed-size bytes (h5py `np.bytes_`) would store it: 8 bytes, NUL-padded.
+    const Hdf5Handle file =
+        make_handle(H5Fopen(out().c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "open test file");
+    const Hdf5Handle type = make_handle(H5Tcopy(H5T_C_S1), H5Tclose, "copy type");
+    ASSERT_GE(H5Tset_size(type.get(), 8), 0);
+    ASSERT_GE(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), 0);
+    const Hdf5Handle space = make_handle(H5Screate(H5S_SCALAR), H5Sclose, "scalar space");
+    const Hdf5Handle attribute =
+        make_handle(H5Acreate_by_name(file.get(), schema::kConfigGroup, "note", type.get(),
+                                      space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                    H5Aclose, "create attribute");
+    const char value[8] = {'a', 'd', 'a', 'm', '\0', '\0', '\0', '\0'};
+    ASSERT_GE(H5Awrite(attribute.get(), type.get(), value), 0);
+  }
+  EXPECT_EQ(ResultReader(out()).config_value("note"), "adam");
+}
+
+}  // namespace
+}  // namespace cflrun::io

@@ -1,0 +1,54 @@
+#include <cflrun/core/error.hpp>
+#include <cflrun/model/conv_net.hpp>
+#include <cflrun/model/flat_state.hpp>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+namespace cflrun::model {
+namespace {
+
+TEST(ConvNet, HasTheOfficialParameterCountAndOutputShape) {
+  ConvNet net(10);
+  // conv1 6*1*5*5+6 = 156, conv2 16*6*5*5+16 = 2416, fc 256*10+10 = 2570 (clove-official-setup.md Sec. 9).
+  EXPECT_EQ(flat_state_size(*net), 5142);
+  const auto logits = net->forward(torch::rand({3, 1, 28, 28}));
+  EXPECT_EQ(logits.sizes(), (std::vector<std::int64_t>{3, 10}));
+}
+
+TEST(FlatState, RoundTripsBitExactlyIntoAnotherModel) {
+  torch::manual_seed(1);
+  ConvNet source(10);
+  torch::manual_seed(2);
+  ConvNet target(10);
+  const auto flat = flatten_state(*source);
+  ASSERT_EQ(flat.dim(), 1);
+  ASSERT_EQ(flat.scalar_type(), torch::kFloat32);
+  load_flat_state(*target, flat);
+  EXPECT_TRUE(torch::equal(flatten_state(*target), flat));
+  const auto x = torch::rand({4, 1, 28, 28});
+  EXPECT_TRUE(torch::equal(source->forward(x), target->forward(x)));
+}
+
+TEST(FlatState, KeepsLogicalOrderForChannelsLastParameters) {
+  torch::manual_seed(3);
+  ConvNet net(10);
+  const auto before = flatten_state(*net);
+  for (auto& p : net->parameters()) {
+    if (p.dim() == 4) {
+      p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+  }
+  EXPECT_TRUE(torch::equal(flatten_state(*net), before));
+  load_flat_state(*net, before * 2);
+  EXPECT_TRUE(torch::equal(flatten_state(*net), before * 2));
+}
+
+TEST(FlatState, RejectsABufferOfTheWrongSize) {
+  ConvNet net(10);
+  EXPECT_THROW(load_flat_state(*net, torch::zeros({5141})), ShapeError);
+  EXPECT_THROW(load_flat_state(*net, torch::zeros({2, 2571})), ShapeError);
+}
+
+}  // namespace
+}  // namespace cflrun::model

@@ -1,0 +1,53 @@
+#include <cflrun/run/compute_setup.hpp>
+#include <cflrun/run/progress.hpp>
+#include <cflrun/run/rank_layout.hpp>
+#include <cflrun/core/error.hpp>
+
+#include <cmath>
+
+#include <torch/cuda.h>
+
+#include <gtest/gtest.h>
+
+namespace cflrun::run {
+namespace {
+
+TEST(RankLayout, OneRankHostsEveryClient) {
+  const auto r = hosted_clients(0, 1, 25);
+  EXPECT_EQ(r.first, 0);
+  EXPECT_EQ(r.end, 25);
+}
+
+TEST(RankLayout, WorkersHostContiguousBalancedGroupsAndTheServerNone) {
+  EXPECT_EQ(hosted_clients(0, 3, 25).size(), 0);
+  const auto a = hosted_clients(1, 3, 25);
+  const auto b = hosted_clients(2, 3, 25);
+  EXPECT_EQ(a.first, 0);
+  EXPECT_EQ(a.end, b.first);
+  EXPECT_EQ(b.end, 25);
+  EXPECT_LE(std::abs(a.size() - b.size()), 1);
+  int covered = 0;
+  for (int rank = 1; rank < 8; ++rank) {
+    covered += hosted_clients(rank, 8, 5).size();
+  }
+  EXPECT_EQ(covered, 5);
+}
+
+TEST(ComputeSetup, CudaOnACpuOnlyBuildIsAClearError) {
+  EXPECT_EQ(select_device("cpu", 0), torch::Device(torch::kCPU));
+  if (!torch::cuda::is_available()) {
+    EXPECT_EQ(select_device("auto", 0), torch::Device(torch::kCPU));
+    EXPECT_THROW(select_device("cuda", 0), ConfigError);
+  }
+  EXPECT_EQ(threads_per_rank(3, 2), 3);
+  EXPECT_GE(threads_per_rank(0, 64), 1);
+}
+
+TEST(Progress, PrintsRoundAriAccuracyAndEta) {
+  EXPECT_EQ(progress_line(3, 10, 1.0, 0.97124, 0.08, 1.5, 2.0),
+            "round    3/10  ARI 1.000  accuracy 0.9712  test loss 0.0800  1.50 s  ETA 0m14s");
+  EXPECT_NE(progress_line(1, 2, std::nan(""), 0.5, 1.0, 1.0, 1.0).find("ARI     -"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cflrun::run
