@@ -10,9 +10,12 @@
 namespace cflrun::run {
 namespace {
 
-/// Rows per forward pass in evaluation: large enough to amortise per-call overhead, small enough
-/// to bound memory (10 000 images of the CNN need about 60 MB of activations).
-constexpr std::int64_t kEvalChunk = 10000;
+/// Rows per forward pass when computing loss vectors and test metrics. Measured on 2 cores with
+/// jobs/fmnist_label_skew1.cfg: 10 000 rows made the loss-vector phase ~5x slower than 1 000 (page
+/// faults on ~0.5 GB of activations); 100-300 rows kept the activations cache-sized and let two
+/// single-threaded worker ranks scale better (3 ranks: 0.54x the round time of 2 ranks, vs 0.63x
+/// with 1 000 rows).
+constexpr std::int64_t kEvalChunk = 256;
 
 class Stopwatch {
  public:

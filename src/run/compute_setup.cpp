@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include <dlfcn.h>
 #include <sched.h>
 
 #include <torch/cuda.h>
@@ -40,6 +41,16 @@ int threads_per_rank(int requested, int ranks_on_node) {
     return std::max(1, usable);
   }
   return std::max(1, node_cores / std::max(1, ranks_on_node));
+}
+
+bool use_single_threaded_blas() {
+  using SetThreads = void (*)(int);
+  auto* set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (set_threads == nullptr) {
+    return false;
+  }
+  set_threads(1);
+  return true;
 }
 
 }  // namespace cflrun::run

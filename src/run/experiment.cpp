@@ -85,6 +85,7 @@ class Experiment {
 void Experiment::set_up_compute() {
   threads_ = threads_per_rank(options_.threads, comm_.local_size());
   torch::set_num_threads(threads_);
+  use_single_threaded_blas();
   device_ = select_device(options_.device, comm_.local_rank());
   if (comm_.is_root() && !options_.overwrite && std::filesystem::exists(options_.out)) {
     throw ConfigError("--out " + options_.out + " already exists; pass --overwrite to replace it or choose another --out");

@@ -5,6 +5,7 @@
 //   check_results same-assignments A B        /clients/assignment identical
 //   check_results identical A B               every result dataset bit-identical (timings aside)
 //   check_results accuracy-close A B TOL      final accuracies differ by at most TOL
+//   check_results ari-undefined FILE          every round's ARI is NaN (no clustering)
 //   check_results rounds FILE N STATUS        completed_rounds == N and status starts with STATUS
 #include <cflrun/io/result_reader.hpp>
 
@@ -118,6 +119,14 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 4 && args[0] == "accuracy-close") {
       return accuracy_close(args[1], args[2], std::stod(args[3]));
+    }
+    if (args.size() == 2 && args[0] == "ari-undefined") {
+      for (double ari : ResultReader(args[1]).read_f64("/rounds/ari")) {
+        if (!std::isnan(ari)) {
+          return fail(args[1] + ": ARI " + std::to_string(ari) + " where NaN (undefined) was expected");
+        }
+      }
+      return 0;
     }
     if (args.size() == 4 && args[0] == "rounds") {
       return rounds(args[1], std::stol(args[2]), args[3]);

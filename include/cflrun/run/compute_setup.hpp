@@ -19,4 +19,12 @@ torch::Device select_device(const std::string& choice, int local_rank);
 /// else the node's cores divided by the ranks on the node (at least 1).
 int threads_per_rank(int requested, int ranks_on_node);
 
+/// Makes OpenBLAS single-threaded in this process (openblas_set_num_threads(1), looked up at run
+/// time since LibTorch links the generic libblas.so.3). LibTorch already parallelises each
+/// operator over `threads_per_rank` threads; OpenBLAS threads inside those regions oversubscribe
+/// the cores (measured: the loss-vector phase of jobs/fmnist_label_skew1.cfg went from 1.7 s to
+/// 1.2 s per round on 2 cores). No effect with another BLAS.
+/// @return true if OpenBLAS was found and set.
+bool use_single_threaded_blas();
+
 }  // namespace cflrun::run
