@@ -1,9 +1,13 @@
 // cflrun: clustered federated learning experiments on MPI ranks. Only main() lives here.
 #include <iostream>
+#include <string>
 
 #include <cflrun/cli/run_options.hpp>
 #include <cflrun/comm/communicator.hpp>
 #include <cflrun/core/build_info.hpp>
+#include <cflrun/core/error.hpp>
+#include <cflrun/report/report_command.hpp>
+#include <cflrun/sweep/sweep_command.hpp>
 #include <cflrun/run/collective_step.hpp>
 #include <cflrun/run/experiment.hpp>
 
@@ -21,9 +25,23 @@ void print_version() {
             << std::endl;
 }
 
+/// Subcommands that read or write files only: no MPI, one process.
+int run_tool(const std::string& name, int argc, char** argv) {
+  try {
+    return name == "report" ? cflrun::report::run_report_command(argc, argv)
+                            : cflrun::sweep::run_sweep_command(argc, argv);
+  } catch (const cflrun::Error& e) {
+    std::cerr << "cflrun " << name << ": error: " << e.what() << std::endl;
+    return kExitFailure;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (std::string(argv[1]) == "report" || std::string(argv[1]) == "sweep")) {
+    return run_tool(argv[1], argc - 1, argv + 1);
+  }
   cflrun::comm::Environment mpi(argc, argv);
   cflrun::comm::Communicator comm(mpi.world());
   try {

@@ -63,6 +63,9 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "auto | cpu | cuda (cuda: GPU = local rank modulo GPUs on the node)")
       ("out", po::value(&o.out)->default_value(o.out), "HDF5 result file (path)")
       ("overwrite", po::bool_switch(&o.overwrite), "replace --out if it exists")
+      ("skip-complete", po::bool_switch(&o.skip_complete),
+       "exit 0 at once if --out holds a complete run (idempotent resubmission; with --overwrite an "
+       "incomplete file is run again)")
       ("quiet", po::bool_switch(&o.quiet), "do not print a line per round");
 
   po::options_description all;
@@ -208,7 +211,8 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"threads", text(threads)},
           {"device", device},
           {"out", out},
-          {"overwrite", overwrite ? "true" : "false"}};
+          {"overwrite", overwrite ? "true" : "false"},
+          {"skip-complete", skip_complete ? "true" : "false"}};
 }
 
 }  // namespace cflrun::cli

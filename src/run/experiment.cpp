@@ -14,6 +14,7 @@
 #include <cflrun/algo/algorithm.hpp>
 #include <cflrun/cluster/adjusted_rand_index.hpp>
 #include <cflrun/core/build_info.hpp>
+#include <cflrun/io/result_reader.hpp>
 #include <cflrun/io/result_writer.hpp>
 #include <cflrun/run/client_group.hpp>
 #include <cflrun/run/collective_step.hpp>
@@ -303,9 +304,35 @@ void Experiment::fail(const std::string& message) {
   }
 }
 
+/// True if `path` is a result file whose run finished (status "complete"); false for a missing,
+/// unreadable or unfinished file.
+bool holds_complete_run(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    return false;
+  }
+  try {
+    return io::ResultReader(path).status() == "complete";
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+/// --skip-complete: rank 0 looks at --out and tells every rank whether the run is already done.
+bool already_complete(const cli::RunOptions& options, const comm::Communicator& comm) {
+  int complete = comm.is_root() && options.skip_complete && holds_complete_run(options.out) ? 1 : 0;
+  comm.broadcast(&complete, 1);
+  if (complete != 0 && comm.is_root()) {
+    std::cout << "cflrun: " << options.out << " already complete; nothing to do (--skip-complete)" << std::endl;
+  }
+  return complete != 0;
+}
+
 }  // namespace
 
 void run_experiment(const cli::RunOptions& options, const comm::Communicator& comm) {
+  if (already_complete(options, comm)) {
+    return;
+  }
   Experiment experiment(options, comm);
   experiment.set_up();
   try {

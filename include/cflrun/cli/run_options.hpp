@@ -35,6 +35,7 @@ struct RunOptions {
   std::string device = "auto";           ///< --device: auto | cpu | cuda.
   std::string out = "results/run.h5";    ///< --out: HDF5 result file.
   bool overwrite = false;                ///< --overwrite: replace an existing --out file.
+  bool skip_complete = false;            ///< --skip-complete: exit 0 at once if --out is a complete run.
   bool quiet = false;                    ///< --quiet: no per-round lines.
 
   /// The data seed in force: --data-seed if given, else --seed.
