@@ -15,6 +15,7 @@ packages=(
   libboost-program-options-dev
   libgtest-dev
   dataset-fashion-mnist
+  python3-h5py python3-matplotlib python3-numpy
 )
 
 as_root() {

@@ -129,11 +129,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   everything.add(command_line_only(parsed.options.config_file)).add(run_description);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(everything).run(), vm);
+    // No positional arguments: a stray word is an error, not silently ignored.
+    po::store(po::command_line_parser(argc, argv).options(everything).positional({}).run(), vm);
     if (vm.count("config") != 0) {
       store_config_file(vm["config"].as<std::string>(), run_description, vm);
     }
     po::notify(vm);
+  } catch (const po::too_many_positional_options_error&) {
+    throw ConfigError("unexpected word on the command line; every option starts with -- (see cflrun --help)");
   } catch (const po::error& e) {
     throw ConfigError(std::string(e.what()) + " (see cflrun --help)");
   }

@@ -6,7 +6,6 @@
 namespace cflrun::model {
 namespace {
 constexpr int kKernel = 5;
-constexpr int kPool = 2;
 constexpr int kConv1Channels = 6;
 constexpr int kConv2Channels = 16;
 constexpr int kFlatFeatures = kConv2Channels * 4 * 4;
@@ -19,8 +18,8 @@ ConvNetImpl::ConvNetImpl(int num_classes)
       fc_(register_module("fc", torch::nn::Linear(kFlatFeatures, num_classes))) {}
 
 torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) {
-  auto x = torch::max_pool2d(torch::relu(conv1_->forward(images)), kPool);
-  x = torch::max_pool2d(torch::relu(conv2_->forward(x)), kPool);
+  auto x = torch::max_pool2d(torch::relu(conv1_->forward(images)), kPoolSize);
+  x = torch::max_pool2d(torch::relu(conv2_->forward(x)), kPoolSize);
   return fc_->forward(x.flatten(/*start_dim=*/1));
 }
 

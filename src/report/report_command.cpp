@@ -1,5 +1,229 @@
 #include <cflrun/report/report_command.hpp>
+
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/report/group_statistics.hpp>
+#include <cflrun/report/metric.hpp>
+#include <cflrun/report/run_summary.hpp>
+#include <cflrun/report/table_format.hpp>
+#include <cflrun/report/table_layout.hpp>
+
+namespace po = boost::program_options;
+
 namespace cflrun::report {
-int run_report_command(int, const char* const[]) { std::cerr << "cflrun report: not built yet\n"; return 2; }
+namespace {
+
+constexpr int kExitUsage = 2;
+
+constexpr const char* kUsage =
+    "Usage: cflrun report FILES_OR_DIRS... [--format markdown|csv|latex] [--filter KEY=VALUE]...\n"
+    "                     [--rows KEY [--columns KEY] [--tables KEY[,KEY...]] [--metric NAME]]\n"
+    "\n"
+    "Tables of final-round metrics, mean +- std over seeds (NumPy std, ddof 0), from cflrun\n"
+    "result files, computed as the official CLoVE notebook computes the paper's Tables 1, 2, 4\n"
+    "(clove-official-setup.md Sec. 12). A directory stands for the *.h5 files directly inside it.\n"
+    "Runs whose /config differs only by seed and per-run bookkeeping (data-seed, out, threads,\n"
+    "ranks, device, version, ...) form one group. Only complete runs count; incomplete, failed\n"
+    "and unreadable files are listed on stderr.\n"
+    "\n"
+    "Metrics per run, then mean +- std over the group's runs:\n"
+    "  accuracy             last-round mean test accuracy x 100 (unsupervised runs: test loss)\n"
+    "  test_loss            last-round mean test loss\n"
+    "  ari                  last-round ARI ('-' where undefined: fedavg, local)\n"
+    "  ari_round10          100 x ARI(round 10) / final ARI ('-' if fewer than 10 rounds)\n"
+    "  first_round_ari_0.9  first round (1-based) with ARI >= 0.9; '(k/n never)' counts runs\n"
+    "                       that never reach it\n"
+    "\n"
+    "Without --rows: one table, one row per group, the varying config keys as leading columns.\n"
+    "With --rows algorithm --columns dataset --tables partition: the paper's layout, one table\n"
+    "per partition, cells = --metric. Any other key varying within a cell is an error: select\n"
+    "runs with --filter or add the key to --tables.\n"
+    "\n"
+    "Example: cflrun report results/sweep --rows algorithm --columns dataset --tables partition\n";
+
+/// What the command line asked for.
+struct ReportOptions {
+  std::vector<std::string> inputs;
+  Format format = Format::kMarkdown;
+  GridLayout layout;
+  Metric metric = Metric::kAccuracy;
+  bool metric_given = false;
+  std::vector<std::string> filters;
+  bool help = false;
+};
+
+po::options_description describe(std::string& format, std::string& metric, ReportOptions& o,
+                                 std::vector<std::string>& tables) {
+  po::options_description options("Options");
+  options.add_options()
+      ("format", po::value(&format)->default_value("markdown"), "markdown | csv | latex")
+      ("rows", po::value(&o.layout.rows), "config key whose values are the rows (e.g. algorithm)")
+      ("columns", po::value(&o.layout.columns),
+       "config key whose values are the columns (e.g. dataset); needs --rows")
+      ("tables", po::value(&tables)->composing(),
+       "config key(s) splitting tables, comma-separated or repeated (e.g. partition); needs --rows")
+      ("metric", po::value(&metric)->default_value("accuracy"),
+       "metric of the --rows cells (without --rows: the only metric column): accuracy | "
+       "test_loss | ari | ari_round10 | first_round_ari_0.9")
+      ("filter", po::value(&o.filters)->composing(),
+       "keep runs whose config KEY equals VALUE (repeatable; values of one key are alternatives)")
+      ("help,h", "print this help and exit");
+  return options;
+}
+
+std::vector<std::string> split_commas(const std::vector<std::string>& texts) {
+  std::vector<std::string> items;
+  for (const auto& text : texts) {
+    std::istringstream stream(text);
+    for (std::string item; std::getline(stream, item, ',');) {
+      if (!item.empty()) {
+        items.push_back(item);
+      }
+    }
+  }
+  return items;
+}
+
+/// @throws ConfigError for an unknown option or a bad value.
+ReportOptions parse_options(int argc, const char* const argv[], std::string& help) {
+  ReportOptions o;
+  std::string format;
+  std::string metric;
+  std::vector<std::string> tables;
+  auto visible = describe(format, metric, o, tables);
+  po::options_description all;
+  all.add(visible).add_options()("input", po::value(&o.inputs)->composing(), "result file or dir");
+  po::positional_options_description positional;
+  positional.add("input", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError(std::string(e.what()) + " (see cflrun report --help)");
+  }
+  std::ostringstream text;
+  text << kUsage << "\n" << visible;
+  help = text.str();
+  o.help = vm.count("help") != 0;
+  o.format = parse_format(format);
+  o.metric = parse_metric(metric);
+  o.metric_given = !vm["metric"].defaulted();
+  o.layout.tables = split_commas(tables);
+  if (!o.help && o.inputs.empty()) {
+    throw ConfigError("give result files or directories to report on (see cflrun report --help)");
+  }
+  if (o.layout.rows.empty() && (!o.layout.columns.empty() || !o.layout.tables.empty())) {
+    throw ConfigError("--columns and --tables need --rows KEY (e.g. --rows algorithm)");
+  }
+  return o;
+}
+
+std::string describe_incomplete(const RunSummary& run) {
+  return run.path.string() + " (" + run.status + ", " + std::to_string(run.completed_rounds) + "/" +
+         std::to_string(run.planned_rounds) + " rounds)";
+}
+
+/// Reads every file; notes unreadable ones on `err`.
+std::vector<RunSummary> read_runs(const std::vector<std::filesystem::path>& paths,
+                                  std::ostream& err) {
+  std::vector<RunSummary> runs;
+  std::vector<std::string> unreadable;
+  for (const auto& path : paths) {
+    try {
+      runs.push_back(read_run_summary(path));
+    } catch (const Error& e) {
+      unreadable.push_back(path.string() + " (" + e.what() + ")");
+    }
+  }
+  if (!unreadable.empty()) {
+    err << "cflrun report: note: left out " << unreadable.size() << " unreadable file(s): ";
+    for (std::size_t i = 0; i < unreadable.size(); ++i) {
+      err << (i == 0 ? "" : "; ") << unreadable[i];
+    }
+    err << "\n";
+  }
+  return runs;
+}
+
+/// The complete runs; notes the others on `err`.
+std::vector<RunSummary> complete_runs(const std::vector<RunSummary>& runs, std::ostream& err) {
+  std::vector<RunSummary> complete;
+  std::vector<std::string> incomplete;
+  for (const auto& run : runs) {
+    if (run.complete()) {
+      complete.push_back(run);
+    } else {
+      incomplete.push_back(describe_incomplete(run));
+    }
+  }
+  if (!incomplete.empty()) {
+    err << "cflrun report: note: left out " << incomplete.size() << " incomplete run(s): ";
+    for (std::size_t i = 0; i < incomplete.size(); ++i) {
+      err << (i == 0 ? "" : "; ") << incomplete[i];
+    }
+    err << "\n";
+  }
+  return complete;
+}
+
+std::vector<Table> build_tables(const ReportOptions& o, const std::vector<RunGroup>& groups) {
+  if (o.layout.rows.empty()) {
+    const std::vector<Metric> metrics =
+        o.metric_given ? std::vector<Metric>{o.metric}
+                       : std::vector<Metric>{Metric::kAccuracy, Metric::kAri, Metric::kAriRound10,
+                                             Metric::kFirstRoundAri09};
+    return {group_list_table(groups, varying_keys(groups), metrics)};
+  }
+  if (o.format == Format::kCsv) {
+    return {grid_list_table(groups, o.layout, o.metric)};
+  }
+  return grid_tables(groups, o.layout, o.metric);
+}
+
+int report(const ReportOptions& o, std::ostream& out, std::ostream& err) {
+  allow_reading_running_files();
+  const auto runs = filter_runs(read_runs(expand_result_inputs(o.inputs), err),
+                                parse_filters(o.filters));
+  const auto complete = complete_runs(runs, err);
+  if (complete.empty()) {
+    throw DataError("no complete run to report (" + std::to_string(runs.size()) +
+                    " run(s) selected, none with status 'complete'); wait for the jobs or check "
+                    "the inputs and --filter");
+  }
+  const auto groups = group_runs(complete);
+  for (const auto& note : duplicate_seed_notes(groups)) {
+    err << "cflrun report: note: duplicate runs counted as separate seeds: " << note << "\n";
+  }
+  out << format_tables(build_tables(o, groups), o.format);
+  return 0;
+}
+
+}  // namespace
+
+int run_report_command(int argc, const char* const argv[], std::ostream& out, std::ostream& err) {
+  try {
+    std::string help;
+    const auto options = parse_options(argc, argv, help);
+    if (options.help) {
+      out << help;
+      return 0;
+    }
+    return report(options, out, err);
+  } catch (const ConfigError& e) {
+    err << "cflrun report: error: " << e.what() << std::endl;
+    return kExitUsage;
+  }
+}
+
+int run_report_command(int argc, const char* const argv[]) {
+  return run_report_command(argc, argv, std::cout, std::cerr);
+}
+
 }  // namespace cflrun::report

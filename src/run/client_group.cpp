@@ -66,7 +66,7 @@ ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& sa
 }
 
 void ClientGroup::accumulate_per_client(ModelSet& models, int j, const Stack& data, const torch::Tensor& rows,
-                                        torch::Tensor& loss_sums, torch::Tensor* correct_sums) {
+                                        torch::Tensor& loss_sums, torch::Tensor& correct_sums) {
   auto& model = models.load(j);
   model->eval();
   torch::InferenceMode inference;
@@ -78,24 +78,23 @@ void ClientGroup::accumulate_per_client(ModelSet& models, int j, const Stack& da
     const auto losses = torch::nn::functional::cross_entropy(
         logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
     loss_sums.index_add_(0, owner, losses.to(torch::kFloat64));
-    if (correct_sums != nullptr) {
-      correct_sums->index_add_(0, owner, logits.argmax(/*dim=*/1).eq(targets).to(torch::kFloat64));
-    }
+    correct_sums.index_add_(0, owner, logits.argmax(/*dim=*/1).eq(targets).to(torch::kFloat64));
   }
 }
 
 std::vector<double> ClientGroup::loss_vectors(ModelSet& models) {
   Stopwatch watch(compute_seconds_);
-  const auto m = static_cast<std::int64_t>(size());
-  const auto all_rows = torch::arange(train_.targets.size(0), torch::TensorOptions(device_).dtype(torch::kLong));
-  const auto counts = torch::tensor(train_counts_, torch::kFloat64).to(device_);
-  std::vector<torch::Tensor> columns;
-  for (int j = 0; j < models.size(); ++j) {
-    auto sums = torch::zeros({m}, torch::TensorOptions(device_).dtype(torch::kFloat64));
-    accumulate_per_client(models, j, train_, all_rows, sums, nullptr);
-    columns.push_back(sums / counts);
+  const auto stack = models.stack_all();
+  const auto n = train_.targets.size(0);
+  auto sums = torch::zeros({static_cast<std::int64_t>(size()), models.size()},
+                           torch::TensorOptions(device_).dtype(torch::kFloat64));
+  for (std::int64_t start = 0; start < n; start += kEvalChunk) {
+    const auto rows = std::min(kEvalChunk, n - start);
+    const auto losses = stack.per_sample_losses(train_.inputs.narrow(0, start, rows), train_.targets.narrow(0, start, rows));
+    sums.index_add_(0, train_.owner.narrow(0, start, rows), losses.to(torch::kFloat64));
   }
-  const auto matrix = torch::stack(columns, /*dim=*/1).to(torch::kCPU).contiguous();
+  const auto counts = torch::tensor(train_counts_, torch::kFloat64).to(device_).unsqueeze(1);
+  const auto matrix = (sums / counts).to(torch::kCPU).contiguous();
   return std::vector<double>(matrix.data_ptr<double>(), matrix.data_ptr<double>() + matrix.numel());
 }
 
@@ -136,7 +135,7 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
   for (int j = 0; j < models.size(); ++j) {
     const auto rows = model_of_sample.eq(j).nonzero().flatten();
     if (rows.numel() > 0) {
-      accumulate_per_client(models, j, test_, rows, loss_sums, &correct_sums);
+      accumulate_per_client(models, j, test_, rows, loss_sums, correct_sums);
     }
   }
   const auto counts = torch::tensor(test_counts_, torch::kFloat64).to(device_);

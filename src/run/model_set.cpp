@@ -34,6 +34,17 @@ model::ConvNet& ModelSet::load(int j) {
   return working_;
 }
 
+model::ConvNetStack ModelSet::stack_all() {
+  while (static_cast<int>(stack_models_.size()) < size()) {
+    stack_models_.emplace_back(num_classes_);
+    stack_models_.back()->to(device_);
+  }
+  for (int j = 0; j < size(); ++j) {
+    model::load_flat_state(*stack_models_[static_cast<std::size_t>(j)], states_[j]);
+  }
+  return model::ConvNetStack(stack_models_);
+}
+
 void ModelSet::average(const std::vector<double>& weighted_sums) {
   const std::int64_t k = size();
   const std::int64_t p = state_size();

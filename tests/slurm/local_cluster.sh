@@ -15,6 +15,7 @@ set -euo pipefail
 readonly kPackages=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix2 hdf5-tools)
 readonly kCtldPort=16817   # not SLURM's default 6817, so a system SLURM on this machine is untouched
 readonly kSlurmdPort=16818
+readonly kMinCpus=4        # CPUs the node declares at least (see node_line)
 readonly kIdleTimeout=60   # seconds for the node to become idle (cold start: about 10 s)
 
 die() { echo "local_cluster: error: $*" >&2; exit 1; }
@@ -32,12 +33,17 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The node line from `slurmd -C` (CPUs, sockets, cores, RealMemory as measured), renamed to
-# localhost on 127.0.0.1; a RealMemory above what slurmd measures would drain the node.
+# The node line: localhost on 127.0.0.1 with the RealMemory `slurmd -C` measures (more would drain
+# the node) and at least kMinCpus CPUs, so the jobs/slurm scripts' default of 3 tasks runs as
+# written on a 2-core machine (SlurmdParameters=config_overrides keeps such a node in service).
 node_line() {
-  local hw
-  hw="$(slurmd -C | head -n 1 | sed -e 's/^NodeName=[^ ]* //')"
-  echo "NodeName=localhost NodeAddr=127.0.0.1 $hw State=UNKNOWN"
+  local hw cpus memory
+  hw="$(slurmd -C | head -n 1)"
+  cpus="$(sed -n 's/.* CPUs=\([0-9]*\).*/\1/p' <<< "$hw")"
+  memory="$(sed -n 's/.* RealMemory=\([0-9]*\).*/\1/p' <<< "$hw")"
+  [ -n "$cpus" ] && [ -n "$memory" ] || die "cannot read CPUs and RealMemory from 'slurmd -C': $hw"
+  [ "$cpus" -ge "$kMinCpus" ] || cpus="$kMinCpus"
+  echo "NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN"
 }
 
 write_config() {
@@ -70,6 +76,7 @@ JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 SchedulerParameters=sched_interval=5,bf_interval=5
 ReturnToService=2
+SlurmdParameters=config_overrides
 KillWait=5
 $(node_line)
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
@@ -126,8 +133,17 @@ stop_daemon() {
   rm -f "$pid_file"
 }
 
+# Cancels this cluster's jobs (so no job step outlives slurmd), then stops its daemons.
 stop() {
-  local dir="$1" daemon
+  local dir="$1" daemon t
+  export SLURM_CONF="$dir/slurm.conf"
+  if [ -f "$dir/slurmctld.pid" ] && squeue -h -o '%i' 2>/dev/null | grep -q .; then
+    scancel --full --quiet --user "$(id -un)" 2>/dev/null || true
+    for ((t = 0; t < 30; t++)); do
+      squeue -h -o '%i' 2>/dev/null | grep -q . || break
+      sleep 0.5
+    done
+  fi
   for daemon in slurmd slurmctld munged; do
     stop_daemon "$dir/$daemon.pid"
   done

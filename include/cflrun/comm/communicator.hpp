@@ -26,12 +26,15 @@ class Communicator {
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
 
+  /// This rank's index in [0, size()); 0 is the server.
   int rank() const { return rank_; }
+  /// Number of ranks P.
   int size() const { return size_; }
   /// Rank among the ranks on this node (MPI_COMM_TYPE_SHARED), used to pick a GPU.
   int local_rank() const { return local_rank_; }
   /// Number of ranks on this node, used to split the node's cores into torch threads.
   int local_size() const { return local_size_; }
+  /// True on rank 0, the server.
   bool is_root() const { return rank_ == 0; }
 
   /// Broadcasts `count` elements from rank 0 into `data` on every rank. Collective.

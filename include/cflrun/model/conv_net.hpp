@@ -22,6 +22,14 @@ class ConvNetImpl : public torch::nn::Module {
   /// @throws c10::Error from LibTorch if the input shape is not [N, 1, 28, 28].
   torch::Tensor forward(const torch::Tensor& images);
 
+  /// Side of the square max-pooling window after each convolution.
+  static constexpr int kPoolSize = 2;
+
+  /// The layers, for code that evaluates several ConvNets at once (ConvNetStack).
+  const torch::nn::Conv2d& conv1() const { return conv1_; }
+  const torch::nn::Conv2d& conv2() const { return conv2_; }
+  const torch::nn::Linear& fc() const { return fc_; }
+
  private:
   torch::nn::Conv2d conv1_;
   torch::nn::Conv2d conv2_;

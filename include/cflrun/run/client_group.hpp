@@ -30,7 +30,9 @@ class ClientGroup {
   ClientGroup(const data::ImageDataset& dataset, const data::Partition& partition, int first, int end,
               torch::Device device);
 
+  /// Global id of the first hosted client.
   int first_client() const { return first_; }
+  /// Number m of hosted clients (0 on the server rank when there are workers).
   int size() const { return static_cast<int>(train_counts_.size()); }
 
   /// Loss vectors of the hosted clients (CLoVE Alg. 1 lines 5-7): entry [i, j] is the mean
@@ -64,9 +66,9 @@ class ClientGroup {
     torch::Tensor owner;    // [n] int64 on device: hosted-client index of each sample
   };
   static Stack stack(const std::vector<data::ClientSamples>& samples, torch::Device device);
-  /// Per-sample loss and correctness of model j on `rows` of `data`, summed per hosted client.
+  /// Test loss and correct predictions of model j on `rows` of `data`, summed per hosted client.
   void accumulate_per_client(ModelSet& models, int j, const Stack& data, const torch::Tensor& rows,
-                             torch::Tensor& loss_sums, torch::Tensor* correct_sums);
+                             torch::Tensor& loss_sums, torch::Tensor& correct_sums);
 
   int first_;
   torch::Device device_;

@@ -8,6 +8,7 @@
 #include <torch/types.h>
 
 #include <cflrun/model/conv_net.hpp>
+#include <cflrun/model/conv_net_stack.hpp>
 
 namespace cflrun::run {
 
@@ -21,6 +22,7 @@ class ModelSet {
   /// @param device       where the working model runs.
   ModelSet(int num_models, int num_classes, torch::Device device);
 
+  /// K, the number of models.
   int size() const { return static_cast<int>(states_.size(0)); }
   /// P, the number of floats in one model's flat state.
   std::int64_t state_size() const { return states_.size(1); }
@@ -38,6 +40,9 @@ class ModelSet {
   /// @throws std::out_of_range if j is not in [0, K).
   model::ConvNet& load(int j);
 
+  /// All K models stacked for one-pass evaluation (loss vectors), from the current states.
+  model::ConvNetStack stack_all();
+
   /// The working model, whatever it currently holds.
   model::ConvNet& working_model() { return working_; }
 
@@ -51,6 +56,7 @@ class ModelSet {
   int num_classes_;
   torch::Tensor states_;
   model::ConvNet working_;
+  std::vector<model::ConvNet> stack_models_;  // K instances, made on the first stack_all()
   torch::Device device_;
 };
 

@@ -52,6 +52,8 @@ TEST(RunOptions, RejectsUnknownOptionsInBothSources) {
   EXPECT_THROW(parse({"--config", cfg.string()}), ConfigError);
   std::filesystem::remove(cfg);
   EXPECT_THROW(parse({"--config", "/nonexistent/x.cfg"}), ConfigError);
+  EXPECT_THROW(parse({"--rounds", "3", "stray"}), ConfigError);
+  EXPECT_THROW(parse({"--version", "stray"}), ConfigError);
 }
 
 TEST(RunOptions, NamesTheFlagOfAnInvalidValue) {

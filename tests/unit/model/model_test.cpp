@@ -1,5 +1,6 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/conv_net.hpp>
+#include <cflrun/model/conv_net_stack.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 #include <gtest/gtest.h>
@@ -48,6 +49,34 @@ TEST(FlatState, RejectsABufferOfTheWrongSize) {
   ConvNet net(10);
   EXPECT_THROW(load_flat_state(*net, torch::zeros({5141})), ShapeError);
   EXPECT_THROW(load_flat_state(*net, torch::zeros({2, 2571})), ShapeError);
+}
+
+}  // namespace
+}  // namespace cflrun::model
+
+namespace cflrun::model {
+namespace {
+
+TEST(ConvNetStack, GivesEachModelsPerSampleLossInOnePass) {
+  std::vector<ConvNet> models;
+  for (int k = 0; k < 3; ++k) {
+    torch::manual_seed(10 + k);
+    models.emplace_back(10);
+    models.back()->eval();
+  }
+  torch::manual_seed(99);
+  const auto images = torch::rand({7, 1, 28, 28});
+  const auto targets = torch::randint(0, 10, {7}, torch::kLong);
+  const auto stacked = ConvNetStack(models).per_sample_losses(images, targets);
+  ASSERT_EQ(stacked.sizes(), (std::vector<std::int64_t>{7, 3}));
+  for (int k = 0; k < 3; ++k) {
+    torch::NoGradGuard no_grad;
+    const auto expected = torch::nn::functional::cross_entropy(
+        models[k]->forward(images), targets,
+        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+    EXPECT_TRUE(torch::allclose(stacked.select(1, k), expected, /*rtol=*/1e-5, /*atol=*/1e-6)) << "model " << k;
+  }
+  EXPECT_THROW(ConvNetStack(std::vector<ConvNet>{}), ShapeError);
 }
 
 }  // namespace

@@ -1,0 +1,92 @@
+# Sourced by run.sbatch and sweep.sbatch inside a SLURM job: launches one cflrun run on every task
+# of the job with srun (task 0 = rank 0 = server, the other tasks host the clients).
+#
+# cflrun_launch ARGS...   runs `srun --mpi=pmix $CFLRUN ARGS... [added options]`, adding
+#   --threads $SLURM_CPUS_PER_TASK   when sbatch got --cpus-per-task (#SBATCH default: 1)
+#   --device cuda                    when SLURM gave the job GPUs (--gres=gpu:N / --gpus); each rank
+#                                    then takes GPU (local rank modulo GPUs on the node)
+#   --out $CFLRUN_DEFAULT_OUT        when set and ARGS have no --out
+# each only if ARGS do not already give that option. $CFLRUN is the cflrun binary (default: build/cflrun
+# of the source tree holding these scripts).
+
+# This directory, jobs/slurm of the source tree (sbatch runs a spool copy of the .sbatch script, but
+# this file is sourced from the tree).
+CFLRUN_SLURM_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+# Returns 0 if ARGS (after the option name) contain the option as `--name value` or `--name=value`.
+cflrun_has_option() {
+  local name="$1" arg
+  shift
+  for arg in "$@"; do
+    if [ "$arg" = "$name" ] || [ "${arg%%=*}" = "$name" ]; then return 0; fi
+  done
+  return 1
+}
+
+# True when SLURM gave this job GPUs (SLURM sets CUDA_VISIBLE_DEVICES for --gres=gpu and --gpus).
+cflrun_has_gpus() {
+  [ "${SLURM_GPUS_ON_NODE:-0}" -gt 0 ] 2>/dev/null && return 0
+  [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && [ "${CUDA_VISIBLE_DEVICES}" != "NoDevFiles" ]
+}
+
+cflrun_launch() {
+  local cflrun="${CFLRUN:-$(dirname "$(dirname "$CFLRUN_SLURM_DIR")")/build/cflrun}"
+  local args=("$@")
+  if [ ! -x "$cflrun" ]; then
+    echo "cflrun: error: no cflrun binary at $cflrun; build it (./setup.sh) or set CFLRUN=/path/to/cflrun" >&2
+    return 2
+  fi
+  if [ -n "${SLURM_CPUS_PER_TASK:-}" ] && ! cflrun_has_option --threads "${args[@]}"; then
+    args+=(--threads "$SLURM_CPUS_PER_TASK")
+  fi
+  if cflrun_has_gpus && ! cflrun_has_option --device "${args[@]}"; then
+    args+=(--device cuda)
+  fi
+  if [ -n "${CFLRUN_DEFAULT_OUT:-}" ] && ! cflrun_has_option --out "${args[@]}"; then
+    args+=(--out "$CFLRUN_DEFAULT_OUT")
+  fi
+  echo "job ${SLURM_JOB_ID} (${SLURM_JOB_NAME}) on ${SLURM_JOB_NODELIST}: ${SLURM_NTASKS} task(s)" \
+       "x ${SLURM_CPUS_PER_TASK:-?} cpu(s), GPUs: ${CUDA_VISIBLE_DEVICES:-none}, started $(date -Is)"
+  # pmix: Debian's Open MPI 4.1 fails in MPI_Init under --mpi=none and --mpi=pmi2.
+  # srun does not inherit --cpus-per-task from sbatch since SLURM 22.05, so it is passed on here.
+  local srun_cmd=(srun --mpi=pmix --kill-on-bad-exit=1
+                  ${SLURM_CPUS_PER_TASK:+--cpus-per-task="$SLURM_CPUS_PER_TASK"} "$cflrun" "${args[@]}")
+  echo "${srun_cmd[*]}"
+  "${srun_cmd[@]}"
+  local status=$?
+  echo "exit status ${status}, finished $(date -Is)"
+  return "$status"
+}
+
+# cflrun_sweep_task MANIFEST INDEX: runs the INDEX-th run line (0-based; blank lines and # comments
+# skipped) of MANIFEST with --skip-complete --overwrite, so a complete result is never redone and a
+# killed one is redone from scratch. Words split as the shell would, with '...' and "..." quoting.
+cflrun_sweep_task() {
+  local manifest="$1" index="$2" line
+  if [ -z "$manifest" ] || [ ! -r "$manifest" ]; then
+    echo "cflrun: error: expected a readable manifest file as the argument, got '${manifest}';" \
+         "usage: sbatch --array=0-N%P jobs/slurm/sweep.sbatch MANIFEST" >&2
+    return 2
+  fi
+  if [ -z "$index" ]; then
+    echo "cflrun: error: not an array task (no SLURM_ARRAY_TASK_ID); submit with sbatch --array=0-N%P" >&2
+    return 2
+  fi
+  line="$(grep -v -E '^[[:space:]]*(#|$)' "$manifest" | sed -n "$((index + 1))p")"
+  if [ -z "$line" ]; then
+    echo "cflrun: error: $manifest has $(grep -c -v -E '^[[:space:]]*(#|$)' "$manifest") run line(s)," \
+         "so array index $index is out of range; submit --array=0-N with N = runs - 1" >&2
+    return 2
+  fi
+  local args=()
+  mapfile -t args < <(xargs printf '%s\n' <<< "$line")
+  if ! cflrun_has_option --out "${args[@]}"; then
+    echo "cflrun: error: run line $index of $manifest has no --out; a sweep needs a fixed result file" \
+         "per line so that resubmission can skip complete runs: $line" >&2
+    return 2
+  fi
+  echo "manifest $manifest, run line $index: $line"
+  cflrun_has_option --skip-complete "${args[@]}" || args+=(--skip-complete)
+  cflrun_has_option --overwrite "${args[@]}" || args+=(--overwrite)
+  cflrun_launch "${args[@]}"
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Renders both plots of results/cflrun_plots.py from real cflrun result files and checks that each
+# is a real PNG of some substance; also checks that the heatmap refuses a run without loss vectors.
+# Usage: plots_test.sh CFLRUN WORKDIR [CLOVE_H5 FEDAVG_H5]
+#   Without the two files it first makes them: the tiny CLoVE config, 4 rounds, clove and fedavg.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+plots="$here/../../results/cflrun_plots.py"
+cflrun="$1"; work="$2"; shift 2
+mkdir -p "$work"
+
+fail() { echo "plots_test: FAIL: $*"; exit 1; }
+
+/usr/bin/python3 -c "import h5py, matplotlib, numpy" 2>/dev/null ||
+  fail "Debian's python3-h5py, python3-matplotlib and python3-numpy are not installed (results/requirements-debian.txt)"
+
+if [ $# -ge 2 ]; then
+  clove="$1"; fedavg="$2"
+else
+  clove="$work/clove.h5"; fedavg="$work/fedavg.h5"
+  for algorithm in clove fedavg; do
+    "$cflrun" --config "$here/../integration/tiny_clove.cfg" --algorithm "$algorithm" --rounds 4 \
+      --quiet --overwrite --out "$work/$algorithm.h5"
+  done
+fi
+
+# check_png FILE: exists, starts with the PNG signature, over 10 KB.
+check_png() {
+  [ -f "$1" ] || fail "$1 was not written"
+  [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "$1 is not a PNG"
+  local size; size="$(stat -c %s "$1")"
+  [ "$size" -gt 10240 ] || fail "$1 is only $size bytes"
+  echo "plots_test: $1: PNG, $size bytes"
+}
+
+rm -f "$work/rounds.png" "$work/heatmap.png" "$work/rounds.svg" "$work/none.png"
+"$plots" rounds --out "$work/rounds.png" "$clove" "$fedavg" || fail "rounds plot failed"
+check_png "$work/rounds.png"
+"$plots" heatmap --round 2 --out "$work/heatmap.png" "$clove" || fail "heatmap failed"
+check_png "$work/heatmap.png"
+"$plots" rounds --out "$work/rounds.svg" "$clove" >/dev/null || fail "SVG rounds plot failed"
+grep -q "<svg" "$work/rounds.svg" || fail "$work/rounds.svg is not an SVG"
+
+if message="$("$plots" heatmap --out "$work/none.png" "$fedavg" 2>&1)"; then
+  fail "heatmap of a fedavg run succeeded; expected an error about missing loss vectors"
+fi
+echo "$message" | grep -q "no /clients/loss_vectors" || fail "unexpected heatmap error: $message"
+[ ! -f "$work/none.png" ] || fail "heatmap wrote $work/none.png despite the error"
+echo "plots_test: PASS"

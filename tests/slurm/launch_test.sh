@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The command line jobs/slurm/launch.sh builds from SLURM's environment and a manifest, with srun
+# replaced by a stub that prints its arguments (no SLURM needed).
+# Usage: launch_test.sh SOURCE_DIR
+set -uo pipefail
+
+src="$(cd "$1" && pwd)"
+work="$(mktemp -d /tmp/cflrun-launch-test.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# shellcheck source=../../jobs/slurm/launch.sh
+source "$src/jobs/slurm/launch.sh"
+srun() { echo "SRUN $*"; }
+
+# expect NAME EXPECTED_STATUS EXPECTED_SRUN_LINE_OR_ERROR_REGEX COMMAND...: runs COMMAND in a subshell.
+expect() {
+  local name="$1" status="$2" pattern="$3" output found
+  shift 3
+  output="$( ("$@") 2>&1)"
+  found=$?
+  if [ "$found" -ne "$status" ] || ! grep -Eq -- "$pattern" <<< "$output"; then
+    echo "FAIL $name: expected status $status and a line matching: $pattern"
+    echo "  got status $found and:"; sed 's/^/    /' <<< "$output"
+    failures=$((failures + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+
+# env_run VAR=VALUE... -- ARGS...: cflrun_launch ARGS with those variables set.
+env_run() {
+  while [ "$1" != "--" ]; do export "${1?}"; shift; done
+  shift
+  cflrun_launch "$@"
+}
+
+fake_cflrun="$work/cflrun"
+printf '#!/bin/sh\n' > "$fake_cflrun" && chmod +x "$fake_cflrun"
+export CFLRUN="$fake_cflrun" SLURM_JOB_ID=42 SLURM_JOB_NAME=cflrun SLURM_JOB_NODELIST=n1 SLURM_NTASKS=3
+unset SLURM_CPUS_PER_TASK SLURM_GPUS_ON_NODE CUDA_VISIBLE_DEVICES CFLRUN_DEFAULT_OUT
+c="--mpi=pmix --kill-on-bad-exit=1"
+
+expect plain_run 0 "^SRUN $c $fake_cflrun --config a.cfg --seed 2\$" \
+  cflrun_launch --config a.cfg --seed 2
+expect threads_from_cpus_per_task 0 "^SRUN $c --cpus-per-task=4 $fake_cflrun --config a.cfg --threads 4\$" \
+  env_run SLURM_CPUS_PER_TASK=4 -- --config a.cfg
+expect given_threads_kept 0 "^SRUN $c --cpus-per-task=4 $fake_cflrun --threads=2\$" \
+  env_run SLURM_CPUS_PER_TASK=4 -- --threads=2
+expect gpus_give_cuda 0 "^SRUN $c $fake_cflrun --config a.cfg --device cuda\$" \
+  env_run SLURM_GPUS_ON_NODE=2 -- --config a.cfg
+expect cuda_visible_devices_give_cuda 0 "^SRUN $c $fake_cflrun --device cuda\$" \
+  env_run CUDA_VISIBLE_DEVICES=0,1 --
+expect no_dev_files_is_no_gpu 0 "^SRUN $c $fake_cflrun\$" \
+  env_run CUDA_VISIBLE_DEVICES=NoDevFiles --
+expect given_device_kept 0 "^SRUN $c $fake_cflrun --device cpu\$" \
+  env_run SLURM_GPUS_ON_NODE=2 -- --device cpu
+expect default_out 0 "^SRUN $c $fake_cflrun --out results/cflrun-42.h5\$" \
+  env_run CFLRUN_DEFAULT_OUT=results/cflrun-42.h5 --
+expect given_out_kept 0 "^SRUN $c $fake_cflrun --out x.h5\$" \
+  env_run CFLRUN_DEFAULT_OUT=results/cflrun-42.h5 -- --out x.h5
+expect missing_binary 2 "no cflrun binary at /nonexistent" \
+  env_run CFLRUN=/nonexistent --
+# Without $CFLRUN: build/cflrun of the source tree (status 0 if built, 2 if not).
+default_binary="$( (unset CFLRUN; cflrun_launch) 2>&1)"
+if grep -Eq "^SRUN $c $src/build/cflrun\$|no cflrun binary at $src/build/cflrun;" <<< "$default_binary"; then
+  echo "ok   default_binary"
+else
+  echo "FAIL default_binary: expected $src/build/cflrun, got:"; sed 's/^/    /' <<< "$default_binary"
+  failures=$((failures + 1))
+fi
+
+manifest="$work/manifest.txt"
+cat > "$manifest" <<'EOF'
+# a comment, then a blank line
+
+--config a.cfg --seed 1 --out r/s1.h5
+--config a.cfg --seed 2 --out 'r/with space.h5' --skip-complete
+--config a.cfg --seed 3
+EOF
+expect sweep_line_0 0 "^SRUN $c $fake_cflrun --config a.cfg --seed 1 --out r/s1.h5 --skip-complete --overwrite\$" \
+  cflrun_sweep_task "$manifest" 0
+expect sweep_line_1_quoted_no_duplicate 0 "^SRUN $c $fake_cflrun --config a.cfg --seed 2 --out r/with space.h5 --skip-complete --overwrite\$" \
+  cflrun_sweep_task "$manifest" 1
+expect sweep_line_without_out 2 "run line 2 of .* has no --out" cflrun_sweep_task "$manifest" 2
+expect sweep_index_out_of_range 2 "has 3 run line\(s\), so array index 3 is out of range" \
+  cflrun_sweep_task "$manifest" 3
+expect sweep_not_an_array 2 "not an array task" cflrun_sweep_task "$manifest" ""
+expect sweep_no_manifest 2 "expected a readable manifest" cflrun_sweep_task "$work/none.txt" 0
+
+[ "$failures" -eq 0 ] || { echo "$failures check(s) failed"; exit 1; }
+echo "all checks passed"

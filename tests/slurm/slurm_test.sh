@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The SLURM workflow on a real single-node SLURM (tests/slurm/local_cluster.sh: slurmctld, slurmd
+# and munged from Debian's packages, started here and stopped on exit):
+#   1. a 3-seed sweep of a tiny Fashion-MNIST CLoVE config, submitted as ONE job array of
+#      jobs/slurm/sweep.sbatch; array task 1 is cancelled mid-run: tasks 0 and 2 leave complete
+#      result files, task 1 an incomplete one;
+#   2. the same array resubmitted: only task 1 runs again, tasks 0 and 2 say "already complete" and
+#      their files are untouched;
+#   3. the same array resubmitted again: nothing runs, no file changes;
+#   4. one run of jobs/slurm/run.sbatch with its defaults (3 tasks, file and log named after the job);
+#   5. `cflrun report` on the sweep's results, if cflrun has that subcommand.
+# Usage: slurm_test.sh CFLRUN SOURCE_DIR      (as root; exit 77 = skipped when not root)
+set -euo pipefail
+
+readonly kJobTimeout=240      # seconds for one submitted job or array to finish
+readonly kKillTimeout=180     # seconds for array task 1 to finish its first round
+readonly kDeadline=780        # seconds for the whole test: fail (and clean up) before CTest's 900
+readonly kRounds=8            # rounds per sweep run: task 1 is cancelled after round 1 of these
+readonly kSeeds=(1 2 3)       # one array task per seed; task i runs seed kSeeds[i]
+
+[ "$#" -eq 2 ] || { echo "usage: $0 CFLRUN SOURCE_DIR" >&2; exit 2; }
+if [ "$(id -u)" -ne 0 ]; then
+  echo "slurm_test: skipped: needs root to install and run a local SLURM (CI runs as root)"
+  exit 77
+fi
+cflrun="$(readlink -f "$1")"
+src="$(cd "$2" && pwd)"
+[ -x "$cflrun" ] || { echo "slurm_test: error: no cflrun binary at $1; build it first" >&2; exit 2; }
+work="$(mktemp -d /tmp/cflrun-slurm-test.XXXXXX)"
+cluster="$work/cluster"
+passed=0
+started=$SECONDS
+
+cleanup() {
+  "$src/tests/slurm/local_cluster.sh" stop "$cluster" || true
+  if [ "$passed" -eq 1 ]; then rm -rf "$work"; else echo "slurm_test: kept $work for inspection"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() { printf 'slurm_test [%3d s]: %s\n' "$((SECONDS - started))" "$*"; }
+
+fail() {
+  echo "slurm_test: FAIL: $*" >&2
+  local log
+  for log in "$work"/results/logs/*.log; do
+    [ -f "$log" ] && { echo "--- $log" >&2; tail -n 8 "$log" >&2; }
+  done
+  echo "--- $cluster/slurmctld.log" >&2; tail -n 15 "$cluster/slurmctld.log" >&2 || true
+  exit 1
+}
+
+# An attribute of a result file ("" if unreadable); readable while cflrun still writes the file.
+attribute() {
+  HDF5_USE_FILE_LOCKING=FALSE h5dump -a "$2" "$1" 2>/dev/null | sed -n 's/^ *(0): "*\([^"]*\)"*$/\1/p' || true
+}
+
+result_file() { echo "$work/results/sweep/clove_seed$1.h5"; }
+
+# Seconds left of $1 (a timeout) and of the whole test's deadline, whichever is less.
+time_left() {
+  local left=$((kDeadline - (SECONDS - started)))
+  echo $((left < $1 ? left : $1))
+}
+
+# Waits until job (or job array) $1 has left the queue.
+wait_for_job() {
+  local job="$1" t limit
+  limit="$(time_left "$kJobTimeout")"
+  for ((t = 0; t < limit; t++)); do
+    squeue -h -j "$job" 2>/dev/null | grep -q . || return 0
+    sleep 1
+  done
+  fail "job $job still queued or running after ${limit} s: $(squeue -h -j "$job")"
+}
+
+submit_sweep() {
+  sbatch --parsable --array=0-$((${#kSeeds[@]} - 1))%2 --ntasks=2 "$src/jobs/slurm/sweep.sbatch" sweep.txt
+}
+
+# Fingerprint of a result file: modification time (ns) and checksum.
+fingerprint() { echo "$(stat -c %y "$1") $(sha256sum < "$1")"; }
+
+expect_status() {
+  local file="$1" status="$2" found
+  found="$(attribute "$file" /status)"
+  [ "$found" = "$status" ] || fail "$file: expected status '$status', found '${found:-unreadable}'"
+}
+
+# Checks that task i of array job $1 skipped its run: log says so, file unchanged since $2 (a
+# fingerprint).
+expect_skipped() {
+  local job="$1" i="$2" before="$3" log="$work/results/logs/cflsweep-$1_$2.log"
+  grep -q "already complete" "$log" || fail "task $i of job $job ran again: no 'already complete' in $log"
+  [ "$(fingerprint "$(result_file "${kSeeds[$i]}")")" = "$before" ] \
+    || fail "task $i of job $job changed $(result_file "${kSeeds[$i]}")"
+}
+
+start_cluster() {
+  "$src/tests/slurm/local_cluster.sh" start "$cluster"
+  export SLURM_CONF="$cluster/slurm.conf" CFLRUN="$cflrun"
+  cd "$work"
+  mkdir -p results/logs
+  local seed
+  for seed in "${kSeeds[@]}"; do
+    echo "--config $src/tests/integration/tiny_clove.cfg --seed $seed --rounds $kRounds --out results/sweep/clove_seed$seed.h5"
+  done > sweep.txt
+}
+
+# 1. The sweep, with array task 1 cancelled once its file holds a finished round.
+sweep_with_one_task_killed() {
+  local job victim t limit rounds=""
+  job="$(submit_sweep)"
+  victim="$(result_file "${kSeeds[1]}")"
+  say "submitted sweep as array job $job; waiting for task 1 to finish a round"
+  limit="$(time_left "$kKillTimeout")"
+  for ((t = 0; t < limit * 5; t++)); do
+    rounds="$(attribute "$victim" /completed_rounds)"
+    [ -n "$rounds" ] && [ "$rounds" -ge 1 ] && break
+    sleep 0.2
+  done
+  [ -n "$rounds" ] && [ "$rounds" -ge 1 ] || fail "task 1 wrote no finished round within ${limit} s"
+  scancel "${job}_1"
+  say "cancelled task ${job}_1 after $rounds finished round(s)"
+  wait_for_job "$job"
+  expect_status "$(result_file "${kSeeds[0]}")" complete
+  expect_status "$(result_file "${kSeeds[2]}")" complete
+  expect_status "$victim" running
+  say "tasks 0 and 2 complete, task 1 left an incomplete file"
+}
+
+# 2. Resubmitting reruns only the cancelled task.
+resubmit_reruns_only_killed_task() {
+  local job before0 before1 before2
+  before0="$(fingerprint "$(result_file "${kSeeds[0]}")")"
+  before1="$(fingerprint "$(result_file "${kSeeds[1]}")")"
+  before2="$(fingerprint "$(result_file "${kSeeds[2]}")")"
+  job="$(submit_sweep)"
+  say "resubmitted sweep as array job $job"
+  wait_for_job "$job"
+  expect_skipped "$job" 0 "$before0"
+  expect_skipped "$job" 2 "$before2"
+  expect_status "$(result_file "${kSeeds[1]}")" complete
+  [ "$(fingerprint "$(result_file "${kSeeds[1]}")")" != "$before1" ] || fail "task 1 was not run again"
+  ! grep -q "already complete" "$work/results/logs/cflsweep-${job}_1.log" || fail "task 1 was skipped"
+  say "only task 1 ran again; all 3 files complete"
+}
+
+# 3. Resubmitting a finished sweep runs nothing.
+resubmit_runs_nothing() {
+  local job i before=()
+  for i in "${!kSeeds[@]}"; do before[i]="$(fingerprint "$(result_file "${kSeeds[i]}")")"; done
+  job="$(submit_sweep)"
+  say "resubmitted finished sweep as array job $job"
+  wait_for_job "$job"
+  for i in "${!kSeeds[@]}"; do expect_skipped "$job" "$i" "${before[i]}"; done
+  say "nothing ran again"
+}
+
+# 4. One run with run.sbatch's defaults: 3 tasks, results/<name>-<id>.h5, results/logs/<name>-<id>.log.
+single_run() {
+  local job
+  job="$(sbatch --parsable "$src/jobs/slurm/run.sbatch" --config "$src/tests/integration/tiny_clove.cfg" --rounds 2)"
+  say "submitted run.sbatch as job $job"
+  wait_for_job "$job"
+  expect_status "$work/results/cflrun-$job.h5" complete
+  grep -q "3 rank(s)" "$work/results/logs/cflrun-$job.log" || fail "job $job did not run 3 ranks"
+  say "run.sbatch wrote results/cflrun-$job.h5 and results/logs/cflrun-$job.log"
+}
+
+# 5. The report over the sweep's results.
+report() {
+  if ! "$cflrun" report --help > /dev/null 2>&1; then
+    say "cflrun has no report subcommand yet; report step skipped"
+    return
+  fi
+  local table
+  table="$("$cflrun" report "$work/results/sweep")" || fail "cflrun report failed: $table"
+  echo "$table"
+  # The 3 seeds differ only by seed: one group, n = 3 runs (the table's first column).
+  grep -Eq '^\| *3 *\|' <<< "$table" || fail "cflrun report: expected one group of n = 3 runs (a row '| 3 | ...')"
+}
+
+start_cluster
+say "cluster up"
+sweep_with_one_task_killed
+resubmit_reruns_only_killed_task
+resubmit_runs_nothing
+single_run
+report
+passed=1
+say "PASS"

@@ -1,0 +1,122 @@
+#include <cflrun/report/group_statistics.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include <cflrun/core/error.hpp>
+
+#include "result_files.hpp"
+
+namespace cflrun::report {
+namespace {
+
+using testing::base_config;
+
+RunSummary summary(const std::map<std::string, std::string>& config, double accuracy,
+                   const std::string& path = "x.h5") {
+  RunSummary run;
+  run.path = path;
+  run.status = "complete";
+  run.config = config;
+  run.metrics.accuracy_percent = accuracy;
+  return run;
+}
+
+TEST(Summarize, MeanAndPopulationStdLikeNumpy) {
+  // np.mean([1, 2, 3, 4]) = 2.5, np.std([1, 2, 3, 4]) = sqrt(1.25) (ddof 0; ddof 1 would be 1.29).
+  const auto s = summarize({1.0, 2.0, 3.0, 4.0});
+  EXPECT_DOUBLE_EQ(s.mean, 2.5);
+  EXPECT_DOUBLE_EQ(s.std, std::sqrt(1.25));
+  EXPECT_EQ(s.defined, 4);
+  EXPECT_EQ(s.total, 4);
+}
+
+TEST(Summarize, UndefinedValuesOnlyCountInTheTotal) {
+  const auto s = summarize({2.0, std::nullopt, 4.0});
+  EXPECT_DOUBLE_EQ(s.mean, 3.0);
+  EXPECT_DOUBLE_EQ(s.std, 1.0);
+  EXPECT_EQ(s.defined, 2);
+  EXPECT_EQ(s.total, 3);
+  const auto none = summarize({std::nullopt, std::nullopt});
+  EXPECT_TRUE(std::isnan(none.mean));
+  EXPECT_EQ(none.defined, 0);
+  EXPECT_EQ(none.total, 2);
+}
+
+TEST(GroupRuns, RunsDifferingOnlyBySeedAndBookkeepingShareAGroup) {
+  std::vector<RunSummary> runs;
+  for (int seed = 1; seed <= 3; ++seed) {
+    runs.push_back(summary(base_config("ifca", seed), 80.0 + seed));
+    runs.push_back(summary(base_config("clove", seed), 90.0 + seed));
+  }
+  const auto groups = group_runs(runs);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].value("algorithm"), "clove");
+  EXPECT_EQ(groups[1].value("algorithm"), "ifca");
+  EXPECT_EQ(groups[0].runs.size(), 3u);
+  EXPECT_EQ(groups[0].key.count("seed"), 0u);
+  EXPECT_DOUBLE_EQ(groups[0].statistic(Metric::kAccuracy).mean, 92.0);
+  EXPECT_DOUBLE_EQ(groups[1].statistic(Metric::kAccuracy).std, std::sqrt(2.0 / 3.0));
+  EXPECT_EQ(varying_keys(groups), std::vector<std::string>{"algorithm"});
+  const auto common = common_keys(groups);
+  EXPECT_NE(std::find(common.begin(), common.end(), std::make_pair(std::string("lr"),
+                                                                   std::string("0.01"))),
+            common.end());
+}
+
+TEST(GroupRuns, ExperimentKeysSplitGroups) {
+  auto other = base_config("clove", 1);
+  other["lr"] = "0.001";
+  const auto groups = group_runs({summary(base_config("clove", 1), 90.0), summary(other, 80.0)});
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].value("lr"), "0.001");
+  EXPECT_EQ(varying_keys(groups), std::vector<std::string>{"lr"});
+}
+
+TEST(GroupRuns, BookkeepingKeysAreTheSeedsPathsAndProvenance) {
+  for (const char* key : {"seed", "data-seed", "out", "threads", "ranks", "git_commit", "device",
+                          "skip-complete", "models"}) {
+    EXPECT_TRUE(is_bookkeeping_key(key)) << key;
+  }
+  for (const char* key : {"algorithm", "lr", "partition", "rounds", "kmeans-restarts"}) {
+    EXPECT_FALSE(is_bookkeeping_key(key)) << key;
+  }
+}
+
+TEST(ValueLess, NumbersNumericallyTextAlphabetically) {
+  EXPECT_TRUE(value_less("5", "10"));
+  EXPECT_TRUE(value_less("0.001", "0.01"));
+  EXPECT_TRUE(value_less("clove", "fedavg"));
+  EXPECT_FALSE(value_less("10", "5"));
+}
+
+TEST(FilterRuns, ValuesOfOneKeyAreAlternativesKeysCombine) {
+  std::vector<RunSummary> runs;
+  for (const char* algorithm : {"clove", "ifca", "fedavg"}) {
+    for (int seed = 1; seed <= 2; ++seed) {
+      runs.push_back(summary(base_config(algorithm, seed), 0.0));
+    }
+  }
+  const auto kept =
+      filter_runs(runs, parse_filters({"algorithm=clove", "algorithm=ifca", "seed=2"}));
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].config.at("algorithm"), "clove");
+  EXPECT_EQ(kept[1].config.at("algorithm"), "ifca");
+  EXPECT_EQ(kept[1].config.at("seed"), "2");
+  EXPECT_THROW(filter_runs(runs, parse_filters({"algoritm=clove"})), ConfigError);
+  EXPECT_THROW(parse_filters({"clove"}), ConfigError);
+}
+
+TEST(DuplicateSeeds, RunsWithTheSameSeedInAGroupAreNoted) {
+  const auto groups = group_runs({summary(base_config("clove", 1), 90.0, "a.h5"),
+                                  summary(base_config("clove", 1), 90.0, "b.h5"),
+                                  summary(base_config("clove", 2), 90.0, "c.h5")});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(duplicate_seed_notes(groups),
+            std::vector<std::string>{"seed 1 (data seed 1) appears in a.h5 b.h5"});
+}
+
+}  // namespace
+}  // namespace cflrun::report

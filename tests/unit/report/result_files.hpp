@@ -1,0 +1,99 @@
+#pragma once
+// Writes small but real result files (cflrun::io::ResultWriter) for the report tests.
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cflrun/io/result_writer.hpp>
+
+namespace cflrun::report::testing {
+
+namespace fs = std::filesystem;
+
+/// What a fake run records: its config and per-round series (one value per round).
+struct FakeRun {
+  std::map<std::string, std::string> config;
+  std::vector<double> ari;
+  std::vector<double> accuracy;
+  std::vector<double> test_loss;  ///< empty: 1 - accuracy.
+  enum class Status { kComplete, kRunning, kFailed } status = Status::kComplete;
+};
+
+/// The config cflrun writes, with the bookkeeping keys that must not split groups.
+inline std::map<std::string, std::string> base_config(const std::string& algorithm, int seed) {
+  const auto s = std::to_string(seed);
+  return {{"algorithm", algorithm},
+          {"dataset", "fmnist"},
+          {"partition", "label_skew_1"},
+          {"rounds", "12"},
+          {"lr", "0.01"},
+          {"seed", s},
+          {"data-seed", s},
+          {"out", "r" + s + ".h5"},
+          {"threads", s},
+          {"ranks", s},
+          {"git_commit", "abc" + s},
+          {"version", "0.1.0"},
+          {"overwrite", "false"},
+          {"clients", "2"},
+          {"models", algorithm == "fedavg" ? "1" : "2"}};
+}
+
+/// Writes `run` to `path` as cflrun would: 2 clients, 2 models, one row per round.
+inline void write_run(const fs::path& path, const FakeRun& run) {
+  constexpr int kClients = 2;
+  io::ResultLayout layout{kClients, 2, false, {"round"},
+                          static_cast<std::int64_t>(run.ari.size())};
+  io::ResultWriter writer(path, layout, /*overwrite=*/true);
+  writer.write_config({run.config.begin(), run.config.end()});
+  writer.write_true_clusters({0, 1});
+  for (std::size_t t = 0; t < run.ari.size(); ++t) {
+    io::RoundRecord record;
+    record.ari = run.ari[t];
+    record.accuracy = run.accuracy[t];
+    record.test_loss = run.test_loss.empty() ? 1.0 - run.accuracy[t] : run.test_loss[t];
+    record.seconds = {0.1};
+    record.assignment = {0, 1};
+    record.client_accuracy.assign(kClients, static_cast<float>(record.accuracy));
+    record.client_test_loss.assign(kClients, static_cast<float>(record.test_loss));
+    writer.append_round(record);
+  }
+  if (run.status == FakeRun::Status::kComplete) {
+    writer.mark_complete();
+  } else if (run.status == FakeRun::Status::kFailed) {
+    writer.mark_failed("out of memory");
+  }
+}
+
+/// `rounds` values: `before` up to (1-based) round `change - 1`, then `after`.
+inline std::vector<double> step(int rounds, double before, int change, double after) {
+  std::vector<double> values(rounds, before);
+  for (int t = change - 1; t < rounds; ++t) {
+    values[t] = after;
+  }
+  return values;
+}
+
+/// A fresh directory per test, removed afterwards.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("cflrun_report_" + std::to_string(getpid()) + "_" +
+                                        info->test_suite_name() + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+};
+
+}  // namespace cflrun::report::testing
