@@ -215,6 +215,10 @@ def read_round(path, round_number):
         if not 1 <= t <= run.rounds:
             raise PlotError(f"--round {t} is out of range: {path} holds rounds 1..{run.rounds}")
         loss = np.asarray(f["clients/loss_vectors"][t - 1], dtype=float)
+        if np.isnan(loss).all():
+            raise PlotError(
+                f"round {t} of {path} has no loss vectors (a random first assignment needs none); "
+                "choose another --round")
         assignment = np.asarray(f["clients/assignment"][t - 1])
         true_cluster = np.asarray(f["clients/true_cluster"][:])
     return loss, assignment, true_cluster, run, t

@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/core/subcommand.hpp>
 #include <cflrun/report/group_statistics.hpp>
 #include <cflrun/report/metric.hpp>
 #include <cflrun/report/run_summary.hpp>
@@ -19,7 +20,6 @@ namespace po = boost::program_options;
 namespace cflrun::report {
 namespace {
 
-constexpr int kExitUsage = 2;
 
 constexpr const char* kUsage =
     "Usage: cflrun report FILES_OR_DIRS... [--format markdown|csv|latex] [--filter KEY=VALUE]...\n"
@@ -208,7 +208,7 @@ int report(const ReportOptions& o, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int run_report_command(int argc, const char* const argv[], std::ostream& out, std::ostream& err) {
-  try {
+  return core::run_subcommand("report", err, [&] {
     std::string help;
     const auto options = parse_options(argc, argv, help);
     if (options.help) {
@@ -216,10 +216,7 @@ int run_report_command(int argc, const char* const argv[], std::ostream& out, st
       return 0;
     }
     return report(options, out, err);
-  } catch (const ConfigError& e) {
-    err << "cflrun report: error: " << e.what() << std::endl;
-    return kExitUsage;
-  }
+  });
 }
 
 int run_report_command(int argc, const char* const argv[]) {

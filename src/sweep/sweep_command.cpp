@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/core/subcommand.hpp>
 #include <cflrun/sweep/manifest.hpp>
 #include <cflrun/sweep/sweep_grid.hpp>
 
@@ -19,7 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitUsage = 2;
 
 constexpr const char* kUsage =
     "Usage: cflrun sweep --set NAME=V1,V2,... [--set ...] --out MANIFEST [--config FILE]\n"
@@ -127,7 +127,7 @@ int sweep(const SweepOptions& o, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int run_sweep_command(int argc, const char* const argv[], std::ostream& out, std::ostream& err) {
-  try {
+  return core::run_subcommand("sweep", err, [&] {
     std::string help;
     const auto options = parse_options(argc, argv, help);
     if (options.help) {
@@ -135,10 +135,7 @@ int run_sweep_command(int argc, const char* const argv[], std::ostream& out, std
       return 0;
     }
     return sweep(options, out, err);
-  } catch (const ConfigError& e) {
-    err << "cflrun sweep: error: " << e.what() << std::endl;
-    return kExitUsage;
-  }
+  });
 }
 
 int run_sweep_command(int argc, const char* const argv[]) {

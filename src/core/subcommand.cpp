@@ -1,0 +1,16 @@
+#include <cflrun/core/subcommand.hpp>
+
+#include <cflrun/core/error.hpp>
+
+namespace cflrun::core {
+
+int run_subcommand(const std::string& tool, std::ostream& err, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const ConfigError& e) {
+    err << "cflrun " << tool << ": error: " << e.what() << std::endl;
+    return kExitUsage;
+  }
+}
+
+}  // namespace cflrun::core
