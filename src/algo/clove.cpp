@@ -13,11 +13,11 @@ bool Clove::needs_loss_vectors(int round) const {
   return !(round == 0 && settings_.random_first_assignment);
 }
 
-std::vector<int> Clove::assign(int round, const torch::Tensor& loss_vectors) {
+std::vector<int> Clove::assign(int round, const std::vector<int>& participants, const torch::Tensor& loss_vectors) {
   if (!needs_loss_vectors(round)) {
-    return random_first_assignment(settings_.num_clients, settings_.num_clusters, settings_.seed);
+    return random_first_assignment(static_cast<int>(participants.size()), settings_.num_clusters, settings_.seed);
   }
-  check_loss_vectors(loss_vectors, settings_.num_clients, settings_.num_clusters);
+  check_loss_vectors(loss_vectors, static_cast<int>(participants.size()), settings_.num_clusters);
   cluster::KMeansOptions options;
   options.restarts = settings_.kmeans_restarts;
   auto engine = core::make_engine(settings_.seed, core::Purpose::kClustering, 0,

@@ -2,10 +2,9 @@
 
 namespace cflrun::algo {
 
-FedAvg::FedAvg(const AlgorithmSettings& settings) : num_clients_(settings.num_clients) {}
-
-std::vector<int> FedAvg::assign(int /*round*/, const torch::Tensor& /*loss_vectors*/) {
-  return std::vector<int>(static_cast<std::size_t>(num_clients_), 0);
+std::vector<int> FedAvg::assign(int /*round*/, const std::vector<int>& participants,
+                                const torch::Tensor& /*loss_vectors*/) {
+  return std::vector<int>(participants.size(), 0);
 }
 
 }  // namespace cflrun::algo

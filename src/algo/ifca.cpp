@@ -12,11 +12,11 @@ bool Ifca::needs_loss_vectors(int round) const {
   return !(round == 0 && settings_.random_first_assignment);
 }
 
-std::vector<int> Ifca::assign(int round, const torch::Tensor& loss_vectors) {
+std::vector<int> Ifca::assign(int round, const std::vector<int>& participants, const torch::Tensor& loss_vectors) {
   if (!needs_loss_vectors(round)) {
-    return random_first_assignment(settings_.num_clients, settings_.num_clusters, settings_.seed);
+    return random_first_assignment(static_cast<int>(participants.size()), settings_.num_clusters, settings_.seed);
   }
-  check_loss_vectors(loss_vectors, settings_.num_clients, settings_.num_clusters);
+  check_loss_vectors(loss_vectors, static_cast<int>(participants.size()), settings_.num_clusters);
   const auto best = loss_vectors.argmin(/*dim=*/1).contiguous();
   const auto* data = best.data_ptr<std::int64_t>();
   return std::vector<int>(data, data + best.numel());

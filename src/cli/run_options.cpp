@@ -53,7 +53,9 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("first-assignment", po::value(&o.first_assignment)->default_value(o.first_assignment),
        "evaluation | random: how clove/ifca assign clients in round 1")
       ("kmeans-restarts", po::value(&o.kmeans_restarts)->default_value(o.kmeans_restarts),
-       "k-means++ starts per round; the lowest inertia wins (count)");
+       "k-means++ starts per round; the lowest inertia wins (count)")
+      ("participation", po::value(&o.participation)->default_value(o.participation),
+       "fraction of clients sampled (seeded) to take part in each round, in (0, 1]");
 
   po::options_description system("System");
   system.add_options()
@@ -168,6 +170,7 @@ void validate(const RunOptions& o) {
   require(o.local_epochs >= 1, "local-epochs", "at least 1", o.local_epochs);
   require(o.batch_size >= 1, "batch-size", "at least 1", o.batch_size);
   require(o.lr > 0.0 && o.lr < 10.0, "lr", "in (0, 10)", o.lr);
+  require(o.participation > 0.0 && o.participation <= 1.0, "participation", "in (0, 1]", o.participation);
   require(o.kmeans_restarts >= 1, "kmeans-restarts", "at least 1", o.kmeans_restarts);
   require(o.threads >= 0, "threads", "0 (auto) or a positive count", o.threads);
   require(!o.out.empty(), "out", "a file path", "''");
@@ -211,6 +214,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"data-seed", text(effective_data_seed())},
           {"first-assignment", first_assignment},
           {"kmeans-restarts", text(kmeans_restarts)},
+          {"participation", text(participation)},
           {"threads", text(threads)},
           {"device", device},
           {"out", out},

@@ -1,6 +1,7 @@
 #include <cflrun/run/client_group.hpp>
 
 #include <chrono>
+#include <limits>
 
 #include <torch/torch.h>
 
@@ -82,20 +83,48 @@ void ClientGroup::accumulate_per_client(ModelSet& models, int j, const Stack& da
   }
 }
 
-std::vector<double> ClientGroup::loss_vectors(ModelSet& models) {
+std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vector<int>& participants) {
   Stopwatch watch(compute_seconds_);
+  std::vector<std::int64_t> hosted;  // hosted-client indices of the participants
+  for (int client : participants) {
+    if (client >= first_ && client < first_ + size()) {
+      hosted.push_back(client - first_);
+    }
+  }
   const auto stack = models.stack_all();
-  const auto n = train_.targets.size(0);
   auto sums = torch::zeros({static_cast<std::int64_t>(size()), models.size()},
                            torch::TensorOptions(device_).dtype(torch::kFloat64));
-  for (std::int64_t start = 0; start < n; start += kEvalChunk) {
-    const auto rows = std::min(kEvalChunk, n - start);
-    const auto losses = stack.per_sample_losses(train_.inputs.narrow(0, start, rows), train_.targets.narrow(0, start, rows));
-    sums.index_add_(0, train_.owner.narrow(0, start, rows), losses.to(torch::kFloat64));
+  const auto add_losses = [&](const torch::Tensor& inputs, const torch::Tensor& targets, const torch::Tensor& owner) {
+    sums.index_add_(0, owner, stack.per_sample_losses(inputs, targets).to(torch::kFloat64));
+  };
+  if (static_cast<int>(hosted.size()) == size()) {
+    const auto n = train_.targets.size(0);
+    for (std::int64_t start = 0; start < n; start += kEvalChunk) {
+      const auto rows = std::min(kEvalChunk, n - start);
+      add_losses(train_.inputs.narrow(0, start, rows), train_.targets.narrow(0, start, rows),
+                 train_.owner.narrow(0, start, rows));
+    }
+  } else {
+    const auto rows = rows_of(hosted);
+    for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
+      const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
+      add_losses(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
+                 train_.owner.index_select(0, chunk));
+    }
   }
   const auto counts = torch::tensor(train_counts_, torch::kFloat64).to(device_).unsqueeze(1);
-  const auto matrix = (sums / counts).to(torch::kCPU).contiguous();
+  const auto index = torch::tensor(hosted, torch::kLong).to(device_);
+  const auto matrix = (sums / counts).index_select(0, index).to(torch::kCPU).contiguous();
   return std::vector<double>(matrix.data_ptr<double>(), matrix.data_ptr<double>() + matrix.numel());
+}
+
+torch::Tensor ClientGroup::rows_of(const std::vector<std::int64_t>& hosted) const {
+  std::vector<torch::Tensor> ranges;
+  for (const auto i : hosted) {
+    const auto at = static_cast<std::size_t>(i);
+    ranges.push_back(torch::arange(train_offsets_[at], train_offsets_[at] + train_counts_[at], torch::kLong));
+  }
+  return ranges.empty() ? torch::empty({0}, torch::kLong).to(device_) : torch::cat(ranges).to(device_);
 }
 
 std::vector<double> ClientGroup::local_updates(const std::vector<int>& assignment, ModelSet& models, int round,
@@ -109,6 +138,10 @@ std::vector<double> ClientGroup::local_updates(const std::vector<int>& assignmen
   for (int i = 0; i < size(); ++i) {
     const int client = first_ + i;
     const int j = assignment.at(static_cast<std::size_t>(client));
+    if (j < 0) {
+      train_loss[static_cast<std::size_t>(i)] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
     auto& model = models.load(j);
     auto generator = core::make_torch_generator(seed, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(client),
                                                 static_cast<std::uint64_t>(round));
@@ -139,8 +172,10 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
     }
   }
   const auto counts = torch::tensor(test_counts_, torch::kFloat64).to(device_);
-  const auto accuracy = (correct_sums / counts).to(torch::kCPU).contiguous();
-  const auto test_loss = (loss_sums / counts).to(torch::kCPU).contiguous();
+  const auto absent = torch::tensor(local_model, torch::kLong).lt(0).to(device_);
+  const auto nan = std::numeric_limits<double>::quiet_NaN();
+  const auto accuracy = (correct_sums / counts).masked_fill(absent, nan).to(torch::kCPU).contiguous();
+  const auto test_loss = (loss_sums / counts).masked_fill(absent, nan).to(torch::kCPU).contiguous();
   return {std::vector<double>(accuracy.data_ptr<double>(), accuracy.data_ptr<double>() + m),
           std::vector<double>(test_loss.data_ptr<double>(), test_loss.data_ptr<double>() + m)};
 }

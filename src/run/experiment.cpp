@@ -19,6 +19,7 @@
 #include <cflrun/run/client_group.hpp>
 #include <cflrun/run/collective_step.hpp>
 #include <cflrun/run/compute_setup.hpp>
+#include <cflrun/run/participation.hpp>
 #include <cflrun/run/progress.hpp>
 #include <cflrun/run/rank_layout.hpp>
 
@@ -37,12 +38,16 @@ double seconds_since(std::chrono::steady_clock::time_point& start) {
   return seconds;
 }
 
-double mean(const std::vector<double>& values) {
+/// Assignment of a client that does not take part in the round.
+constexpr int kNotParticipating = -1;
+
+/// Mean of values[i] over the clients i in `clients`; NaN for none.
+double mean_over(const std::vector<double>& values, const std::vector<int>& clients) {
   double sum = 0.0;
-  for (double v : values) {
-    sum += v;
+  for (int c : clients) {
+    sum += values[static_cast<std::size_t>(c)];
   }
-  return values.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(values.size());
+  return clients.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(clients.size());
 }
 
 /// Everything a run holds between rounds, on one rank.
@@ -78,6 +83,7 @@ class Experiment {
   std::unique_ptr<ClientGroup> clients_;
   std::unique_ptr<io::ResultWriter> writer_;
   std::vector<int> true_clusters_;
+  std::vector<int> participants_;  // this round's participating clients, increasing ids
   bool has_loss_vectors_ = false;  // the file holds loss vectors (rounds without them store NaN)
   std::array<double, kPhases> phase_seconds_{};
   double total_seconds_ = 0.0;
@@ -116,6 +122,12 @@ void Experiment::set_up_data() {
   settings.kmeans_restarts = options_.kmeans_restarts;
   settings.seed = options_.seed;
   algorithm_ = algo::make_algorithm(settings);
+  const int per_round = participants_per_round(num_clients, options_.participation);
+  if (algorithm_->clusters_clients() && per_round < algorithm_->num_models()) {
+    throw ConfigError("--participation " + std::to_string(options_.participation) + " gives " +
+                      std::to_string(per_round) + " clients per round, fewer than the " +
+                      std::to_string(algorithm_->num_models()) + " models to assign; raise --participation");
+  }
 
   const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
   clients_ = std::make_unique<ClientGroup>(dataset_, partition_, hosted.first, hosted.end, device_);
@@ -173,19 +185,22 @@ std::vector<double> Experiment::gather_loss_vectors(int round) {
   if (!algorithm_->needs_loss_vectors(round)) {
     return {};
   }
-  const auto local = clients_->size() > 0 ? clients_->loss_vectors(*models_) : std::vector<double>{};
+  const auto local = clients_->size() > 0 ? clients_->loss_vectors(*models_, participants_) : std::vector<double>{};
   return comm_.gather(local);
 }
 
 std::vector<int> Experiment::decide_assignment(int round, const std::vector<double>& loss_vectors) {
-  std::vector<int> assignment(true_clusters_.size());
+  std::vector<int> assignment(true_clusters_.size(), kNotParticipating);
   if (comm_.is_root()) {
     torch::Tensor matrix;
     if (!loss_vectors.empty()) {
       matrix = torch::from_blob(const_cast<double*>(loss_vectors.data()),
-                                {static_cast<std::int64_t>(assignment.size()), models_->size()}, torch::kFloat64);
+                                {static_cast<std::int64_t>(participants_.size()), models_->size()}, torch::kFloat64);
     }
-    assignment = algorithm_->assign(round, matrix);
+    const auto chosen = algorithm_->assign(round, participants_, matrix);
+    for (std::size_t i = 0; i < participants_.size(); ++i) {
+      assignment[static_cast<std::size_t>(participants_[i])] = chosen.at(i);
+    }
   }
   comm_.broadcast(assignment.data(), static_cast<std::int64_t>(assignment.size()));
   return assignment;
@@ -243,15 +258,27 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
     }
     rec.worker_compute_seconds = std::max(rec.worker_compute_seconds, evaluations[at++]);
   }
-  rec.ari = algorithm_->clusters_clients() ? cluster::adjusted_rand_index(true_clusters_, assignment)
+  std::vector<int> truth;
+  std::vector<int> chosen;
+  for (int c : participants_) {
+    truth.push_back(true_clusters_[static_cast<std::size_t>(c)]);
+    chosen.push_back(assignment[static_cast<std::size_t>(c)]);
+  }
+  rec.ari = algorithm_->clusters_clients() ? cluster::adjusted_rand_index(truth, chosen)
                                            : std::numeric_limits<double>::quiet_NaN();
-  rec.accuracy = mean(accuracy);
-  rec.test_loss = mean(test_loss);
-  rec.train_loss = mean(train_loss);
+  rec.accuracy = mean_over(accuracy, participants_);
+  rec.test_loss = mean_over(test_loss, participants_);
+  rec.train_loss = mean_over(train_loss, participants_);
   rec.assignment = assignment;
-  rec.loss_vectors.assign(loss_vectors.begin(), loss_vectors.end());
-  if (rec.loss_vectors.empty() && has_loss_vectors_) {
-    rec.loss_vectors.assign(m * static_cast<std::size_t>(models_->size()), std::numeric_limits<float>::quiet_NaN());
+  if (has_loss_vectors_) {
+    const auto k = static_cast<std::size_t>(models_->size());
+    rec.loss_vectors.assign(m * k, std::numeric_limits<float>::quiet_NaN());
+    for (std::size_t i = 0; i < participants_.size() && !loss_vectors.empty(); ++i) {
+      const auto row = static_cast<std::size_t>(participants_[i]) * k;
+      std::copy(loss_vectors.begin() + static_cast<std::ptrdiff_t>(i * k),
+                loss_vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * k),
+                rec.loss_vectors.begin() + static_cast<std::ptrdiff_t>(row));
+    }
   }
   rec.client_accuracy.assign(accuracy.begin(), accuracy.end());
   rec.client_test_loss.assign(test_loss.begin(), test_loss.end());
@@ -259,6 +286,7 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
 
 void Experiment::run_round(int round) {
   auto start = std::chrono::steady_clock::now();
+  participants_ = draw_participants(static_cast<int>(true_clusters_.size()), options_.participation, options_.seed, round);
   const auto loss_vectors = gather_loss_vectors(round);
   phase_seconds_[kLossVectors] = seconds_since(start);
   const auto assignment = decide_assignment(round, loss_vectors);

@@ -6,6 +6,7 @@
 //   check_results identical A B               every result dataset bit-identical (timings aside)
 //   check_results accuracy-close A B TOL      final accuracies differ by at most TOL
 //   check_results ari-undefined FILE          every round's ARI is NaN (no clustering)
+//   check_results participants FILE N        every round: N clients assigned, the others -1 with NaN accuracy
 //   check_results rounds FILE N STATUS        completed_rounds == N and status starts with STATUS
 #include <cflrun/io/result_reader.hpp>
 
@@ -87,6 +88,40 @@ int accuracy_close(const std::string& a, const std::string& b, double tolerance)
   return std::fabs(fa - fb) <= tolerance ? 0 : fail("final accuracies differ by more than " + std::to_string(tolerance));
 }
 
+int participants(const std::string& file, long expected) {
+  const ResultReader reader(file);
+  std::vector<std::size_t> shape;
+  const auto assignment = reader.read_i32("/clients/assignment", &shape);
+  const auto accuracy = reader.read_f32("/clients/accuracy");
+  std::vector<int> first_round_participants;
+  for (std::size_t t = 0; t < shape.at(0); ++t) {
+    long taking_part = 0;
+    std::vector<int> round_participants;
+    for (std::size_t c = 0; c < shape.at(1); ++c) {
+      const auto at = t * shape[1] + c;
+      const bool participates = assignment[at] >= 0;
+      taking_part += participates ? 1 : 0;
+      if (participates) {
+        round_participants.push_back(static_cast<int>(c));
+      }
+      if (participates == std::isnan(accuracy[at])) {
+        return fail(file + ": round " + std::to_string(t + 1) + ", client " + std::to_string(c) +
+                    ": accuracy must be NaN exactly for non-participants");
+      }
+    }
+    if (taking_part != expected) {
+      return fail(file + ": round " + std::to_string(t + 1) + " has " + std::to_string(taking_part) +
+                  " participants, expected " + std::to_string(expected));
+    }
+    if (t == 0) {
+      first_round_participants = round_participants;
+    } else if (t == 1 && round_participants == first_round_participants) {
+      return fail(file + ": rounds 1 and 2 have the same participants; expected a new sample per round");
+    }
+  }
+  return 0;
+}
+
 int rounds(const std::string& file, long expected, const std::string& status) {
   const ResultReader reader(file);
   if (reader.completed_rounds() != expected || reader.status().rfind(status, 0) != 0) {
@@ -127,6 +162,9 @@ int main(int argc, char** argv) {
         }
       }
       return 0;
+    }
+    if (args.size() == 3 && args[0] == "participants") {
+      return participants(args[1], std::stol(args[2]));
     }
     if (args.size() == 4 && args[0] == "rounds") {
       return rounds(args[1], std::stol(args[2]), args[3]);

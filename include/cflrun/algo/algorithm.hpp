@@ -33,12 +33,16 @@ class Algorithm {
   /// (ARI) is meaningful; false for FedAvg and Local-only, whose ARI is recorded as NaN.
   virtual bool clusters_clients() const = 0;
 
-  /// The model each client trains in round `round`.
+  /// The model each participating client trains in round `round` (CLoVE Alg. 1 line 2: the
+  /// participants M(t) are drawn by the caller; all clients under full participation).
   /// @param round         0-based round index t.
-  /// @param loss_vectors  [M, K] float64 when `needs_loss_vectors(round)`, else an undefined tensor.
-  /// @return              [M] model indices in [0, num_models()).
+  /// @param participants  [m] ids of the participating clients, increasing.
+  /// @param loss_vectors  [m, K] float64, row i for participants[i], when
+  ///                      `needs_loss_vectors(round)`; else an undefined tensor.
+  /// @return              [m] model indices in [0, num_models()), entry i for participants[i].
   /// @throws ShapeError if loss_vectors has the wrong shape.
-  virtual std::vector<int> assign(int round, const torch::Tensor& loss_vectors) = 0;
+  virtual std::vector<int> assign(int round, const std::vector<int>& participants,
+                                  const torch::Tensor& loss_vectors) = 0;
 };
 
 /// Settings the factory needs to build any algorithm.

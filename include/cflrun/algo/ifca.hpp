@@ -17,7 +17,8 @@ class Ifca : public Algorithm {
   int num_models() const override { return settings_.num_clusters; }
   bool needs_loss_vectors(int round) const override;
   bool clusters_clients() const override { return true; }
-  std::vector<int> assign(int round, const torch::Tensor& loss_vectors) override;
+  std::vector<int> assign(int round, const std::vector<int>& participants,
+                          const torch::Tensor& loss_vectors) override;
 
  private:
   AlgorithmSettings settings_;

@@ -16,7 +16,8 @@ class LocalOnly : public Algorithm {
   int num_models() const override { return num_clients_; }
   bool needs_loss_vectors(int /*round*/) const override { return false; }
   bool clusters_clients() const override { return false; }
-  std::vector<int> assign(int round, const torch::Tensor& loss_vectors) override;
+  std::vector<int> assign(int round, const std::vector<int>& participants,
+                          const torch::Tensor& loss_vectors) override;
 
  private:
   int num_clients_;

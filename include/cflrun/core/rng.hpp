@@ -22,6 +22,7 @@ enum class Purpose : std::uint64_t {
   kFirstAssignment = 4,   ///< the random first-round assignment
   kClustering = 5,        ///< k-means++ seeding and restarts
   kConceptShiftSwaps = 6, ///< label swaps drawn for clusters beyond the paper's fixed four
+  kParticipation = 7,     ///< the clients sampled to participate in a round
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.

@@ -10,6 +10,14 @@
 namespace cflrun::algo {
 namespace {
 
+std::vector<int> everyone(int m) {
+  std::vector<int> ids(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i) {
+    ids[static_cast<std::size_t>(i)] = i;
+  }
+  return ids;
+}
+
 AlgorithmSettings settings_for(const std::string& name, int clients, int clusters) {
   AlgorithmSettings s;
   s.name = name;
@@ -47,7 +55,7 @@ TEST(RandomFirstAssignment, RejectsMoreModelsThanClients) {
 TEST(Ifca, PicksTheModelWithTheSmallestLoss) {
   auto ifca = make_algorithm(settings_for("ifca", 3, 2));
   const auto losses = torch::tensor({0.5, 0.2, 0.1, 0.9, 0.3, 0.3}, torch::kFloat64).view({3, 2});
-  EXPECT_EQ(ifca->assign(1, losses), (std::vector<int>{1, 0, 0}));
+  EXPECT_EQ(ifca->assign(1, everyone(3), losses), (std::vector<int>{1, 0, 0}));
 }
 
 TEST(Clove, RecoversClustersThatIfcaWouldMerge) {
@@ -64,10 +72,10 @@ TEST(Clove, RecoversClustersThatIfcaWouldMerge) {
   const auto losses = torch::tensor(rows, torch::kFloat64).view({6, 2});
   auto clove = make_algorithm(settings_for("clove", 6, 2));
   auto ifca = make_algorithm(settings_for("ifca", 6, 2));
-  EXPECT_EQ(ifca->assign(1, losses), (std::vector<int>(6, 0)));
+  EXPECT_EQ(ifca->assign(1, everyone(6), losses), (std::vector<int>(6, 0)));
   // Cluster {0,1,2} costs 3.03 on model 0 and 15.33 on model 1; {3,4,5} costs 6.42 and 10.62:
   // the min-cost matching gives {0,1,2} -> 0 and {3,4,5} -> 1 (3.03 + 10.62 < 15.33 + 6.42).
-  EXPECT_EQ(clove->assign(1, losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(clove->assign(1, everyone(6), losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
 }
 
 TEST(Clove, RandomFirstRoundNeedsNoLossVectors) {
@@ -76,15 +84,23 @@ TEST(Clove, RandomFirstRoundNeedsNoLossVectors) {
   auto clove = make_algorithm(s);
   EXPECT_FALSE(clove->needs_loss_vectors(0));
   EXPECT_TRUE(clove->needs_loss_vectors(1));
-  EXPECT_EQ(clove->assign(0, torch::Tensor()), random_first_assignment(10, 5, s.seed));
+  EXPECT_EQ(clove->assign(0, everyone(10), torch::Tensor()), random_first_assignment(10, 5, s.seed));
+}
+
+TEST(Clove, ClustersOnlyTheParticipants) {
+  // Participants 1, 4, 6 of 8 clients; rows are their loss vectors.
+  const auto losses = torch::tensor({0.1, 2.0, 2.1, 0.2, 0.1, 1.9}, torch::kFloat64).view({3, 2});
+  auto clove = make_algorithm(settings_for("clove", 8, 2));
+  EXPECT_EQ(clove->assign(2, {1, 4, 6}, losses), (std::vector<int>{0, 1, 0}));
+  EXPECT_THROW(clove->assign(2, {1, 4}, losses), ShapeError);
 }
 
 TEST(Clove, RejectsLossVectorsOfTheWrongShapeOrNonFinite) {
   auto clove = make_algorithm(settings_for("clove", 4, 2));
-  EXPECT_THROW(clove->assign(1, torch::zeros({4, 3}, torch::kFloat64)), ShapeError);
+  EXPECT_THROW(clove->assign(1, everyone(4), torch::zeros({4, 3}, torch::kFloat64)), ShapeError);
   auto bad = torch::ones({4, 2}, torch::kFloat64);
   bad[1][1] = std::numeric_limits<double>::infinity();
-  EXPECT_THROW(clove->assign(1, bad), Error);
+  EXPECT_THROW(clove->assign(1, everyone(4), bad), Error);
 }
 
 TEST(Baselines, FedAvgSharesOneModelAndLocalOnlyKeepsOwnModels) {
@@ -92,8 +108,10 @@ TEST(Baselines, FedAvgSharesOneModelAndLocalOnlyKeepsOwnModels) {
   auto local = make_algorithm(settings_for("local", 4, 2));
   EXPECT_EQ(fedavg->num_models(), 1);
   EXPECT_EQ(local->num_models(), 4);
-  EXPECT_EQ(fedavg->assign(0, {}), (std::vector<int>{0, 0, 0, 0}));
-  EXPECT_EQ(local->assign(3, {}), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(fedavg->assign(0, everyone(4), {}), (std::vector<int>{0, 0, 0, 0}));
+  EXPECT_EQ(local->assign(3, everyone(4), {}), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(local->assign(3, {1, 3}, {}), (std::vector<int>{1, 3}));
+  EXPECT_EQ(fedavg->assign(3, {1, 3}, {}), (std::vector<int>{0, 0}));
   EXPECT_FALSE(fedavg->clusters_clients());
   EXPECT_FALSE(local->needs_loss_vectors(0));
 }
