@@ -66,7 +66,7 @@ struct ResultWriter::Impl {
   std::filesystem::path path;
   ResultLayout layout;
   Hdf5Handle file;  // Declared first so that it is closed after the datasets below.
-  Hdf5Handle ari, accuracy, test_loss, train_loss, worker_compute_seconds, seconds;
+  Hdf5Handle ari, accuracy, test_loss, train_loss, worker_compute_seconds, seconds, bytes_sent, bytes_received;
   Hdf5Handle assignment, loss_vectors, client_accuracy, client_test_loss;
   std::int64_t completed_rounds = 0;
 
@@ -90,6 +90,8 @@ void ResultWriter::Impl::create_datasets() {
   train_loss = create_row_dataset(f, schema::kTrainLoss, H5T_IEEE_F64LE, {}, false);
   worker_compute_seconds =
       create_row_dataset(f, schema::kWorkerComputeSeconds, H5T_IEEE_F64LE, {}, false);
+  bytes_sent = create_row_dataset(f, schema::kBytesSent, H5T_STD_I64LE, {}, false);
+  bytes_received = create_row_dataset(f, schema::kBytesReceived, H5T_STD_I64LE, {}, false);
   seconds = create_row_dataset(f, schema::kSeconds, H5T_IEEE_F64LE,
                                {static_cast<hsize_t>(layout.phase_names.size())}, false);
   write_string_array_attribute(seconds.get(), schema::kPhasesAttribute, layout.phase_names);
@@ -176,6 +178,8 @@ void ResultWriter::append_round(const RoundRecord& record) {
   append_row(w.test_loss.get(), H5T_NATIVE_DOUBLE, &record.test_loss);
   append_row(w.train_loss.get(), H5T_NATIVE_DOUBLE, &record.train_loss);
   append_row(w.worker_compute_seconds.get(), H5T_NATIVE_DOUBLE, &record.worker_compute_seconds);
+  append_row(w.bytes_sent.get(), H5T_NATIVE_INT64, &record.bytes_sent);
+  append_row(w.bytes_received.get(), H5T_NATIVE_INT64, &record.bytes_received);
   append_row(w.seconds.get(), H5T_NATIVE_DOUBLE, record.seconds.data());
   append_row(w.assignment.get(), H5T_NATIVE_INT, record.assignment.data());
   append_row(w.client_accuracy.get(), H5T_NATIVE_FLOAT, record.client_accuracy.data());

@@ -22,6 +22,7 @@
 #include <cflrun/run/participation.hpp>
 #include <cflrun/run/progress.hpp>
 #include <cflrun/run/rank_layout.hpp>
+#include <cflrun/run/round_traffic.hpp>
 
 namespace cflrun::run {
 namespace {
@@ -270,6 +271,11 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
   rec.test_loss = mean_over(test_loss, participants_);
   rec.train_loss = mean_over(train_loss, participants_);
   rec.assignment = assignment;
+  const bool sent_loss_vectors = !loss_vectors.empty();
+  const auto traffic = round_traffic(static_cast<int>(participants_.size()), sent_loss_vectors ? models_->size() : 1,
+                                     models_->state_size(), sent_loss_vectors ? models_->size() : 0);
+  rec.bytes_sent = traffic.sent;
+  rec.bytes_received = traffic.received;
   if (has_loss_vectors_) {
     const auto k = static_cast<std::size_t>(models_->size());
     rec.loss_vectors.assign(m * k, std::numeric_limits<float>::quiet_NaN());

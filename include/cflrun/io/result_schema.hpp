@@ -21,6 +21,8 @@ inline constexpr const char* kTestLoss = "/rounds/test_loss";    ///< [T] float6
 inline constexpr const char* kTrainLoss = "/rounds/train_loss";  ///< [T] float64
 inline constexpr const char* kSeconds = "/rounds/seconds";       ///< [T, P] float64
 inline constexpr const char* kWorkerComputeSeconds = "/rounds/worker_compute_seconds";  ///< [T]
+inline constexpr const char* kBytesSent = "/rounds/bytes_sent";          ///< [T] int64
+inline constexpr const char* kBytesReceived = "/rounds/bytes_received";  ///< [T] int64
 
 inline constexpr const char* kTrueCluster = "/clients/true_cluster";  ///< [M] int32
 inline constexpr const char* kAssignment = "/clients/assignment";     ///< [T, M] int32

@@ -28,6 +28,8 @@ struct RoundRecord {
   double test_loss = 0.0;   ///< mean over clients of test loss on the assigned model.
   double train_loss = 0.0;  ///< mean over clients of training loss of this round's local updates.
   double worker_compute_seconds = 0.0;  ///< max over ranks of seconds in torch forward/backward.
+  std::int64_t bytes_sent = 0;          ///< server to clients this round (bytes, logical FL traffic).
+  std::int64_t bytes_received = 0;      ///< clients to server this round (bytes, logical FL traffic).
   std::vector<double> seconds;          ///< [P] wall-clock seconds of each phase, layout order.
   std::vector<int> assignment;          ///< [M] model trained by each client, in [0, K).
   std::vector<float> loss_vectors;      ///< [M * K] row-major (CLoVE Alg. 1), empty if none.

@@ -45,6 +45,8 @@ RoundRecord make_record(int r, bool has_loss_vectors) {
   record.test_loss = 2.0 / 3.0 + r;
   record.train_loss = 1e-3 * (r + 7);
   record.worker_compute_seconds = 0.25 * (r + 1);
+  record.bytes_sent = 1000003LL * (r + 1);
+  record.bytes_received = 77LL * (r + 5);
   record.seconds = {1.5 + r, 2.25 + r, 1.0 / 7.0 + r};
   for (int c = 0; c < kClients; ++c) {
     record.assignment.push_back((c + r) % kModels);
@@ -101,6 +103,12 @@ void expect_rounds(const ResultReader& reader, int rounds, bool has_loss_vectors
   expect_rows_bitwise(
       reader.read_f64(schema::kWorkerComputeSeconds), rounds, has_loss_vectors,
       [](const RoundRecord& x) { return std::vector<double>{x.worker_compute_seconds}; });
+  expect_rows_bitwise(reader.read_f64(schema::kBytesSent), rounds, has_loss_vectors, [](const RoundRecord& x) {
+    return std::vector<double>{static_cast<double>(x.bytes_sent)};
+  });
+  expect_rows_bitwise(reader.read_f64(schema::kBytesReceived), rounds, has_loss_vectors, [](const RoundRecord& x) {
+    return std::vector<double>{static_cast<double>(x.bytes_received)};
+  });
   expect_rows_bitwise(reader.read_f64(schema::kSeconds, &shape), rounds, has_loss_vectors,
                       [](const RoundRecord& x) { return x.seconds; });
   EXPECT_EQ(shape, Shape({t, 3}));

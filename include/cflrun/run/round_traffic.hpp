@@ -1,0 +1,28 @@
+#pragma once
+/// @file
+/// The communication of one federated round as a real deployment would have it, for the result
+/// file (issue 4 metrics), independent of how cflrun's MPI ranks happen to host the clients.
+
+#include <cstdint>
+
+namespace cflrun::run {
+
+/// Bytes between the server and the clients in one round.
+struct RoundTraffic {
+  std::int64_t sent = 0;      ///< server to clients (bytes).
+  std::int64_t received = 0;  ///< clients to server (bytes).
+};
+
+/// Logical traffic of a round (CLoVE Alg. 1 lines 3-13): each participant receives
+/// `models_per_client` flat states (float32, `state_size` floats each; all K when it must compute
+/// a loss vector, else only its own model) and its assignment (int32); it sends back its loss vector
+/// (`loss_vector_length` float32 entries, 0 when none), its updated state (float32) and its sample
+/// count (int64).
+/// @param participants        clients taking part in the round (>= 0).
+/// @param models_per_client   models each participant receives (>= 1).
+/// @param state_size          P, floats per model state.
+/// @param loss_vector_length  K when loss vectors are sent this round, else 0.
+RoundTraffic round_traffic(int participants, int models_per_client, std::int64_t state_size,
+                           int loss_vector_length);
+
+}  // namespace cflrun::run
