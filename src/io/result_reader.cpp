@@ -122,6 +122,15 @@ std::int64_t ResultReader::completed_rounds() const {
   return read_int64_attribute(impl_->file.get(), schema::kCompletedRounds);
 }
 
+double ResultReader::read_f64_attribute(const std::string& group, const std::string& name) const {
+  if (H5Lexists(impl_->file.get(), group.c_str(), H5P_DEFAULT) <= 0) {
+    throw DataError(impl_->path.string() + " has no group " + group + " (was the run completed?)");
+  }
+  const Hdf5Handle handle = make_handle(H5Gopen2(impl_->file.get(), group.c_str(), H5P_DEFAULT), H5Gclose,
+                                        "cannot open " + group + " in " + impl_->path.string());
+  return read_double_attribute(handle.get(), name);
+}
+
 std::int64_t ResultReader::planned_rounds() const {
   return read_int64_attribute(impl_->file.get(), schema::kPlannedRounds);
 }

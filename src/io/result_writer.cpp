@@ -158,6 +158,20 @@ void ResultWriter::write_config(
   impl_->flush();
 }
 
+void ResultWriter::write_summary(const std::vector<std::pair<std::string, double>>& figures) {
+  const hid_t file = impl_->file.get();
+  const Hdf5Handle group =
+      H5Lexists(file, schema::kSummaryGroup, H5P_DEFAULT) > 0
+          ? make_handle(H5Gopen2(file, schema::kSummaryGroup, H5P_DEFAULT), H5Gclose,
+                        "cannot open group /summary in " + impl_->path.string())
+          : make_handle(H5Gcreate2(file, schema::kSummaryGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                        "cannot create group /summary in " + impl_->path.string());
+  for (const auto& [name, value] : figures) {
+    write_double_attribute(group.get(), name, value);
+  }
+  impl_->flush();
+}
+
 void ResultWriter::write_true_clusters(const std::vector<int>& true_cluster) {
   const auto clients = static_cast<std::size_t>(impl_->layout.num_clients);
   if (true_cluster.size() != clients) {

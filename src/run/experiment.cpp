@@ -16,6 +16,7 @@
 #include <cflrun/core/build_info.hpp>
 #include <cflrun/io/result_reader.hpp>
 #include <cflrun/io/result_writer.hpp>
+#include <cflrun/report/run_summary.hpp>
 #include <cflrun/run/client_group.hpp>
 #include <cflrun/run/collective_step.hpp>
 #include <cflrun/run/compute_setup.hpp>
@@ -85,6 +86,7 @@ class Experiment {
   std::unique_ptr<io::ResultWriter> writer_;
   std::vector<int> true_clusters_;
   std::vector<int> participants_;  // this round's participating clients, increasing ids
+  std::vector<double> ari_series_, accuracy_series_, test_loss_series_;  // per round, rank 0
   bool has_loss_vectors_ = false;  // the file holds loss vectors (rounds without them store NaN)
   std::array<double, kPhases> phase_seconds_{};
   double total_seconds_ = 0.0;
@@ -312,6 +314,9 @@ void Experiment::run_round(int round) {
   phase_seconds_[kIo] = seconds_since(start);
   rec.seconds.assign(phase_seconds_.begin(), phase_seconds_.end());
   writer_->append_round(rec);
+  ari_series_.push_back(rec.ari);
+  accuracy_series_.push_back(rec.accuracy);
+  test_loss_series_.push_back(rec.test_loss);
   // The write and flush themselves (milliseconds) are outside the recorded phases; they count in
   // the printed round time and the ETA.
   double round_seconds = seconds_since(start);
@@ -327,9 +332,18 @@ void Experiment::run_round(int round) {
 }
 
 void Experiment::finish() {
-  if (writer_) {
-    writer_->mark_complete();
+  if (!writer_) {
+    return;
   }
+  const auto metrics = report::compute_run_metrics(ari_series_, accuracy_series_, test_loss_series_,
+                                                   /*unsupervised=*/false);
+  const auto value = [](const std::optional<double>& v) { return v.value_or(std::numeric_limits<double>::quiet_NaN()); };
+  writer_->write_summary({{"final_accuracy", value(metrics.accuracy_percent) / 100.0},
+                          {"final_test_loss", test_loss_series_.back()},
+                          {"final_ari", value(metrics.ari)},
+                          {"ari_round10_percent", value(metrics.ari_round10_percent)},
+                          {"first_round_ari_0_9", value(metrics.first_round_ari_0_9)}});
+  writer_->mark_complete();
 }
 
 void Experiment::fail(const std::string& message) {

@@ -33,6 +33,23 @@ std::string list(const std::vector<double>& values) {
   return text;
 }
 
+/// The /summary figures must agree with the per-round series they summarise.
+int summary_matches(const std::string& file) {
+  const ResultReader reader(file);
+  const auto ari = reader.read_f64("/rounds/ari");
+  const auto accuracy = reader.read_f64("/rounds/accuracy");
+  const auto summary = reader.read_f64_attribute("/summary", "final_accuracy");
+  if (summary != accuracy.back()) {
+    return fail(file + ": /summary final_accuracy " + std::to_string(summary) + " != last round's " +
+                std::to_string(accuracy.back()));
+  }
+  const auto final_ari = reader.read_f64_attribute("/summary", "final_ari");
+  if (!(final_ari == ari.back() || (std::isnan(final_ari) && std::isnan(ari.back())))) {
+    return fail(file + ": /summary final_ari differs from the last round's ARI");
+  }
+  return 0;
+}
+
 int ari_from(const std::string& file, int first_round, double min) {
   const auto ari = ResultReader(file).read_f64("/rounds/ari");
   for (std::size_t t = static_cast<std::size_t>(first_round - 1); t < ari.size(); ++t) {
@@ -141,7 +158,7 @@ int main(int argc, char** argv) {
   try {
     if (args.size() == 3 && args[0] == "final-ari") {
       return ari_from(args[1], static_cast<int>(ResultReader(args[1]).completed_rounds()), std::stod(args[2])) ||
-             rounds(args[1], ResultReader(args[1]).planned_rounds(), "complete");
+             rounds(args[1], ResultReader(args[1]).planned_rounds(), "complete") || summary_matches(args[1]);
     }
     if (args.size() == 4 && args[0] == "ari-from") {
       return ari_from(args[1], std::stoi(args[2]), std::stod(args[3]));

@@ -35,6 +35,9 @@ void write_string_array_attribute(hid_t object, const std::string& name,
 /// @throws Hdf5Error if HDF5 cannot write it.
 void write_int64_attribute(hid_t object, const std::string& name, std::int64_t value);
 
+/// Writes (or overwrites) a scalar float64 attribute. @throws Hdf5Error naming the object.
+void write_double_attribute(hid_t object, const std::string& name, double value);
+
 /// Reads a string attribute of any rank, variable- or fixed-length, flattened row-major
 /// (a scalar gives one element). Fixed-length values are cut at their first NUL.
 /// @throws DataError if the attribute is missing or not a string (the message names the object).
@@ -50,5 +53,9 @@ std::string read_string_attribute(hid_t object, const std::string& name);
 /// @throws DataError if it is missing, not an integer, or not scalar.
 /// @throws Hdf5Error if HDF5 cannot read it.
 std::int64_t read_int64_attribute(hid_t object, const std::string& name);
+
+/// Reads a scalar floating-point attribute as float64.
+/// @throws DataError if it is missing or not one floating-point number.
+double read_double_attribute(hid_t object, const std::string& name);
 
 }  // namespace cflrun::io

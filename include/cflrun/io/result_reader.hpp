@@ -42,6 +42,10 @@ class ResultReader {
   /// @throws DataError if the attribute is missing or not an integer.
   std::int64_t completed_rounds() const;
 
+  /// A scalar float64 attribute of a group, e.g. ("/summary", "final_ari").
+  /// @throws DataError if the group or attribute is missing or not one float.
+  double read_f64_attribute(const std::string& group, const std::string& name) const;
+
   /// Root attribute `planned_rounds`. @throws DataError if missing or not an integer.
   std::int64_t planned_rounds() const;
 

@@ -14,6 +14,8 @@ inline constexpr std::int64_t kSchemaVersion = 1;
 inline constexpr const char* kConfigGroup = "/config";  ///< string attributes, one per option
 inline constexpr const char* kRoundsGroup = "/rounds";
 inline constexpr const char* kClientsGroup = "/clients";
+/// Group whose float64 attributes hold the run's table figures, written when the run completes.
+inline constexpr const char* kSummaryGroup = "/summary";
 
 inline constexpr const char* kAri = "/rounds/ari";               ///< [T] float64
 inline constexpr const char* kAccuracy = "/rounds/accuracy";     ///< [T] float64

@@ -83,6 +83,12 @@ class ResultWriter {
   /// Rows appended so far (equals the file's `completed_rounds`).
   std::int64_t completed_rounds() const;
 
+  /// Writes the run's table figures as float64 attributes of /summary (NaN where undefined),
+  /// e.g. final_accuracy, final_ari, ari_round10_percent, first_round_ari_0_9 (CLoVE paper
+  /// Tables 1, 2, 4), then flushes. Call before mark_complete().
+  /// @throws Hdf5Error if the group or an attribute cannot be written.
+  void write_summary(const std::vector<std::pair<std::string, double>>& figures);
+
   /// Sets `status` to "complete" and flushes.
   /// @throws Hdf5Error if HDF5 cannot write or flush.
   void mark_complete();
