@@ -22,7 +22,12 @@ std::vector<int> Clove::assign(int round, const std::vector<int>& participants, 
   options.restarts = settings_.kmeans_restarts;
   auto engine = core::make_engine(settings_.seed, core::Purpose::kClustering, 0,
                                   static_cast<std::uint64_t>(round));
-  return cluster::assign_by_loss_vector_clustering(loss_vectors, options, engine);
+  // The square-root loss vectors (SLV) of the paper's analysis (Sec. 4) are clustered and matched
+  // instead of the losses when asked (official code: loss_transform = square_root).
+  const auto points = settings_.sqrt_loss_vectors ? loss_vectors.sqrt() : loss_vectors;
+  return cluster::assign_by_loss_vector_clustering(
+      points, options, engine,
+      settings_.min_cost_matching ? cluster::Matching::kMinCost : cluster::Matching::kNone);
 }
 
 }  // namespace cflrun::algo

@@ -54,6 +54,12 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "evaluation | random: how clove/ifca assign clients in round 1")
       ("kmeans-restarts", po::value(&o.kmeans_restarts)->default_value(o.kmeans_restarts),
        "k-means++ starts per round; the lowest inertia wins (count)")
+      ("loss-transform", po::value(&o.loss_transform)->default_value(o.loss_transform),
+       "identity | sqrt: clove clusters and matches sqrt(loss) (paper Sec. 4, Table 12)")
+      ("matching", po::value(&o.matching)->default_value(o.matching),
+       "hungarian | none: how clove maps clusters to models (none = ablation, cluster i -> model i)")
+      ("init", po::value(&o.init)->default_value(o.init),
+       "different | same: initial parameters of the K models (paper Fig. 2)")
       ("participation", po::value(&o.participation)->default_value(o.participation),
        "fraction of clients sampled (seeded) to take part in each round, in (0, 1]");
 
@@ -162,6 +168,9 @@ void validate(const RunOptions& o) {
   require_choice("partition", o.partition, {"label_skew_1", "concept_shift", "feature_skew"});
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
+  require_choice("loss-transform", o.loss_transform, {"identity", "sqrt"});
+  require_choice("matching", o.matching, {"hungarian", "none"});
+  require_choice("init", o.init, {"different", "same"});
   require(o.clusters >= 1, "clusters", "at least 1", o.clusters);
   require(o.clients_per_cluster >= 1, "clients-per-cluster", "at least 1", o.clients_per_cluster);
   require(o.train_samples >= 1, "train-samples", "at least 1", o.train_samples);
@@ -214,6 +223,9 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"data-seed", text(effective_data_seed())},
           {"first-assignment", first_assignment},
           {"kmeans-restarts", text(kmeans_restarts)},
+          {"loss-transform", loss_transform},
+          {"matching", matching},
+          {"init", init},
           {"participation", text(participation)},
           {"threads", text(threads)},
           {"device", device},

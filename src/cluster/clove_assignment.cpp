@@ -73,7 +73,7 @@ std::vector<int> order_clusters_by_smallest_client(const std::vector<int>& clust
 
 std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vectors,
                                                   const KMeansOptions& options,
-                                                  std::mt19937_64& engine) {
+                                                  std::mt19937_64& engine, Matching matching) {
   require_point_matrix(loss_vectors, "CLoVE clustering");
   const int num_models = static_cast<int>(loss_vectors.size(1));
   if (loss_vectors.size(0) < num_models) {
@@ -85,6 +85,9 @@ std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vect
   const KMeansResult clusters = kmeans(loss_vectors, num_models, options, engine);
   const std::vector<int> cluster_of_client =
       order_clusters_by_smallest_client(clusters.labels, num_models);
+  if (matching == Matching::kNone) {
+    return cluster_of_client;  // ordered cluster i trains model i
+  }
   const std::vector<int> model_of_cluster =
       min_cost_matching(cluster_model_costs(loss_vectors, cluster_of_client, num_models));
   std::vector<int> model_of_client(cluster_of_client.size());

@@ -123,6 +123,8 @@ void Experiment::set_up_data() {
   settings.num_clusters = options_.clusters;
   settings.random_first_assignment = options_.first_assignment == "random";
   settings.kmeans_restarts = options_.kmeans_restarts;
+  settings.sqrt_loss_vectors = options_.loss_transform == "sqrt";
+  settings.min_cost_matching = options_.matching == "hungarian";
   settings.seed = options_.seed;
   algorithm_ = algo::make_algorithm(settings);
   const int per_round = participants_per_round(num_clients, options_.participation);
@@ -168,7 +170,7 @@ void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_data(); });
   collective_step(comm_, [&] { open_result_file(); });
   if (comm_.is_root()) {
-    models_->initialize(options_.seed);
+    models_->initialize(options_.seed, options_.init == "same");
     const auto blas = core::blas_library();
     std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
               << core::torch_version() << ", BLAS " << blas << "\n"

@@ -17,9 +17,10 @@ ModelSet::ModelSet(int num_models, int num_classes, torch::Device device)
   states_ = torch::zeros({num_models, model::flat_state_size(*working_)}, torch::kFloat32);
 }
 
-void ModelSet::initialize(std::uint64_t seed) {
+void ModelSet::initialize(std::uint64_t seed, bool same) {
   for (int j = 0; j < size(); ++j) {
-    torch::manual_seed(core::derive_seed(seed, core::Purpose::kModelInit, static_cast<std::uint64_t>(j)));
+    const auto stream = same ? 0U : static_cast<std::uint64_t>(j);
+    torch::manual_seed(core::derive_seed(seed, core::Purpose::kModelInit, stream));
     model::ConvNet fresh(num_classes_);
     states_[j].copy_(model::flatten_state(*fresh));
   }

@@ -52,6 +52,8 @@ struct AlgorithmSettings {
   int num_clusters = 0;            ///< K (models for clove/ifca).
   bool random_first_assignment = false;  ///< round 0 assigned at random instead of by loss vectors.
   int kmeans_restarts = 10;        ///< k-means++ starts per round (clove).
+  bool sqrt_loss_vectors = false;  ///< clove: cluster and match sqrt(loss vectors) (paper Sec. 4 SLV; Table 12 row 1903).
+  bool min_cost_matching = true;   ///< clove: false = the "no matching" ablation (Table 12 row 1901).
   std::uint64_t seed = 1;          ///< run seed: clustering and random first assignment streams.
 };
 

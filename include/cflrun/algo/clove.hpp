@@ -11,6 +11,7 @@ namespace cflrun::algo {
 /// matches them to the K models by min-cost bipartite matching (Hungarian algorithm), where the
 /// cost of cluster c on model j is the sum of c's clients' losses on j (Alg. 1 lines 8-10;
 /// clove-official-setup.md Sec. 11). Every client then trains its cluster's model.
+/// Variants (settings): square-root loss vectors; no matching (cluster i -> model i).
 class Clove : public Algorithm {
  public:
   /// @throws ConfigError if settings.num_clusters is not in [1, settings.num_clients].

@@ -31,6 +31,9 @@ struct RunOptions {
   std::optional<std::uint64_t> data_seed;///< --data-seed: data partition; defaults to --seed.
   std::string first_assignment = "evaluation"; ///< --first-assignment: evaluation | random.
   int kmeans_restarts = 10;              ///< --kmeans-restarts: k-means++ starts per round.
+  std::string loss_transform = "identity"; ///< --loss-transform: identity | sqrt (clove).
+  std::string matching = "hungarian";    ///< --matching: hungarian | none (clove ablation).
+  std::string init = "different";        ///< --init: different | same initial parameters of the K models.
   double participation = 1.0;            ///< --participation: fraction of clients per round (Alg. 1 line 2).
   int threads = 0;                       ///< --threads: torch intra-op threads per rank; 0 = auto.
   std::string device = "auto";           ///< --device: auto | cpu | cuda.

@@ -38,6 +38,12 @@ torch::Tensor cluster_model_costs(const torch::Tensor& loss_vectors,
 std::vector<int> order_clusters_by_smallest_client(const std::vector<int>& cluster_of_client,
                                                    int num_clusters);
 
+/// How CLoVE maps its loss-vector clusters (ordered by smallest client id) to models.
+enum class Matching {
+  kMinCost,  ///< min-cost bipartite matching (Hungarian), CLoVE Alg. 1 line 10.
+  kNone,     ///< the "no matching" ablation (paper Table 12, row 1901): cluster i -> model i.
+};
+
 /// CLoVE's assignment of clients to models: k-means with k = K on the loss vectors (Alg. 1
 /// line 9), clusters ordered by their smallest client id, then the min-cost matching of
 /// clusters to models with cost = cluster_model_costs (Alg. 1 line 10).
@@ -49,8 +55,10 @@ std::vector<int> order_clusters_by_smallest_client(const std::vector<int>& clust
 /// @throws ShapeError, DataError  if loss_vectors is not [M, K] float64 or is non-finite.
 /// @throws ConfigError            if there are fewer clients than models (M < K), or the
 ///                                options are invalid (see kmeans).
+/// @param matching  kMinCost (default) or kNone (ablation).
 std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vectors,
                                                   const KMeansOptions& options,
-                                                  std::mt19937_64& engine);
+                                                  std::mt19937_64& engine,
+                                                  Matching matching = Matching::kMinCost);
 
 }  // namespace cflrun::cluster

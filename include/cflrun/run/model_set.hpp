@@ -33,8 +33,9 @@ class ModelSet {
 
   /// Gives model j the default LibTorch initialisation drawn from the (seed, kModelInit, j) stream,
   /// so every model starts different ("different" initialisation of the official code, Sec. 10)
-  /// and independently of how many models or ranks there are.
-  void initialize(std::uint64_t seed);
+  /// and independently of how many models or ranks there are; with `same`, every model gets
+  /// model 0's parameters (the "same" initialisation of the paper's Fig. 2).
+  void initialize(std::uint64_t seed, bool same = false);
 
   /// Loads model j's state into the working model and returns it (in train mode).
   /// @throws std::out_of_range if j is not in [0, K).

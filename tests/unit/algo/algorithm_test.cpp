@@ -95,6 +95,33 @@ TEST(Clove, ClustersOnlyTheParticipants) {
   EXPECT_THROW(clove->assign(2, {1, 4}, losses), ShapeError);
 }
 
+TEST(Clove, SquareRootLossVectorsChangeTheClusters) {
+  // Model 0 losses 0.01, 1, 4, 9 and a constant 5 on model 1. k-means on the raw losses splits
+  // {0.01, 1, 4} | {9} (SSE 8.64 < 12.99 for {0.01, 1} | {4, 9}); on their square roots
+  // 0.1, 1, 2, 3 it splits {0.1, 1} | {2, 3} (SSE 0.905 < 1.806). Matching then sends the cluster
+  // of client 0 to model 0 in both cases.
+  const auto losses = torch::tensor({0.01, 5.0, 1.0, 5.0, 4.0, 5.0, 9.0, 5.0}, torch::kFloat64).view({4, 2});
+  auto raw = make_algorithm(settings_for("clove", 4, 2));
+  auto s = settings_for("clove", 4, 2);
+  s.sqrt_loss_vectors = true;
+  auto rooted = make_algorithm(s);
+  EXPECT_EQ(raw->assign(1, everyone(4), losses), (std::vector<int>{0, 0, 0, 1}));
+  EXPECT_EQ(rooted->assign(1, everyone(4), losses), (std::vector<int>{0, 0, 1, 1}));
+}
+
+TEST(Clove, NoMatchingGivesTheClusterOfClientZeroModelZero) {
+  // Clients 0-2 fit model 1, clients 3-5 model 0: matching sends {0,1,2} to model 1; the ablation
+  // without matching gives the cluster holding the smallest client id model 0 regardless.
+  const auto losses =
+      torch::tensor({5.0, 1.0, 5.1, 1.1, 5.2, 1.2, 1.0, 5.0, 1.1, 5.1, 1.2, 5.2}, torch::kFloat64).view({6, 2});
+  auto matched = make_algorithm(settings_for("clove", 6, 2));
+  auto s = settings_for("clove", 6, 2);
+  s.min_cost_matching = false;
+  auto unmatched = make_algorithm(s);
+  EXPECT_EQ(matched->assign(1, everyone(6), losses), (std::vector<int>{1, 1, 1, 0, 0, 0}));
+  EXPECT_EQ(unmatched->assign(1, everyone(6), losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
+}
+
 TEST(Clove, RejectsLossVectorsOfTheWrongShapeOrNonFinite) {
   auto clove = make_algorithm(settings_for("clove", 4, 2));
   EXPECT_THROW(clove->assign(1, everyone(4), torch::zeros({4, 3}, torch::kFloat64)), ShapeError);

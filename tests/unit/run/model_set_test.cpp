@@ -1,0 +1,47 @@
+#include <cflrun/run/model_set.hpp>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+namespace cflrun::run {
+namespace {
+
+TEST(ModelSet, DifferentInitialisationGivesEachModelItsOwnParameters) {
+  ModelSet models(3, 10, torch::kCPU);
+  models.initialize(/*seed=*/4, /*same=*/false);
+  EXPECT_FALSE(torch::equal(models.states()[0], models.states()[1]));
+  EXPECT_FALSE(torch::equal(models.states()[1], models.states()[2]));
+  ModelSet again(5, 10, torch::kCPU);
+  again.initialize(4, false);
+  // Model j's stream does not depend on how many models there are.
+  EXPECT_TRUE(torch::equal(models.states()[2], again.states()[2]));
+}
+
+TEST(ModelSet, SameInitialisationGivesEveryModelModelZerosParameters) {
+  ModelSet models(3, 10, torch::kCPU);
+  models.initialize(4, /*same=*/true);
+  EXPECT_TRUE(torch::equal(models.states()[0], models.states()[1]));
+  EXPECT_TRUE(torch::equal(models.states()[0], models.states()[2]));
+  ModelSet different(3, 10, torch::kCPU);
+  different.initialize(4, false);
+  EXPECT_TRUE(torch::equal(models.states()[0], different.states()[0]));
+}
+
+TEST(ModelSet, AveragesEachModelOverItsClientsAndKeepsUnusedModels) {
+  ModelSet models(2, 10, torch::kCPU);
+  models.initialize(1);
+  const auto p = models.state_size();
+  const auto before = models.states()[1].clone();
+  // Model 0: clients with 100 and 300 samples and states of all 1s and all 3s -> 2.5 everywhere.
+  std::vector<double> sums(static_cast<std::size_t>(2 * (p + 1)), 0.0);
+  for (std::int64_t i = 0; i < p; ++i) {
+    sums[static_cast<std::size_t>(i)] = 100 * 1.0 + 300 * 3.0;
+  }
+  sums[static_cast<std::size_t>(2 * p)] = 400;
+  models.average(sums);
+  EXPECT_TRUE(torch::equal(models.states()[0], torch::full({p}, 2.5F)));
+  EXPECT_TRUE(torch::equal(models.states()[1], before));
+}
+
+}  // namespace
+}  // namespace cflrun::run
