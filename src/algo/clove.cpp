@@ -27,7 +27,8 @@ std::vector<int> Clove::assign(int round, const std::vector<int>& participants, 
   const auto points = settings_.sqrt_loss_vectors ? loss_vectors.sqrt() : loss_vectors;
   return cluster::assign_by_loss_vector_clustering(
       points, options, engine,
-      settings_.min_cost_matching ? cluster::Matching::kMinCost : cluster::Matching::kNone);
+      settings_.min_cost_matching ? cluster::Matching::kMinCost : cluster::Matching::kNone,
+      settings_.agglomerative ? cluster::Clusterer::kAgglomerativeWard : cluster::Clusterer::kKMeans);
 }
 
 }  // namespace cflrun::algo

@@ -73,7 +73,8 @@ std::vector<int> order_clusters_by_smallest_client(const std::vector<int>& clust
 
 std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vectors,
                                                   const KMeansOptions& options,
-                                                  std::mt19937_64& engine, Matching matching) {
+                                                  std::mt19937_64& engine, Matching matching,
+                                                  Clusterer clusterer) {
   require_point_matrix(loss_vectors, "CLoVE clustering");
   const int num_models = static_cast<int>(loss_vectors.size(1));
   if (loss_vectors.size(0) < num_models) {
@@ -82,9 +83,10 @@ std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vect
                       std::to_string(loss_vectors.size(0)) + " loss vectors; use fewer models "
                       "or more participating clients");
   }
-  const KMeansResult clusters = kmeans(loss_vectors, num_models, options, engine);
-  const std::vector<int> cluster_of_client =
-      order_clusters_by_smallest_client(clusters.labels, num_models);
+  const std::vector<int> labels = clusterer == Clusterer::kKMeans
+                                      ? kmeans(loss_vectors, num_models, options, engine).labels
+                                      : agglomerative_ward(loss_vectors, num_models);
+  const std::vector<int> cluster_of_client = order_clusters_by_smallest_client(labels, num_models);
   if (matching == Matching::kNone) {
     return cluster_of_client;  // ordered cluster i trains model i
   }

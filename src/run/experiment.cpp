@@ -125,6 +125,7 @@ void Experiment::set_up_data() {
   settings.kmeans_restarts = options_.kmeans_restarts;
   settings.sqrt_loss_vectors = options_.loss_transform == "sqrt";
   settings.min_cost_matching = options_.matching == "hungarian";
+  settings.agglomerative = options_.clustering == "agglomerative";
   settings.seed = options_.seed;
   algorithm_ = algo::make_algorithm(settings);
   const int per_round = participants_per_round(num_clients, options_.participation);

@@ -32,6 +32,7 @@ struct RunOptions {
   std::string first_assignment = "evaluation"; ///< --first-assignment: evaluation | random.
   int kmeans_restarts = 10;              ///< --kmeans-restarts: k-means++ starts per round.
   std::string loss_transform = "identity"; ///< --loss-transform: identity | sqrt (clove).
+  std::string clustering = "kmeans";     ///< --clustering: kmeans | agglomerative (clove).
   std::string matching = "hungarian";    ///< --matching: hungarian | none (clove ablation).
   std::string init = "different";        ///< --init: different | same initial parameters of the K models.
   double participation = 1.0;            ///< --participation: fraction of clients per round (Alg. 1 line 2).

@@ -11,6 +11,7 @@
 
 #include <torch/types.h>
 
+#include <cflrun/cluster/agglomerative.hpp>
 #include <cflrun/cluster/kmeans.hpp>
 
 namespace cflrun::cluster {
@@ -38,6 +39,12 @@ torch::Tensor cluster_model_costs(const torch::Tensor& loss_vectors,
 std::vector<int> order_clusters_by_smallest_client(const std::vector<int>& cluster_of_client,
                                                    int num_clusters);
 
+/// How CLoVE clusters the loss vectors.
+enum class Clusterer {
+  kKMeans,             ///< k-means with k-means++ seeding (Alg. 1 line 9; the default).
+  kAgglomerativeWard,  ///< Ward agglomerative clustering (paper Table 12, row 1902).
+};
+
 /// How CLoVE maps its loss-vector clusters (ordered by smallest client id) to models.
 enum class Matching {
   kMinCost,  ///< min-cost bipartite matching (Hungarian), CLoVE Alg. 1 line 10.
@@ -55,10 +62,12 @@ enum class Matching {
 /// @throws ShapeError, DataError  if loss_vectors is not [M, K] float64 or is non-finite.
 /// @throws ConfigError            if there are fewer clients than models (M < K), or the
 ///                                options are invalid (see kmeans).
-/// @param matching  kMinCost (default) or kNone (ablation).
+/// @param matching   kMinCost (default) or kNone (ablation).
+/// @param clusterer  kKMeans (default; uses `options` and `engine`) or kAgglomerativeWard.
 std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vectors,
                                                   const KMeansOptions& options,
                                                   std::mt19937_64& engine,
-                                                  Matching matching = Matching::kMinCost);
+                                                  Matching matching = Matching::kMinCost,
+                                                  Clusterer clusterer = Clusterer::kKMeans);
 
 }  // namespace cflrun::cluster
