@@ -56,6 +56,9 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "k-means++ starts per round; the lowest inertia wins (count)")
       ("loss-transform", po::value(&o.loss_transform)->default_value(o.loss_transform),
        "identity | sqrt: clove clusters and matches sqrt(loss) (paper Sec. 4, Table 12)")
+      ("aggregation", po::value(&o.aggregation)->default_value(o.aggregation),
+       "model | gradient: Option I model averaging (clients train tau epochs with Adam) or Option II "
+       "gradient averaging (clients send their full-batch gradient; the server steps by --lr)")
       ("clustering", po::value(&o.clustering)->default_value(o.clustering),
        "kmeans | agglomerative: how clove clusters loss vectors (agglomerative = Ward, Table 12)")
       ("matching", po::value(&o.matching)->default_value(o.matching),
@@ -171,6 +174,7 @@ void validate(const RunOptions& o) {
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
   require_choice("loss-transform", o.loss_transform, {"identity", "sqrt"});
+  require_choice("aggregation", o.aggregation, {"model", "gradient"});
   require_choice("clustering", o.clustering, {"kmeans", "agglomerative"});
   require_choice("matching", o.matching, {"hungarian", "none"});
   require_choice("init", o.init, {"different", "same"});
@@ -227,6 +231,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"first-assignment", first_assignment},
           {"kmeans-restarts", text(kmeans_restarts)},
           {"loss-transform", loss_transform},
+          {"aggregation", aggregation},
           {"clustering", clustering},
           {"matching", matching},
           {"init", init},

@@ -40,6 +40,20 @@ torch::Tensor flatten_state(const torch::nn::Module& module) {
   return torch::cat(pieces);
 }
 
+torch::Tensor flatten_gradients(const torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> pieces;
+  const auto parameters = module.parameters(/*recurse=*/true);
+  for (const auto& p : parameters) {
+    const auto& grad = p.grad();
+    pieces.push_back(grad.defined() ? grad.detach().to(torch::kCPU, torch::kFloat32).reshape({-1})
+                                    : torch::zeros({p.numel()}, torch::kFloat32));
+  }
+  const auto buffers = flat_state_size(module) - torch::cat(pieces).numel();
+  pieces.push_back(torch::zeros({buffers}, torch::kFloat32));
+  return torch::cat(pieces);
+}
+
 void load_flat_state(torch::nn::Module& module, const torch::Tensor& flat) {
   const std::int64_t expected = flat_state_size(module);
   if (flat.dim() != 1 || flat.numel() != expected) {

@@ -147,9 +147,14 @@ std::vector<double> ClientGroup::local_updates(const std::vector<int>& assignmen
                                                 static_cast<std::uint64_t>(round));
     const auto rows = train_offsets_[static_cast<std::size_t>(i)];
     const auto n = train_counts_[static_cast<std::size_t>(i)];
-    train_loss[static_cast<std::size_t>(i)] = local_update(model, train_.inputs.narrow(0, rows, n),
-                                                           train_.targets.narrow(0, rows, n), settings, generator);
-    const auto state = model::flatten_state(*model).to(torch::kFloat64);
+    const auto inputs = train_.inputs.narrow(0, rows, n);
+    const auto targets = train_.targets.narrow(0, rows, n);
+    // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
+    train_loss[static_cast<std::size_t>(i)] =
+        settings.gradient_averaging ? local_gradient(model, inputs, targets, settings.batch_size)
+                                    : local_update(model, inputs, targets, settings, generator);
+    const auto state = (settings.gradient_averaging ? model::flatten_gradients(*model) : model::flatten_state(*model))
+                           .to(torch::kFloat64);
     sums.narrow(0, j * p, p).add_(state, /*alpha=*/static_cast<double>(n));
     sums[k * p + j] += static_cast<double>(n);
   }

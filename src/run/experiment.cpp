@@ -214,6 +214,7 @@ std::vector<int> Experiment::decide_assignment(int round, const std::vector<doub
 
 std::vector<double> Experiment::train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss) {
   LocalUpdateSettings settings;
+  settings.gradient_averaging = options_.aggregation == "gradient";
   settings.local_epochs = options_.local_epochs;
   settings.batch_size = options_.batch_size;
   settings.learning_rate = options_.lr;
@@ -228,7 +229,11 @@ std::vector<double> Experiment::train(int round, const std::vector<int>& assignm
 
 void Experiment::average(const std::vector<double>& weighted_sums) {
   if (comm_.is_root()) {
-    models_->average(weighted_sums);
+    if (options_.aggregation == "gradient") {
+      models_->gradient_step(weighted_sums, options_.lr);
+    } else {
+      models_->average(weighted_sums);
+    }
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
 }

@@ -8,13 +8,40 @@
 
 namespace cflrun::run {
 
+namespace {
+
+void require_samples(std::int64_t inputs, std::int64_t targets, const char* who) {
+  if (inputs == 0 || targets != inputs) {
+    throw ShapeError(std::string(who) + ": expected n > 0 inputs with n targets, but got " +
+                     std::to_string(inputs) + " inputs and " + std::to_string(targets) + " targets");
+  }
+}
+
+}  // namespace
+
+double local_gradient(model::ConvNet& model, const torch::Tensor& inputs, const torch::Tensor& targets,
+                      int batch_size) {
+  const std::int64_t n = inputs.size(0);
+  require_samples(n, targets.size(0), "local_gradient");
+  model->train();
+  model->zero_grad();
+  double loss_sum = 0.0;
+  for (std::int64_t start = 0; start < n; start += batch_size) {
+    const auto rows = std::min<std::int64_t>(batch_size, n - start);
+    // Summed (not mean) batch losses divided by n give the gradient of the mean over all n.
+    auto loss = torch::nn::functional::cross_entropy(
+        model->forward(inputs.narrow(0, start, rows)), targets.narrow(0, start, rows),
+        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+    (loss / static_cast<double>(n)).backward();
+    loss_sum += loss.item<double>();
+  }
+  return loss_sum / static_cast<double>(n);
+}
+
 double local_update(model::ConvNet& model, const torch::Tensor& inputs, const torch::Tensor& targets,
                     const LocalUpdateSettings& settings, at::Generator& generator) {
   const std::int64_t n = inputs.size(0);
-  if (n == 0 || targets.size(0) != n) {
-    throw ShapeError("local_update: expected n > 0 inputs with n targets, but got " +
-                     std::to_string(n) + " inputs and " + std::to_string(targets.size(0)) + " targets");
-  }
+  require_samples(n, targets.size(0), "local_update");
   model->train();
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(settings.learning_rate));
   double epoch_loss = 0.0;

@@ -46,11 +46,11 @@ model::ConvNetStack ModelSet::stack_all() {
   return model::ConvNetStack(stack_models_);
 }
 
-void ModelSet::average(const std::vector<double>& weighted_sums) {
+void ModelSet::update(const std::vector<double>& weighted_sums, double learning_rate, bool gradient) {
   const std::int64_t k = size();
   const std::int64_t p = state_size();
   if (static_cast<std::int64_t>(weighted_sums.size()) != k * (p + 1)) {
-    throw ShapeError("ModelSet::average: expected " + std::to_string(k * (p + 1)) +
+    throw ShapeError("ModelSet: expected " + std::to_string(k * (p + 1)) +
                      " values (K*P sums then K counts), but got " + std::to_string(weighted_sums.size()));
   }
   auto all = torch::from_blob(const_cast<double*>(weighted_sums.data()), {k * (p + 1)}, torch::kFloat64);
@@ -58,10 +58,22 @@ void ModelSet::average(const std::vector<double>& weighted_sums) {
   const auto counts = all.narrow(0, k * p, k);
   for (std::int64_t j = 0; j < k; ++j) {
     const double n = counts[j].item<double>();
-    if (n > 0.0) {
-      states_[j].copy_((sums[j] / n).to(torch::kFloat32));
+    if (n <= 0.0) {
+      continue;  // a model nobody trained keeps its state
+    }
+    const auto mean = sums[j] / n;
+    if (gradient) {
+      states_[j].copy_((states_[j].to(torch::kFloat64) - learning_rate * mean).to(torch::kFloat32));
+    } else {
+      states_[j].copy_(mean.to(torch::kFloat32));
     }
   }
+}
+
+void ModelSet::average(const std::vector<double>& weighted_sums) { update(weighted_sums, 0.0, false); }
+
+void ModelSet::gradient_step(const std::vector<double>& weighted_gradient_sums, double learning_rate) {
+  update(weighted_gradient_sums, learning_rate, true);
 }
 
 }  // namespace cflrun::run

@@ -32,6 +32,7 @@ struct RunOptions {
   std::string first_assignment = "evaluation"; ///< --first-assignment: evaluation | random.
   int kmeans_restarts = 10;              ///< --kmeans-restarts: k-means++ starts per round.
   std::string loss_transform = "identity"; ///< --loss-transform: identity | sqrt (clove).
+  std::string aggregation = "model";     ///< --aggregation: model (Option I) | gradient (Option II).
   std::string clustering = "kmeans";     ///< --clustering: kmeans | agglomerative (clove).
   std::string matching = "hungarian";    ///< --matching: hungarian | none (clove ablation).
   std::string init = "different";        ///< --init: different | same initial parameters of the K models.

@@ -17,6 +17,10 @@ std::int64_t flat_state_size(const torch::nn::Module& module);
 /// Parameters in any memory format (e.g. channels-last) are read in their logical order.
 torch::Tensor flatten_state(const torch::nn::Module& module);
 
+/// The parameters' gradients in the flat-state layout: [P] float32 CPU, zeros for parameters
+/// without a gradient and for buffers (they are not trained by gradients).
+torch::Tensor flatten_gradients(const torch::nn::Module& module);
+
 /// Copies a flat state back into `module`'s parameters and buffers in place (no autograd record).
 /// @param flat  [P] float tensor on any device, P = flat_state_size(module).
 /// @throws ShapeError if `flat` is not 1-D with exactly P elements.

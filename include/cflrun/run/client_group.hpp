@@ -50,7 +50,8 @@ class ClientGroup {
   /// @param seed        run seed.
   /// @param train_loss  out: [m] mean training loss of each hosted client's last local epoch
   ///                    (NaN for a client that does not participate).
-  /// @return            K*P weighted state sums (row-major) followed by K sample counts.
+  /// @return            K*P weighted state sums (row-major) followed by K sample counts; with
+  ///                    settings.gradient_averaging, weighted gradient sums (Option II).
   std::vector<double> local_updates(const std::vector<int>& assignment, ModelSet& models, int round,
                                     std::uint64_t seed, const LocalUpdateSettings& settings,
                                     std::vector<double>& train_loss);

@@ -53,7 +53,15 @@ class ModelSet {
   /// @throws ShapeError if the size is not K*(P+1).
   void average(const std::vector<double>& weighted_sums);
 
+  /// Server step of Option II, gradient averaging (CLoVE Alg. 1 line 15; IFCA Alg. 1):
+  /// theta_j -= learning_rate * sum_i n_i g_i / sum_i n_i for every model with a client.
+  /// @param weighted_gradient_sums  K*P sample-weighted gradient sums, then K sample counts.
+  /// @throws ShapeError if the size is not K*(P+1).
+  void gradient_step(const std::vector<double>& weighted_gradient_sums, double learning_rate);
+
  private:
+  void update(const std::vector<double>& weighted_sums, double learning_rate, bool gradient);
+
   int num_classes_;
   torch::Tensor states_;
   model::ConvNet working_;

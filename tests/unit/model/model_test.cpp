@@ -81,3 +81,21 @@ TEST(ConvNetStack, GivesEachModelsPerSampleLossInOnePass) {
 
 }  // namespace
 }  // namespace cflrun::model
+
+namespace cflrun::model {
+namespace {
+
+TEST(FlatState, GradientsUseTheStateLayoutWithZerosWhereNoGradient) {
+  torch::manual_seed(5);
+  ConvNet net(10);
+  EXPECT_TRUE(torch::equal(flatten_gradients(*net), torch::zeros({5142})));
+  const auto loss = net->forward(torch::rand({2, 1, 28, 28})).sum();
+  loss.backward();
+  const auto flat = flatten_gradients(*net);
+  ASSERT_EQ(flat.numel(), 5142);
+  // The last 10 entries are the fc bias gradient: d(sum of logits)/d(bias) = batch size = 2.
+  EXPECT_TRUE(torch::equal(flat.narrow(0, 5132, 10), torch::full({10}, 2.0F)));
+}
+
+}  // namespace
+}  // namespace cflrun::model

@@ -45,3 +45,25 @@ TEST(ModelSet, AveragesEachModelOverItsClientsAndKeepsUnusedModels) {
 
 }  // namespace
 }  // namespace cflrun::run
+
+namespace cflrun::run {
+namespace {
+
+TEST(ModelSet, GradientStepMovesEachModelAgainstItsMeanGradient) {
+  ModelSet models(2, 10, torch::kCPU);
+  models.initialize(2);
+  const auto p = models.state_size();
+  const auto before = models.states().clone();
+  // Model 1: gradients of all 2s (n = 100) and all 6s (n = 300) -> mean 5; lr 0.1 -> -0.5.
+  std::vector<double> sums(static_cast<std::size_t>(2 * (p + 1)), 0.0);
+  for (std::int64_t i = 0; i < p; ++i) {
+    sums[static_cast<std::size_t>(p + i)] = 100 * 2.0 + 300 * 6.0;
+  }
+  sums[static_cast<std::size_t>(2 * p + 1)] = 400;
+  models.gradient_step(sums, 0.1);
+  EXPECT_TRUE(torch::equal(models.states()[0], before[0]));
+  EXPECT_TRUE(torch::allclose(models.states()[1], before[1] - 0.5, /*rtol=*/0, /*atol=*/1e-6));
+}
+
+}  // namespace
+}  // namespace cflrun::run
