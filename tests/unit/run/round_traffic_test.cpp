@@ -1,0 +1,22 @@
+#include <cflrun/run/round_traffic.hpp>
+
+#include <gtest/gtest.h>
+
+namespace cflrun::run {
+namespace {
+
+TEST(RoundTraffic, CountsModelsLossVectorsAndUpdatesPerParticipant) {
+  // CLoVE, 25 clients, K = 5 models of P = 5142 floats: each client gets 5 models and its
+  // assignment, and returns 5 float losses, its model and its sample count.
+  const auto clove = round_traffic(25, 5, 5142, 5);
+  EXPECT_EQ(clove.sent, 25 * (5 * 5142 * 4 + 4));
+  EXPECT_EQ(clove.received, 25 * (5 * 4 + 5142 * 4 + 8));
+  // FedAvg: one model each way, no loss vectors.
+  const auto fedavg = round_traffic(25, 1, 5142, 0);
+  EXPECT_EQ(fedavg.sent, 25 * (5142 * 4 + 4));
+  EXPECT_EQ(fedavg.received, 25 * (5142 * 4 + 8));
+  EXPECT_EQ(round_traffic(0, 5, 5142, 5).sent, 0);
+}
+
+}  // namespace
+}  // namespace cflrun::run
