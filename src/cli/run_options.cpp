@@ -28,7 +28,7 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "directory of the IDX files (\"\" = /usr/share/datasets/fashion-mnist for fmnist, "
        "datasets/mnist for mnist)")
       ("partition", po::value(&o.partition)->default_value(o.partition),
-       "label_skew_1 | concept_shift | feature_skew")
+       "label_skew_1 | concept_shift | feature_skew | label_skew_2 | label_skew_3 | label_skew_4")
       ("clusters", po::value(&o.clusters)->default_value(o.clusters),
        "K: ground-truth clusters, and models for clove/ifca (count)")
       ("clients-per-cluster", po::value(&o.clients_per_cluster)->default_value(o.clients_per_cluster),
@@ -170,7 +170,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
 void validate(const RunOptions& o) {
   require_choice("algorithm", o.algorithm, {"clove", "ifca", "fedavg", "local"});
   require_choice("dataset", o.dataset, {"fmnist", "mnist"});
-  require_choice("partition", o.partition, {"label_skew_1", "concept_shift", "feature_skew"});
+  require_choice("partition", o.partition, {"label_skew_1", "concept_shift", "feature_skew", "label_skew_2", "label_skew_3", "label_skew_4"});
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
   require_choice("loss-transform", o.loss_transform, {"identity", "sqrt"});

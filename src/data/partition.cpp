@@ -13,6 +13,10 @@ namespace {
 
 constexpr int kFeatureSkewMaxClusters = 4;  // rotations by 0, 90, 180 and 270 degrees
 constexpr int kClassesPerLabelSkew1Cluster = 2;
+constexpr PartitionKind kAllKinds[] = {
+    PartitionKind::kLabelSkew1, PartitionKind::kConceptShift, PartitionKind::kFeatureSkew,
+    PartitionKind::kLabelSkew2, PartitionKind::kLabelSkew3,   PartitionKind::kLabelSkew4,
+};
 
 std::string cluster_limit_reason(PartitionKind kind, int num_classes) {
   const std::string classes = std::to_string(num_classes);
@@ -23,6 +27,13 @@ std::string cluster_limit_reason(PartitionKind kind, int num_classes) {
       return "distinct label maps made of two disjoint swaps of " + classes + " classes";
     case PartitionKind::kFeatureSkew:
       return "one rotation by 0, 90, 180 or 270 degrees per cluster";
+    case PartitionKind::kLabelSkew2:
+      return "Fisher's inequality: at most " + classes +
+             " label sets pairwise share the same number of labels";
+    case PartitionKind::kLabelSkew3:
+      return "one missing class per cluster out of " + classes + ", plus one cluster with all";
+    case PartitionKind::kLabelSkew4:
+      return "one dominant class per cluster out of " + classes;
   }
   return {};
 }
@@ -61,15 +72,14 @@ void check_pool_capacity(const PartitionSpec& spec, const std::vector<ClusterPoo
 }  // namespace
 
 PartitionKind parse_partition_kind(const std::string& name) {
-  for (const PartitionKind kind :
-       {PartitionKind::kLabelSkew1, PartitionKind::kConceptShift, PartitionKind::kFeatureSkew}) {
+  std::string names;
+  for (const PartitionKind kind : kAllKinds) {
     if (name == partition_name(kind)) {
       return kind;
     }
+    names += (names.empty() ? "" : ", ") + partition_name(kind);
   }
-  throw ConfigError(
-      "--partition must be one of label_skew_1, concept_shift, feature_skew, but got '" + name +
-      "'");
+  throw ConfigError("--partition must be one of " + names + ", but got '" + name + "'");
 }
 
 std::string partition_name(PartitionKind kind) {
@@ -80,6 +90,12 @@ std::string partition_name(PartitionKind kind) {
       return "concept_shift";
     case PartitionKind::kFeatureSkew:
       return "feature_skew";
+    case PartitionKind::kLabelSkew2:
+      return "label_skew_2";
+    case PartitionKind::kLabelSkew3:
+      return "label_skew_3";
+    case PartitionKind::kLabelSkew4:
+      return "label_skew_4";
   }
   throw ConfigError("partition_name: unknown PartitionKind value " +
                     std::to_string(static_cast<int>(kind)));
@@ -96,6 +112,14 @@ int max_clusters(PartitionKind kind, int num_classes) {
     }
     case PartitionKind::kFeatureSkew:
       return kFeatureSkewMaxClusters;
+    case PartitionKind::kLabelSkew2:
+      // Sets pairwise meeting in exactly V >= 1 elements number at most n (nonuniform Fisher
+      // inequality); V = 0 is checked in validate_label_sets.
+      return num_classes;
+    case PartitionKind::kLabelSkew3:
+      return num_classes + 1;
+    case PartitionKind::kLabelSkew4:
+      return num_classes;
   }
   return 0;
 }
@@ -115,6 +139,17 @@ void validate_partition_spec(const PartitionSpec& spec, int num_classes) {
   require_positive(spec.clients_per_cluster, "--clients-per-cluster");
   require_positive(spec.train_samples, "--train-samples");
   require_positive(spec.test_samples, "--test-samples");
+  if (spec.kind == PartitionKind::kLabelSkew2) {
+    check_label_skew_2_settings(spec.clusters, num_classes, spec.labels_per_cluster,
+                                spec.shared_labels);
+  }
+  if (spec.kind == PartitionKind::kLabelSkew2 || spec.kind == PartitionKind::kLabelSkew3) {
+    check_class_split_settings(class_split_settings(spec, /*train=*/true));
+    check_class_split_settings(class_split_settings(spec, /*train=*/false));
+  }
+  if (spec.kind == PartitionKind::kLabelSkew4) {
+    check_dominant_share(spec.dominant_share);
+  }
 }
 
 std::vector<int> Partition::true_clusters() const {
@@ -140,6 +175,12 @@ std::vector<ClusterPool> cluster_pools(const PartitionSpec& spec, const ImageDat
       return concept_shift_pools(dataset, spec.clusters, spec.data_seed);
     case PartitionKind::kFeatureSkew:
       return feature_skew_pools(dataset, spec.clusters);
+    case PartitionKind::kLabelSkew2:
+      return label_skew_2_pools(spec, dataset);
+    case PartitionKind::kLabelSkew3:
+      return label_skew_3_pools(spec, dataset);
+    case PartitionKind::kLabelSkew4:
+      return label_skew_4_pools(dataset, spec.clusters, spec.dominant_share, spec.data_seed);
   }
   throw ConfigError("cluster_pools: unknown PartitionKind value " +
                     std::to_string(static_cast<int>(spec.kind)));

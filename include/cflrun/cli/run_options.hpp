@@ -18,7 +18,7 @@ struct RunOptions {
   std::string algorithm = "clove";       ///< --algorithm: clove | ifca | fedavg | local.
   std::string dataset = "fmnist";        ///< --dataset: fmnist | mnist.
   std::string data_dir;                  ///< --data-dir: "" means the dataset's default directory.
-  std::string partition = "label_skew_1";///< --partition: label_skew_1 | concept_shift | feature_skew.
+  std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew.
   int clusters = 5;                      ///< --clusters: K, ground-truth clusters and models.
   int clients_per_cluster = 5;           ///< --clients-per-cluster.
   std::int64_t train_samples = 500;      ///< --train-samples: per client.

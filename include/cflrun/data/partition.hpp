@@ -4,6 +4,7 @@
 /// (CLoVE paper Sec. 5.1; exact construction of the official code: shared/papers/clove-official-setup.md).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,12 +12,20 @@
 
 namespace cflrun::data {
 
-/// The kinds of heterogeneity between clusters (issue 2 command-line values).
+/// The kinds of heterogeneity between clusters (command-line values of issues 2 and 4).
 enum class PartitionKind {
   kLabelSkew1,    ///< "label_skew_1": cluster k holds classes {2k, 2k+1} only (K <= num_classes/2).
   kConceptShift,  ///< "concept_shift": all classes; cluster k permutes labels by two disjoint swaps.
   kFeatureSkew,   ///< "feature_skew": all classes; cluster k rotates images by k x 90 degrees (K <= 4).
+  kLabelSkew2,    ///< "label_skew_2": U labels per cluster, any two share exactly V (exp201).
+  kLabelSkew3,    ///< "label_skew_3": clusters 0..K-2 miss a class each, the last has all (exp202).
+  kLabelSkew4,    ///< "label_skew_4": cluster k is dominated by class k (exp501).
 };
+
+/// The official dominant share of label skew 4: `dominance_percent` 66.6 divided by 100.0 in double
+/// arithmetic, i.e. 0.6659999999999999, one ulp below 0.666 (so a group of 4 500 gives 2 996
+/// dominant points, as the official CIFAR-10 runs got).
+inline constexpr double kOfficialDominantShare = 66.6 / 100.0;
 
 /// Parses a partition name. @throws ConfigError naming the accepted values otherwise.
 PartitionKind parse_partition_kind(const std::string& name);
@@ -27,7 +36,10 @@ std::string partition_name(PartitionKind kind);
 /// The largest number of clusters K a partition kind allows on a dataset with `num_classes`
 /// classes: label skew 1 num_classes / 2 (two classes per cluster), feature skew 4 (rotations by
 /// 0, 90, 180, 270 degrees), concept shift the number of distinct permutations made of two
-/// disjoint swaps, C(n,2) C(n-2,2) / 2 (630 for 10 classes).
+/// disjoint swaps, C(n,2) C(n-2,2) / 2 (630 for 10 classes); label skew 2 num_classes (Fisher's
+/// inequality bounds sets pairwise sharing exactly V >= 1 labels; validate_partition_spec checks
+/// the U, V-specific limits), label skew 3 num_classes + 1 (one missing class per cluster but the
+/// last), label skew 4 num_classes (one dominant class per cluster).
 int max_clusters(PartitionKind kind, int num_classes);
 
 /// Checks the number of clusters a partition kind is asked for.
@@ -43,6 +55,32 @@ struct PartitionSpec {
   std::int64_t train_samples = 500;  ///< training samples per client.
   std::int64_t test_samples = 400;   ///< test samples per client.
   std::uint64_t data_seed = 1;       ///< seed of every random draw of the partition (`--data-seed`).
+
+  // Label skew 2 and 3: the reserve + Dirichlet routine (official
+  // partition_dataset_with_label_overlap and try_partition_until_min; clove-official-setup.md
+  // Sec. 1-3). Defaults are the official values.
+
+  /// U (label skew 2): distinct labels per cluster (official num_labels_per_cluster; paper U = 4).
+  int labels_per_cluster = 4;
+  /// V (label skew 2): labels any two clusters share, 0 <= V < U (official label_overlap_size;
+  /// paper V = 2).
+  int shared_labels = 2;
+  /// Concentration of the symmetric Dirichlet splitting a class among its holders (official beta).
+  double dirichlet_alpha = 0.5;
+  /// First reserve: fraction of each class split evenly among its holders (official reserve_frac).
+  double reserve_start = 0.10;
+  /// Reserve increment per retry until every cluster reaches its minimum; the last retry uses 1.0.
+  double reserve_step = 0.05;
+  /// Minimum training samples per cluster pool; unset = the official N_train (label skew 2: 5 100,
+  /// label skew 3: 6 000). Never below clients_per_cluster x train_samples.
+  std::optional<std::int64_t> min_cluster_train_samples;
+  /// Minimum test samples per cluster pool; unset = the official N_test (label skew 2: 510,
+  /// label skew 3: 750). Never below clients_per_cluster x test_samples.
+  std::optional<std::int64_t> min_cluster_test_samples;
+
+  /// Label skew 4 (official partition_dataset_dominance_based): fraction of a cluster's group from
+  /// its dominant class, in [0, 1].
+  double dominant_share = kOfficialDominantShare;
 };
 
 /// Everything that defines one client's local data, as indices into the dataset's splits plus
@@ -67,20 +105,28 @@ struct Partition {
 /// Checks a spec before any data is touched.
 /// @throws ConfigError naming the flag if check_cluster_count fails (--clusters),
 ///         clients_per_cluster < 1 (--clients-per-cluster), train_samples < 1 (--train-samples)
-///         or test_samples < 1 (--test-samples).
+///         or test_samples < 1 (--test-samples); naming the PartitionSpec field, for the kinds that
+///         use it, if labels_per_cluster is outside [1, num_classes], shared_labels outside
+///         [0, labels_per_cluster), clusters > num_classes / labels_per_cluster with
+///         shared_labels == 0 (disjoint label sets), dirichlet_alpha <= 0, reserve_start outside
+///         [0, 1], reserve_step <= 0, a set minimum < 0, or dominant_share outside [0, 1].
 void validate_partition_spec(const PartitionSpec& spec, int num_classes);
 
-/// Builds the partition deterministically from `spec.data_seed` (issue 2 item 3).
+/// Builds the partition deterministically from `spec.data_seed` (issue 2 item 3; issue 4).
 /// Per cluster a pool of each split is formed (label skew 1: the whole of the cluster's two classes;
-/// concept shift: a disjoint, equal share of every class; feature skew: the whole split, rotated);
+/// concept shift: a disjoint, equal share of every class; feature skew: the whole split, rotated;
+/// label skew 2 and 3: every class split among the clusters holding it by the reserve + Dirichlet
+/// routine; label skew 4: a dominant-class group per cluster);
 /// the pool is shuffled and cut into clients_per_cluster disjoint chunks, and each client takes the
 /// first train_samples (test_samples) points of its chunk, as the official code does.
 /// Random streams: see PartitionStream in <cflrun/data/cluster_pools.hpp>.
 /// @throws ConfigError as validate_partition_spec, i.e. if K or clients_per_cluster is not
 ///         positive, K exceeds what the kind allows (label skew 1: num_classes / 2; feature skew:
-///         4), or a sample count is below 1.
-/// @throws DataError if a pool cannot give every client its samples without replacement; the
-///         message gives the largest feasible --train-samples/--test-samples.
+///         4), or a sample count is below 1; and as label_skew_2_label_sets if no label sets
+///         with the asked U and V can be drawn for K clusters.
+/// @throws DataError if a pool cannot give every client its samples without replacement (the
+///         message gives the largest feasible --train-samples/--test-samples), or, for label
+///         skew 2 and 3, if a cluster stays below its minimum even with the reserve at 1.0.
 Partition make_partition(const PartitionSpec& spec, const ImageDataset& dataset);
 
 /// A client's samples, ready for a model.

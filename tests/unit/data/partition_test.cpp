@@ -121,19 +121,23 @@ void expect_sizes(const Partition& partition, const PartitionSpec& spec) {
 
 TEST(Partition, ParsesAndNamesEveryKind) {
   for (const PartitionKind kind :
-       {PartitionKind::kLabelSkew1, PartitionKind::kConceptShift, PartitionKind::kFeatureSkew}) {
+       {PartitionKind::kLabelSkew1, PartitionKind::kConceptShift, PartitionKind::kFeatureSkew,
+        PartitionKind::kLabelSkew2, PartitionKind::kLabelSkew3, PartitionKind::kLabelSkew4}) {
     EXPECT_EQ(parse_partition_kind(partition_name(kind)), kind);
   }
   EXPECT_EQ(partition_name(PartitionKind::kLabelSkew1), "label_skew_1");
   EXPECT_EQ(partition_name(PartitionKind::kConceptShift), "concept_shift");
   EXPECT_EQ(partition_name(PartitionKind::kFeatureSkew), "feature_skew");
+  EXPECT_EQ(partition_name(PartitionKind::kLabelSkew2), "label_skew_2");
+  EXPECT_EQ(partition_name(PartitionKind::kLabelSkew3), "label_skew_3");
+  EXPECT_EQ(partition_name(PartitionKind::kLabelSkew4), "label_skew_4");
   try {
-    parse_partition_kind("label_skew_2");
+    parse_partition_kind("label_skew_5");
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
-                 "--partition must be one of label_skew_1, concept_shift, feature_skew, but got "
-                 "'label_skew_2'");
+                 "--partition must be one of label_skew_1, concept_shift, feature_skew, "
+                 "label_skew_2, label_skew_3, label_skew_4, but got 'label_skew_5'");
   }
 }
 
