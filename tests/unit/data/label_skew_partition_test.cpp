@@ -3,6 +3,8 @@
 
 #include <cflrun/data/partition.hpp>
 
+#include "partition_spec_for_tests.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -55,18 +57,6 @@ const ImageDataset* fmnist() {
     }
   }();
   return data ? &*data : nullptr;
-}
-
-PartitionSpec spec_of(PartitionKind kind, int clusters, int cpc, std::int64_t train,
-                      std::int64_t test, std::uint64_t seed = 7) {
-  PartitionSpec spec;
-  spec.kind = kind;
-  spec.clusters = clusters;
-  spec.clients_per_cluster = cpc;
-  spec.train_samples = train;
-  spec.test_samples = test;
-  spec.data_seed = seed;
-  return spec;
 }
 
 /// A label skew 2/3 spec for the small synthetic dataset: no official minimum (5 100 would not

@@ -1,5 +1,7 @@
 #include <cflrun/data/partition.hpp>
 
+#include "partition_spec_for_tests.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -50,18 +52,6 @@ ImageDataset synthetic_dataset() {
 const ImageDataset& dataset() {
   static const ImageDataset data = synthetic_dataset();
   return data;
-}
-
-PartitionSpec spec_of(PartitionKind kind, int clusters, int cpc, std::int64_t train,
-                      std::int64_t test, std::uint64_t seed = 7) {
-  PartitionSpec spec;
-  spec.kind = kind;
-  spec.clusters = clusters;
-  spec.clients_per_cluster = cpc;
-  spec.train_samples = train;
-  spec.test_samples = test;
-  spec.data_seed = seed;
-  return spec;
 }
 
 /// The set of labels of the samples `idx` (a vector or set of indices) of a split.
