@@ -23,20 +23,36 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
   experiment.add_options()
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
        "clove | ifca | fedavg | local")
-      ("dataset", po::value(&o.dataset)->default_value(o.dataset), "fmnist | mnist")
+      ("dataset", po::value(&o.dataset)->default_value(o.dataset),
+       "fmnist | mnist | cifar10 | linreg (synthetic mixed linear regression)")
       ("data-dir", po::value(&o.data_dir)->default_value(o.data_dir),
-       "directory of the IDX files (\"\" = /usr/share/datasets/fashion-mnist for fmnist, "
-       "datasets/mnist for mnist)")
+       "directory of the data files (\"\" = /usr/share/datasets/fashion-mnist for fmnist, "
+       "datasets/mnist for mnist, datasets/cifar-10-batches-bin for cifar10)")
       ("partition", po::value(&o.partition)->default_value(o.partition),
-       "label_skew_1 | concept_shift | feature_skew | label_skew_2 | label_skew_3 | label_skew_4")
+       "label_skew_1 | concept_shift | feature_skew | label_skew_2 | label_skew_3 | label_skew_4 | "
+       "rotation | class_per_cluster (image datasets)")
+      ("model", po::value(&o.model)->default_value(o.model),
+       "auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear (auto: cnn for (f)mnist, "
+       "cifar_cnn for cifar10, linear for linreg, autoencoders with --unsupervised)")
+      ("unsupervised", po::bool_switch(&o.unsupervised),
+       "train autoencoders on the mean squared reconstruction error (paper App. C.2, Table 5)")
+      ("dimension", po::value(&o.dimension)->default_value(o.dimension), "linreg: input dimension d (count)")
+      ("separation", po::value(&o.separation)->default_value(o.separation),
+       "linreg: Delta, optimal models pairwise between Delta and 5 Delta apart on the unit sphere")
+      ("noise", po::value(&o.noise)->default_value(o.noise, "0.001"),
+       "linreg: sigma, standard deviation of the label noise")
       ("clusters", po::value(&o.clusters)->default_value(o.clusters),
-       "K: ground-truth clusters, and models for clove/ifca (count)")
+       "K: ground-truth clusters, and models for clove/ifca unless --models (count)")
       ("clients-per-cluster", po::value(&o.clients_per_cluster)->default_value(o.clients_per_cluster),
        "clients in each cluster (count)")
       ("train-samples", po::value(&o.train_samples)->default_value(o.train_samples),
        "training samples per client (count)")
       ("test-samples", po::value(&o.test_samples)->default_value(o.test_samples),
        "test samples per client (count)")
+      ("min-cluster-train", po::value(&o.min_cluster_train)->default_value(o.min_cluster_train),
+       "label skew 2/3: minimum training samples per cluster pool (count; 0 = official 5 100 / 6 000)")
+      ("min-cluster-test", po::value(&o.min_cluster_test)->default_value(o.min_cluster_test),
+       "label skew 2/3: minimum test samples per cluster pool (count; 0 = official 510 / 750)")
       ("data-seed", po::value(&seeds.data_seed),
        "seed of the data partition (integer >= 0; default: --seed)");
 
@@ -66,7 +82,18 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("init", po::value(&o.init)->default_value(o.init),
        "different | same: initial parameters of the K models (paper Fig. 2)")
       ("participation", po::value(&o.participation)->default_value(o.participation),
-       "fraction of clients sampled (seeded) to take part in each round, in (0, 1]");
+       "fraction of clients sampled (seeded) to take part in each round, in (0, 1]")
+      ("models", po::value(&o.models)->default_value(o.models),
+       "K-hat: models clove/ifca keep (count; 0 = --clusters); with --select-k silhouette an upper bound")
+      ("select-k", po::value(&o.select_k)->default_value(o.select_k),
+       "fixed | silhouette: clove uses all K-hat models, or picks K in 2..K-hat each round by the "
+       "silhouette score of Ward clusterings (selectBestK, unknown K)")
+      ("stable-rounds", po::value(&o.stable_rounds)->default_value(o.stable_rounds),
+       "clove: a client is stable once its model is unchanged for this many rounds; when "
+       "--stable-fraction of the participants are stable, clove stops loss vectors and runs "
+       "per-cluster FedAvg (0 = never)")
+      ("stable-fraction", po::value(&o.stable_fraction)->default_value(o.stable_fraction),
+       "share of stable participants that triggers the switch, in (0, 1]");
 
   po::options_description system("System");
   system.add_options()
@@ -79,7 +106,10 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("skip-complete", po::bool_switch(&o.skip_complete),
        "exit 0 at once if --out holds a complete run (idempotent resubmission; with --overwrite an "
        "incomplete file is run again)")
-      ("quiet", po::bool_switch(&o.quiet), "do not print a line per round");
+      ("quiet", po::bool_switch(&o.quiet), "do not print a line per round")
+      ("dry-run", po::bool_switch(&o.dry_run),
+       "load the data, build the partition and the models, print what the run would do, and exit "
+       "without training or writing --out");
 
   po::options_description all;
   all.add(experiment).add(training).add(system);
@@ -169,8 +199,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
 
 void validate(const RunOptions& o) {
   require_choice("algorithm", o.algorithm, {"clove", "ifca", "fedavg", "local"});
-  require_choice("dataset", o.dataset, {"fmnist", "mnist"});
-  require_choice("partition", o.partition, {"label_skew_1", "concept_shift", "feature_skew", "label_skew_2", "label_skew_3", "label_skew_4"});
+  require_choice("dataset", o.dataset, {"fmnist", "mnist", "cifar10", "linreg"});
+  require_choice("partition", o.partition,
+                 {"label_skew_1", "concept_shift", "feature_skew", "label_skew_2", "label_skew_3", "label_skew_4",
+                  "rotation", "class_per_cluster"});
+  require_choice("model", o.model, {"auto", "cnn", "cifar_cnn", "mlp", "autoencoder", "conv_autoencoder", "linear"});
+  require_choice("select-k", o.select_k, {"fixed", "silhouette"});
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
   require_choice("loss-transform", o.loss_transform, {"identity", "sqrt"});
@@ -182,6 +216,8 @@ void validate(const RunOptions& o) {
   require(o.clients_per_cluster >= 1, "clients-per-cluster", "at least 1", o.clients_per_cluster);
   require(o.train_samples >= 1, "train-samples", "at least 1", o.train_samples);
   require(o.test_samples >= 1, "test-samples", "at least 1", o.test_samples);
+  require(o.min_cluster_train >= 0, "min-cluster-train", "0 (official) or a positive count", o.min_cluster_train);
+  require(o.min_cluster_test >= 0, "min-cluster-test", "0 (official) or a positive count", o.min_cluster_test);
   require(o.rounds >= 1, "rounds", "at least 1", o.rounds);
   require(o.local_epochs >= 1, "local-epochs", "at least 1", o.local_epochs);
   require(o.batch_size >= 1, "batch-size", "at least 1", o.batch_size);
@@ -189,6 +225,16 @@ void validate(const RunOptions& o) {
   require(o.participation > 0.0 && o.participation <= 1.0, "participation", "in (0, 1]", o.participation);
   require(o.kmeans_restarts >= 1, "kmeans-restarts", "at least 1", o.kmeans_restarts);
   require(o.threads >= 0, "threads", "0 (auto) or a positive count", o.threads);
+  require(o.models >= 0, "models", "0 (= --clusters) or a positive count", o.models);
+  require(o.stable_rounds >= 0, "stable-rounds", "0 (off) or a positive count", o.stable_rounds);
+  require(o.stable_fraction > 0.0 && o.stable_fraction <= 1.0, "stable-fraction", "in (0, 1]", o.stable_fraction);
+  require(!(o.unsupervised && o.dataset == "linreg"), "unsupervised", "off for --dataset linreg (it has labels only)",
+          "--unsupervised");
+  const bool autoencoder = o.effective_model() == "autoencoder" || o.effective_model() == "conv_autoencoder";
+  require(autoencoder == o.unsupervised, "model",
+          o.unsupervised ? "an autoencoder (autoencoder | conv_autoencoder) with --unsupervised"
+                         : "a supervised model without --unsupervised (add --unsupervised for autoencoders)",
+          o.effective_model());
   require(!o.out.empty(), "out", "a file path", "''");
 }
 
@@ -206,6 +252,19 @@ std::string help_text() {
   return text.str();
 }
 
+std::string RunOptions::effective_model() const {
+  if (model != "auto") {
+    return model;
+  }
+  if (dataset == "linreg") {
+    return "linear";
+  }
+  if (unsupervised) {
+    return dataset == "cifar10" ? "conv_autoencoder" : "autoencoder";
+  }
+  return dataset == "cifar10" ? "cifar_cnn" : "cnn";
+}
+
 std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() const {
   auto text = [](const auto& value) {
     std::ostringstream s;
@@ -218,10 +277,21 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"dataset", dataset},
           {"data-dir", data_dir},
           {"partition", partition},
+          {"model", effective_model()},
+          {"unsupervised", unsupervised ? "true" : "false"},
+          {"dimension", text(dimension)},
+          {"separation", text(separation)},
+          {"noise", text(noise)},
           {"clusters", text(clusters)},
+          {"models", text(effective_models())},
+          {"select-k", select_k},
+          {"stable-rounds", text(stable_rounds)},
+          {"stable-fraction", text(stable_fraction)},
           {"clients-per-cluster", text(clients_per_cluster)},
           {"train-samples", text(train_samples)},
           {"test-samples", text(test_samples)},
+          {"min-cluster-train", text(min_cluster_train)},
+          {"min-cluster-test", text(min_cluster_test)},
           {"rounds", text(rounds)},
           {"local-epochs", text(local_epochs)},
           {"batch-size", text(batch_size)},

@@ -86,12 +86,21 @@ std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vect
   const std::vector<int> labels = clusterer == Clusterer::kKMeans
                                       ? kmeans(loss_vectors, num_models, options, engine).labels
                                       : agglomerative_ward(loss_vectors, num_models);
-  const std::vector<int> cluster_of_client = order_clusters_by_smallest_client(labels, num_models);
+  return match_clusters_to_models(loss_vectors, labels, num_models, matching);
+}
+
+std::vector<int> match_clusters_to_models(const torch::Tensor& loss_vectors, const std::vector<int>& labels,
+                                          int num_clusters, Matching matching) {
+  if (num_clusters > loss_vectors.size(1)) {
+    throw ConfigError("CLoVE matching: " + std::to_string(num_clusters) + " clusters for only " +
+                      std::to_string(loss_vectors.size(1)) + " models");
+  }
+  const std::vector<int> cluster_of_client = order_clusters_by_smallest_client(labels, num_clusters);
   if (matching == Matching::kNone) {
     return cluster_of_client;  // ordered cluster i trains model i
   }
   const std::vector<int> model_of_cluster =
-      min_cost_matching(cluster_model_costs(loss_vectors, cluster_of_client, num_models));
+      min_cost_matching(cluster_model_costs(loss_vectors, cluster_of_client, num_clusters));
   std::vector<int> model_of_client(cluster_of_client.size());
   std::transform(cluster_of_client.begin(), cluster_of_client.end(), model_of_client.begin(),
                  [&](int cluster) { return model_of_cluster[cluster]; });

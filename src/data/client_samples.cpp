@@ -7,17 +7,14 @@
 namespace cflrun::data {
 namespace {
 
-constexpr std::int64_t kImageSide = 28;
 constexpr double kMaxPixel = 255.0;
 
 void check_split(const ImageSplit& split, bool train) {
   const torch::Tensor& images = split.images;
-  const bool ok = images.defined() && images.dim() == 4 && images.size(1) == 1 &&
-                  images.size(2) == kImageSide && images.size(3) == kImageSide &&
-                  images.scalar_type() == torch::kUInt8;
+  const bool ok = images.defined() && images.dim() == 4 && images.scalar_type() == torch::kUInt8;
   if (!ok) {
     throw ShapeError(std::string("client_samples: the ") + (train ? "train" : "test") +
-                     " images must be [N, 1, 28, 28] uint8, but got " +
+                     " images must be [N, C, H, W] uint8, but got " +
                      (images.defined()
                           ? images.toString() + " " + std::to_string(images.dim()) + "-d tensor"
                           : std::string("an undefined tensor")));

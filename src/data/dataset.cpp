@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/data/cifar10.hpp>
 #include <cflrun/io/idx_reader.hpp>
 
 namespace cflrun::data {
@@ -77,22 +78,43 @@ ImageSplit load_split(DatasetKind kind, const std::filesystem::path& dir,
 }  // namespace
 
 std::filesystem::path default_data_dir(DatasetKind kind) {
-  if (kind == DatasetKind::kFashionMnist) return "/usr/share/datasets/fashion-mnist";
-  return "datasets/mnist";
+  switch (kind) {
+    case DatasetKind::kFashionMnist:
+      return "/usr/share/datasets/fashion-mnist";
+    case DatasetKind::kMnist:
+      return "datasets/mnist";
+    case DatasetKind::kCifar10:
+      return "datasets/cifar-10-batches-bin";
+  }
+  return {};
 }
 
 DatasetKind parse_dataset_kind(const std::string& name) {
-  if (name == "fmnist") return DatasetKind::kFashionMnist;
-  if (name == "mnist") return DatasetKind::kMnist;
-  throw ConfigError("--dataset must be one of fmnist, mnist, but got '" + name + "'");
+  for (const auto kind : {DatasetKind::kFashionMnist, DatasetKind::kMnist, DatasetKind::kCifar10}) {
+    if (name == dataset_name(kind)) {
+      return kind;
+    }
+  }
+  throw ConfigError("--dataset must be one of fmnist, mnist, cifar10, linreg, but got '" + name + "'");
 }
 
 std::string dataset_name(DatasetKind kind) {
-  return kind == DatasetKind::kFashionMnist ? "fmnist" : "mnist";
+  switch (kind) {
+    case DatasetKind::kFashionMnist:
+      return "fmnist";
+    case DatasetKind::kMnist:
+      return "mnist";
+    case DatasetKind::kCifar10:
+      return "cifar10";
+  }
+  return "unknown";
 }
 
 ImageDataset load_image_dataset(DatasetKind kind, const std::filesystem::path& dir) {
   std::error_code ec;
+  if (kind == DatasetKind::kCifar10) {
+    return load_cifar10(dir);  // names each missing file and where to get CIFAR-10
+  }
   if (!std::filesystem::is_directory(dir, ec)) {
     fail(kind, "data directory " + dir.string() + " does not exist or is not a directory");
   }

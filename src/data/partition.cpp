@@ -16,6 +16,7 @@ constexpr int kClassesPerLabelSkew1Cluster = 2;
 constexpr PartitionKind kAllKinds[] = {
     PartitionKind::kLabelSkew1, PartitionKind::kConceptShift, PartitionKind::kFeatureSkew,
     PartitionKind::kLabelSkew2, PartitionKind::kLabelSkew3,   PartitionKind::kLabelSkew4,
+    PartitionKind::kRotation,   PartitionKind::kClassPerCluster,
 };
 
 std::string cluster_limit_reason(PartitionKind kind, int num_classes) {
@@ -34,6 +35,10 @@ std::string cluster_limit_reason(PartitionKind kind, int num_classes) {
       return "one missing class per cluster out of " + classes + ", plus one cluster with all";
     case PartitionKind::kLabelSkew4:
       return "one dominant class per cluster out of " + classes;
+    case PartitionKind::kRotation:
+      return "IFCA's rotations: 1 cluster unrotated, 2 by 0 and 180 degrees, 4 by multiples of 90";
+    case PartitionKind::kClassPerCluster:
+      return "one class per cluster out of " + classes;
   }
   return {};
 }
@@ -96,6 +101,10 @@ std::string partition_name(PartitionKind kind) {
       return "label_skew_3";
     case PartitionKind::kLabelSkew4:
       return "label_skew_4";
+    case PartitionKind::kRotation:
+      return "rotation";
+    case PartitionKind::kClassPerCluster:
+      return "class_per_cluster";
   }
   throw ConfigError("partition_name: unknown PartitionKind value " +
                     std::to_string(static_cast<int>(kind)));
@@ -119,6 +128,10 @@ int max_clusters(PartitionKind kind, int num_classes) {
     case PartitionKind::kLabelSkew3:
       return num_classes + 1;
     case PartitionKind::kLabelSkew4:
+      return num_classes;
+    case PartitionKind::kRotation:
+      return kFeatureSkewMaxClusters;
+    case PartitionKind::kClassPerCluster:
       return num_classes;
   }
   return 0;
@@ -181,6 +194,10 @@ std::vector<ClusterPool> cluster_pools(const PartitionSpec& spec, const ImageDat
       return label_skew_3_pools(spec, dataset);
     case PartitionKind::kLabelSkew4:
       return label_skew_4_pools(dataset, spec.clusters, spec.dominant_share, spec.data_seed);
+    case PartitionKind::kRotation:
+      return rotation_pools(dataset, spec.clusters);
+    case PartitionKind::kClassPerCluster:
+      return class_per_cluster_pools(dataset, spec.clusters);
   }
   throw ConfigError("cluster_pools: unknown PartitionKind value " +
                     std::to_string(static_cast<int>(spec.kind)));

@@ -32,28 +32,32 @@ class Stopwatch {
 
 }  // namespace
 
-ClientGroup::ClientGroup(const data::ImageDataset& dataset, const data::Partition& partition, int first,
-                         int end, torch::Device device)
-    : first_(first), device_(device) {
+ClientGroup::ClientGroup(const data::ClientData& data, int first, int end, model::Objective objective,
+                         torch::Device device)
+    : first_(first), objective_(objective), device_(device) {
   std::vector<data::ClientSamples> train;
   std::vector<data::ClientSamples> test;
   train_offsets_.push_back(0);
   for (int c = first; c < end; ++c) {
-    const auto& shard = partition.clients.at(static_cast<std::size_t>(c));
-    train.push_back(data::client_samples(dataset, shard, /*train=*/true));
-    test.push_back(data::client_samples(dataset, shard, /*train=*/false));
+    train.push_back(data.samples(c, /*train=*/true));
+    test.push_back(data.samples(c, /*train=*/false));
     train_counts_.push_back(train.back().targets.size(0));
     test_counts_.push_back(test.back().targets.size(0));
     train_offsets_.push_back(train_offsets_.back() + train_counts_.back());
   }
-  train_ = stack(train, device_);
-  test_ = stack(test, device_);
+  train_ = stack(train, data);
+  test_ = stack(test, data);
 }
 
-ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& samples, torch::Device device) {
+ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& samples,
+                                      const data::ClientData& data) const {
+  const auto longs = torch::TensorOptions(device_).dtype(torch::kLong);
   if (samples.empty()) {
-    return {torch::empty({0, 1, 28, 28}, device), torch::empty({0}, torch::TensorOptions(device).dtype(torch::kLong)),
-            torch::empty({0}, torch::TensorOptions(device).dtype(torch::kLong))};
+    std::vector<std::int64_t> shape{0};
+    shape.insert(shape.end(), data.sample_shape.begin(), data.sample_shape.end());
+    const auto target_type = data.num_classes > 0 ? torch::kLong : torch::kFloat32;
+    return {torch::empty(shape, device_), torch::empty({0}, torch::TensorOptions(device_).dtype(target_type)),
+            torch::empty({0}, longs)};
   }
   std::vector<torch::Tensor> inputs;
   std::vector<torch::Tensor> targets;
@@ -63,23 +67,58 @@ ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& sa
     targets.push_back(samples[i].targets);
     owners.push_back(torch::full({samples[i].targets.size(0)}, static_cast<std::int64_t>(i), torch::kLong));
   }
-  return {torch::cat(inputs).to(device), torch::cat(targets).to(device), torch::cat(owners).to(device)};
+  return {torch::cat(inputs).to(device_), torch::cat(targets).to(device_), torch::cat(owners).to(device_)};
 }
 
 void ClientGroup::accumulate_per_client(ModelSet& models, int j, const Stack& data, const torch::Tensor& rows,
                                         torch::Tensor& loss_sums, torch::Tensor& correct_sums) {
   auto& model = models.load(j);
-  model->eval();
+  model.eval();
   torch::InferenceMode inference;
   for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
     const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
-    const auto logits = model->forward(data.inputs.index_select(0, chunk));
+    const auto inputs = data.inputs.index_select(0, chunk);
+    const auto outputs = model.forward(inputs);
     const auto targets = data.targets.index_select(0, chunk);
     const auto owner = data.owner.index_select(0, chunk);
-    const auto losses = torch::nn::functional::cross_entropy(
-        logits, targets, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
-    loss_sums.index_add_(0, owner, losses.to(torch::kFloat64));
-    correct_sums.index_add_(0, owner, logits.argmax(/*dim=*/1).eq(targets).to(torch::kFloat64));
+    loss_sums.index_add_(0, owner, model::per_sample_loss(objective_, outputs, inputs, targets).to(torch::kFloat64));
+    if (model::has_accuracy(objective_)) {
+      correct_sums.index_add_(0, owner, outputs.argmax(/*dim=*/1).eq(targets).to(torch::kFloat64));
+    }
+  }
+}
+
+torch::Tensor ClientGroup::training_rows(const std::vector<std::int64_t>& hosted) const {
+  if (static_cast<int>(hosted.size()) == size()) {
+    return torch::arange(train_.targets.size(0), torch::TensorOptions(device_).dtype(torch::kLong));
+  }
+  return rows_of(hosted);
+}
+
+void ClientGroup::add_training_losses(ModelSet& models, const torch::Tensor& rows, torch::Tensor& loss_sums) {
+  const auto chunks = [&](const auto& add_chunk) {
+    for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
+      const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
+      add_chunk(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
+                train_.owner.index_select(0, chunk));
+    }
+  };
+  if (models.can_stack() && objective_ == model::Objective::kClassification) {
+    const auto stack = models.stack_all();
+    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, const torch::Tensor& owner) {
+      loss_sums.index_add_(0, owner, stack.per_sample_losses(inputs, targets).to(torch::kFloat64));
+    });
+    return;
+  }
+  for (int j = 0; j < models.size(); ++j) {
+    auto& model = models.load(j);
+    model.eval();
+    torch::InferenceMode inference;
+    auto column = loss_sums.select(/*dim=*/1, j);
+    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, const torch::Tensor& owner) {
+      const auto losses = model::per_sample_loss(objective_, model.forward(inputs), inputs, targets);
+      column.index_add_(0, owner, losses.to(torch::kFloat64));
+    });
   }
 }
 
@@ -91,27 +130,9 @@ std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vecto
       hosted.push_back(client - first_);
     }
   }
-  const auto stack = models.stack_all();
   auto sums = torch::zeros({static_cast<std::int64_t>(size()), models.size()},
                            torch::TensorOptions(device_).dtype(torch::kFloat64));
-  const auto add_losses = [&](const torch::Tensor& inputs, const torch::Tensor& targets, const torch::Tensor& owner) {
-    sums.index_add_(0, owner, stack.per_sample_losses(inputs, targets).to(torch::kFloat64));
-  };
-  if (static_cast<int>(hosted.size()) == size()) {
-    const auto n = train_.targets.size(0);
-    for (std::int64_t start = 0; start < n; start += kEvalChunk) {
-      const auto rows = std::min(kEvalChunk, n - start);
-      add_losses(train_.inputs.narrow(0, start, rows), train_.targets.narrow(0, start, rows),
-                 train_.owner.narrow(0, start, rows));
-    }
-  } else {
-    const auto rows = rows_of(hosted);
-    for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
-      const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
-      add_losses(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
-                 train_.owner.index_select(0, chunk));
-    }
-  }
+  add_training_losses(models, training_rows(hosted), sums);
   const auto counts = torch::tensor(train_counts_, torch::kFloat64).to(device_).unsqueeze(1);
   const auto index = torch::tensor(hosted, torch::kLong).to(device_);
   const auto matrix = (sums / counts).index_select(0, index).to(torch::kCPU).contiguous();
@@ -151,9 +172,9 @@ std::vector<double> ClientGroup::local_updates(const std::vector<int>& assignmen
     const auto targets = train_.targets.narrow(0, rows, n);
     // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
     train_loss[static_cast<std::size_t>(i)] =
-        settings.gradient_averaging ? local_gradient(model, inputs, targets, settings.batch_size)
+        settings.gradient_averaging ? local_gradient(model, inputs, targets, settings.batch_size, settings.objective)
                                     : local_update(model, inputs, targets, settings, generator);
-    const auto state = (settings.gradient_averaging ? model::flatten_gradients(*model) : model::flatten_state(*model))
+    const auto state = (settings.gradient_averaging ? model::flatten_gradients(model) : model::flatten_state(model))
                            .to(torch::kFloat64);
     sums.narrow(0, j * p, p).add_(state, /*alpha=*/static_cast<double>(n));
     sums[k * p + j] += static_cast<double>(n);
@@ -179,7 +200,8 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
   const auto counts = torch::tensor(test_counts_, torch::kFloat64).to(device_);
   const auto absent = torch::tensor(local_model, torch::kLong).lt(0).to(device_);
   const auto nan = std::numeric_limits<double>::quiet_NaN();
-  const auto accuracy = (correct_sums / counts).masked_fill(absent, nan).to(torch::kCPU).contiguous();
+  const auto no_accuracy = model::has_accuracy(objective_) ? absent : torch::ones_like(absent);
+  const auto accuracy = (correct_sums / counts).masked_fill(no_accuracy, nan).to(torch::kCPU).contiguous();
   const auto test_loss = (loss_sums / counts).masked_fill(absent, nan).to(torch::kCPU).contiguous();
   return {std::vector<double>(accuracy.data_ptr<double>(), accuracy.data_ptr<double>() + m),
           std::vector<double>(test_loss.data_ptr<double>(), test_loss.data_ptr<double>() + m)};

@@ -17,6 +17,7 @@
 #include <cflrun/io/result_reader.hpp>
 #include <cflrun/io/result_writer.hpp>
 #include <cflrun/report/run_summary.hpp>
+#include <cflrun/run/client_data_setup.hpp>
 #include <cflrun/run/client_group.hpp>
 #include <cflrun/run/collective_step.hpp>
 #include <cflrun/run/compute_setup.hpp>
@@ -24,6 +25,7 @@
 #include <cflrun/run/progress.hpp>
 #include <cflrun/run/rank_layout.hpp>
 #include <cflrun/run/round_traffic.hpp>
+#include <cflrun/run/stability.hpp>
 
 namespace cflrun::run {
 namespace {
@@ -68,21 +70,23 @@ class Experiment {
   void open_result_file();
   std::vector<double> gather_loss_vectors(int round);
   std::vector<int> decide_assignment(int round, const std::vector<double>& loss_vectors);
+  std::vector<int> keep_last_models(std::vector<int>& newcomers);
+  std::vector<int> assign(int round, std::chrono::steady_clock::time_point& start, std::vector<double>& loss_vectors,
+                          std::vector<int>& newcomers);
   std::vector<double> train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss);
   void average(const std::vector<double>& weighted_sums);
   std::vector<double> evaluate(const std::vector<int>& assignment, const std::vector<double>& train_loss);
   void record(const std::vector<int>& assignment, const std::vector<double>& loss_vectors,
-              const std::vector<double>& evaluations, io::RoundRecord& rec);
+              const std::vector<double>& evaluations, const std::vector<int>& newcomers, io::RoundRecord& rec);
 
   const cli::RunOptions& options_;
   const comm::Communicator& comm_;
   torch::Device device_{torch::kCPU};
   int threads_ = 1;
-  data::ImageDataset dataset_;
-  data::Partition partition_;
   std::unique_ptr<algo::Algorithm> algorithm_;
   std::unique_ptr<ModelSet> models_;
   std::unique_ptr<ClientGroup> clients_;
+  std::unique_ptr<StabilityMonitor> stability_;
   std::unique_ptr<io::ResultWriter> writer_;
   std::vector<int> true_clusters_;
   std::vector<int> participants_;  // this round's participating clients, increasing ids
@@ -97,35 +101,27 @@ void Experiment::set_up_compute() {
   torch::set_num_threads(threads_);
   use_single_threaded_blas();
   device_ = select_device(options_.device, comm_.local_rank());
-  if (comm_.is_root() && !options_.overwrite && std::filesystem::exists(options_.out)) {
+  if (comm_.is_root() && !options_.dry_run && !options_.overwrite && std::filesystem::exists(options_.out)) {
     throw ConfigError("--out " + options_.out + " already exists; pass --overwrite to replace it or choose another --out");
   }
 }
 
 void Experiment::set_up_data() {
-  const auto kind = data::parse_dataset_kind(options_.dataset);
-  dataset_ = data::load_image_dataset(kind, options_.data_dir.empty() ? data::default_data_dir(kind)
-                                                                      : std::filesystem::path(options_.data_dir));
-  data::PartitionSpec spec;
-  spec.kind = data::parse_partition_kind(options_.partition);
-  spec.clusters = options_.clusters;
-  spec.clients_per_cluster = options_.clients_per_cluster;
-  spec.train_samples = options_.train_samples;
-  spec.test_samples = options_.test_samples;
-  spec.data_seed = options_.effective_data_seed();
-  partition_ = data::make_partition(spec, dataset_);
-  true_clusters_ = partition_.true_clusters();
-  const int num_clients = static_cast<int>(partition_.clients.size());
+  const auto architecture = architecture_of(options_);  // an unknown --model fails before any data is read
+  const auto data = load_client_data(options_);
+  true_clusters_ = data.true_clusters;
+  const int num_clients = data.num_clients();
 
   algo::AlgorithmSettings settings;
   settings.name = options_.algorithm;
   settings.num_clients = num_clients;
-  settings.num_clusters = options_.clusters;
+  settings.num_clusters = options_.effective_models();
   settings.random_first_assignment = options_.first_assignment == "random";
   settings.kmeans_restarts = options_.kmeans_restarts;
   settings.sqrt_loss_vectors = options_.loss_transform == "sqrt";
   settings.min_cost_matching = options_.matching == "hungarian";
   settings.agglomerative = options_.clustering == "agglomerative";
+  settings.select_k = options_.select_k == "silhouette";
   settings.seed = options_.seed;
   algorithm_ = algo::make_algorithm(settings);
   const int per_round = participants_per_round(num_clients, options_.participation);
@@ -136,8 +132,10 @@ void Experiment::set_up_data() {
   }
 
   const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
-  clients_ = std::make_unique<ClientGroup>(dataset_, partition_, hosted.first, hosted.end, device_);
-  models_ = std::make_unique<ModelSet>(algorithm_->num_models(), dataset_.num_classes, device_);
+  models_ = std::make_unique<ModelSet>(algorithm_->num_models(), architecture, network_shape_of(data), device_);
+  clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
+  const int window = algorithm_->clusters_clients() ? options_.stable_rounds : 0;
+  stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, window, options_.stable_fraction);
 }
 
 void Experiment::open_result_file() {
@@ -169,16 +167,22 @@ void Experiment::open_result_file() {
 void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_compute(); });
   collective_step(comm_, [&] { set_up_data(); });
-  collective_step(comm_, [&] { open_result_file(); });
+  if (!options_.dry_run) {
+    collective_step(comm_, [&] { open_result_file(); });
+  }
   if (comm_.is_root()) {
     models_->initialize(options_.seed, options_.init == "same");
     const auto blas = core::blas_library();
     std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
               << core::torch_version() << ", BLAS " << blas << "\n"
-              << options_.algorithm << " on " << options_.dataset << " " << options_.partition << ": "
+              << options_.algorithm << " on " << options_.dataset << " "
+              << (options_.dataset == "linreg" ? "(Delta " + std::to_string(options_.separation) + ")" : options_.partition)
+              << ": "
               << true_clusters_.size() << " clients in " << options_.clusters << " clusters, "
-              << algorithm_->num_models() << " models, " << comm_.size() << " rank(s) x " << threads_
-              << " thread(s) on " << device_.str() << " -> " << options_.out << std::endl;
+              << algorithm_->num_models() << " models (" << options_.effective_model() << ", "
+              << models_->state_size() << " floats each), " << comm_.size() << " rank(s) x " << threads_
+              << " thread(s) on " << device_.str() << " -> " << (options_.dry_run ? "nothing (--dry-run)" : options_.out)
+              << std::endl;
     if (core::blas_is_reference(blas)) {
       std::cout << "warning: LibTorch runs on the slow reference BLAS; apt-get install libopenblas0-pthread "
                    "(about 4x faster)" << std::endl;
@@ -212,12 +216,64 @@ std::vector<int> Experiment::decide_assignment(int round, const std::vector<doub
   return assignment;
 }
 
+std::vector<int> Experiment::keep_last_models(std::vector<int>& newcomers) {
+  const auto last = stability_->last_models(participants_);
+  if (comm_.is_root()) {
+    for (std::size_t i = 0; i < participants_.size(); ++i) {
+      if (last.at(i) < 0) {
+        newcomers.push_back(participants_[i]);
+      }
+    }
+  }
+  int count = static_cast<int>(newcomers.size());
+  comm_.broadcast(&count, 1);
+  newcomers.resize(static_cast<std::size_t>(count));
+  comm_.broadcast(newcomers.data(), count);
+  // A newcomer (partial participation) computes one loss vector and takes its arg-min model (the
+  // official code uses the nearest k-means centroid of a test-set loss vector; no centroids exist
+  // here once clustering has stopped).
+  const auto local = count > 0 && clients_->size() > 0 ? clients_->loss_vectors(*models_, newcomers)
+                                                        : std::vector<double>{};
+  const auto losses = count > 0 ? comm_.gather(local) : std::vector<double>{};
+  std::vector<int> assignment(true_clusters_.size(), kNotParticipating);
+  if (comm_.is_root()) {
+    const auto k = static_cast<std::size_t>(models_->size());
+    for (std::size_t i = 0, n = 0; i < participants_.size(); ++i) {
+      auto& model = assignment[static_cast<std::size_t>(participants_[i])];
+      model = last[i] >= 0 ? last[i]
+                           : static_cast<int>(std::min_element(losses.begin() + static_cast<std::ptrdiff_t>(n * k),
+                                                               losses.begin() + static_cast<std::ptrdiff_t>((n + 1) * k)) -
+                                              (losses.begin() + static_cast<std::ptrdiff_t>(n * k)));
+      n += last[i] >= 0 ? 0 : 1;
+    }
+  }
+  comm_.broadcast(assignment.data(), static_cast<std::int64_t>(assignment.size()));
+  return assignment;
+}
+
+std::vector<int> Experiment::assign(int round, std::chrono::steady_clock::time_point& start,
+                                    std::vector<double>& loss_vectors, std::vector<int>& newcomers) {
+  if (stability_->check(round, participants_)) {
+    if (comm_.is_root() && round == stability_->switch_round() && !options_.quiet) {
+      std::cout << "round " << round + 1 << ": assignments stable; clustering stops, per-cluster FedAvg from now on"
+                << std::endl;
+    }
+    auto assignment = keep_last_models(newcomers);
+    phase_seconds_[kLossVectors] = seconds_since(start);
+    return assignment;
+  }
+  loss_vectors = gather_loss_vectors(round);
+  phase_seconds_[kLossVectors] = seconds_since(start);
+  return decide_assignment(round, loss_vectors);
+}
+
 std::vector<double> Experiment::train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss) {
   LocalUpdateSettings settings;
   settings.gradient_averaging = options_.aggregation == "gradient";
   settings.local_epochs = options_.local_epochs;
   settings.batch_size = options_.batch_size;
   settings.learning_rate = options_.lr;
+  settings.objective = objective_of(options_);
   std::vector<double> sums;
   if (clients_->size() > 0) {
     sums = clients_->local_updates(assignment, *models_, round, options_.seed, settings, train_loss);
@@ -252,7 +308,8 @@ std::vector<double> Experiment::evaluate(const std::vector<int>& assignment, con
 }
 
 void Experiment::record(const std::vector<int>& assignment, const std::vector<double>& loss_vectors,
-                        const std::vector<double>& evaluations, io::RoundRecord& rec) {
+                        const std::vector<double>& evaluations, const std::vector<int>& newcomers,
+                        io::RoundRecord& rec) {
   const auto m = assignment.size();
   std::vector<double> accuracy(m);
   std::vector<double> test_loss(m);
@@ -282,10 +339,11 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
   rec.train_loss = mean_over(train_loss, participants_);
   rec.assignment = assignment;
   const bool sent_loss_vectors = !loss_vectors.empty();
-  const auto traffic = round_traffic(static_cast<int>(participants_.size()), sent_loss_vectors ? models_->size() : 1,
-                                     models_->state_size(), sent_loss_vectors ? models_->size() : 0);
-  rec.bytes_sent = traffic.sent;
-  rec.bytes_received = traffic.received;
+  const int with_all_models = sent_loss_vectors ? static_cast<int>(participants_.size()) : static_cast<int>(newcomers.size());
+  const auto to_all = round_traffic(with_all_models, models_->size(), models_->state_size(), models_->size());
+  const auto to_one = round_traffic(static_cast<int>(participants_.size()) - with_all_models, 1, models_->state_size(), 0);
+  rec.bytes_sent = to_all.sent + to_one.sent;
+  rec.bytes_received = to_all.received + to_one.received;
   if (has_loss_vectors_) {
     const auto k = static_cast<std::size_t>(models_->size());
     rec.loss_vectors.assign(m * k, std::numeric_limits<float>::quiet_NaN());
@@ -303,10 +361,11 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
 void Experiment::run_round(int round) {
   auto start = std::chrono::steady_clock::now();
   participants_ = draw_participants(static_cast<int>(true_clusters_.size()), options_.participation, options_.seed, round);
-  const auto loss_vectors = gather_loss_vectors(round);
-  phase_seconds_[kLossVectors] = seconds_since(start);
-  const auto assignment = decide_assignment(round, loss_vectors);
+  std::vector<double> loss_vectors;
+  std::vector<int> newcomers;
+  const auto assignment = assign(round, start, loss_vectors, newcomers);
   phase_seconds_[kClustering] = seconds_since(start);
+  stability_->record(assignment);
   std::vector<double> train_loss;
   const auto weighted_sums = train(round, assignment, train_loss);
   phase_seconds_[kLocalUpdate] = seconds_since(start);
@@ -318,7 +377,7 @@ void Experiment::run_round(int round) {
     return;
   }
   io::RoundRecord rec;
-  record(assignment, loss_vectors, evaluations, rec);
+  record(assignment, loss_vectors, evaluations, newcomers, rec);
   phase_seconds_[kIo] = seconds_since(start);
   rec.seconds.assign(phase_seconds_.begin(), phase_seconds_.end());
   writer_->append_round(rec);
@@ -344,13 +403,15 @@ void Experiment::finish() {
     return;
   }
   const auto metrics = report::compute_run_metrics(ari_series_, accuracy_series_, test_loss_series_,
-                                                   /*unsupervised=*/false);
+                                                   /*unsupervised=*/objective_of(options_) != model::Objective::kClassification);
   const auto value = [](const std::optional<double>& v) { return v.value_or(std::numeric_limits<double>::quiet_NaN()); };
   writer_->write_summary({{"final_accuracy", value(metrics.accuracy_percent) / 100.0},
                           {"final_test_loss", test_loss_series_.back()},
                           {"final_ari", value(metrics.ari)},
                           {"ari_round10_percent", value(metrics.ari_round10_percent)},
-                          {"first_round_ari_0_9", value(metrics.first_round_ari_0_9)}});
+                          {"first_round_ari_0_9", value(metrics.first_round_ari_0_9)},
+                          {"stability_switch_round", stability_->switched() ? stability_->switch_round() + 1.0
+                                                                            : std::numeric_limits<double>::quiet_NaN()}});
   writer_->mark_complete();
 }
 
@@ -391,6 +452,9 @@ void run_experiment(const cli::RunOptions& options, const comm::Communicator& co
   }
   Experiment experiment(options, comm);
   experiment.set_up();
+  if (options.dry_run) {
+    return;
+  }
   try {
     for (int round = 0; round < options.rounds; ++round) {
       experiment.run_round(round);

@@ -19,31 +19,30 @@ void require_samples(std::int64_t inputs, std::int64_t targets, const char* who)
 
 }  // namespace
 
-double local_gradient(model::ConvNet& model, const torch::Tensor& inputs, const torch::Tensor& targets,
-                      int batch_size) {
+double local_gradient(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
+                      int batch_size, model::Objective objective) {
   const std::int64_t n = inputs.size(0);
   require_samples(n, targets.size(0), "local_gradient");
-  model->train();
-  model->zero_grad();
+  model.train();
+  model.zero_grad();
   double loss_sum = 0.0;
   for (std::int64_t start = 0; start < n; start += batch_size) {
     const auto rows = std::min<std::int64_t>(batch_size, n - start);
     // Summed (not mean) batch losses divided by n give the gradient of the mean over all n.
-    auto loss = torch::nn::functional::cross_entropy(
-        model->forward(inputs.narrow(0, start, rows)), targets.narrow(0, start, rows),
-        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+    const auto batch = inputs.narrow(0, start, rows);
+    auto loss = model::per_sample_loss(objective, model.forward(batch), batch, targets.narrow(0, start, rows)).sum();
     (loss / static_cast<double>(n)).backward();
     loss_sum += loss.item<double>();
   }
   return loss_sum / static_cast<double>(n);
 }
 
-double local_update(model::ConvNet& model, const torch::Tensor& inputs, const torch::Tensor& targets,
+double local_update(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
                     const LocalUpdateSettings& settings, at::Generator& generator) {
   const std::int64_t n = inputs.size(0);
   require_samples(n, targets.size(0), "local_update");
-  model->train();
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(settings.learning_rate));
+  model.train();
+  torch::optim::Adam optimizer(model.parameters(), torch::optim::AdamOptions(settings.learning_rate));
   double epoch_loss = 0.0;
   for (int epoch = 0; epoch < settings.local_epochs; ++epoch) {
     const auto order = torch::randperm(n, generator, torch::kLong).to(inputs.device());
@@ -52,8 +51,9 @@ double local_update(model::ConvNet& model, const torch::Tensor& inputs, const to
     for (std::int64_t start = 0; start < n; start += settings.batch_size, ++batches) {
       const auto batch = order.narrow(0, start, std::min<std::int64_t>(settings.batch_size, n - start));
       optimizer.zero_grad();
-      auto loss = torch::nn::functional::cross_entropy(model->forward(inputs.index_select(0, batch)),
-                                                       targets.index_select(0, batch));
+      const auto batch_inputs = inputs.index_select(0, batch);
+      auto loss = model::mean_loss(settings.objective, model.forward(batch_inputs), batch_inputs,
+                                   targets.index_select(0, batch));
       loss.backward();
       optimizer.step();
       epoch_loss += loss.item<double>();

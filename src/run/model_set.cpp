@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <torch/torch.h>
 
@@ -11,8 +12,11 @@
 
 namespace cflrun::run {
 
-ModelSet::ModelSet(int num_models, int num_classes, torch::Device device)
-    : num_classes_(num_classes), working_(num_classes), device_(device) {
+ModelSet::ModelSet(int num_models, model::Architecture architecture, model::NetworkShape shape, torch::Device device)
+    : architecture_(architecture),
+      shape_(std::move(shape)),
+      working_(model::make_network(architecture_, shape_)),
+      device_(device) {
   working_->to(device_);
   states_ = torch::zeros({num_models, model::flat_state_size(*working_)}, torch::kFloat32);
 }
@@ -21,23 +25,27 @@ void ModelSet::initialize(std::uint64_t seed, bool same) {
   for (int j = 0; j < size(); ++j) {
     const auto stream = same ? 0U : static_cast<std::uint64_t>(j);
     torch::manual_seed(core::derive_seed(seed, core::Purpose::kModelInit, stream));
-    model::ConvNet fresh(num_classes_);
+    const auto fresh = model::make_network(architecture_, shape_);
     states_[j].copy_(model::flatten_state(*fresh));
   }
 }
 
-model::ConvNet& ModelSet::load(int j) {
+model::Network& ModelSet::load(int j) {
   if (j < 0 || j >= size()) {
     throw std::out_of_range("ModelSet::load: model " + std::to_string(j) + " of " + std::to_string(size()));
   }
   model::load_flat_state(*working_, states_[j]);
   working_->train();
-  return working_;
+  return *working_;
 }
 
 model::ConvNetStack ModelSet::stack_all() {
+  if (!can_stack()) {
+    throw ConfigError("ModelSet::stack_all: only --model cnn models can be stacked, not " +
+                      model::architecture_name(architecture_));
+  }
   while (static_cast<int>(stack_models_.size()) < size()) {
-    stack_models_.emplace_back(num_classes_);
+    stack_models_.emplace_back(shape_.num_classes);
     stack_models_.back()->to(device_);
   }
   for (int j = 0; j < size(); ++j) {

@@ -27,10 +27,13 @@ std::string progress_line(int round, int rounds, double ari, double accuracy, do
   } else {
     std::snprintf(ari_text, sizeof(ari_text), "%5.3f", ari);
   }
-  char line[160];
-  std::snprintf(line, sizeof(line), "round %4d/%d  ARI %s  accuracy %.4f  test loss %.4f  %.2f s  ETA %s",
-                round, rounds, ari_text, accuracy, test_loss, seconds,
-                duration_text(mean_seconds * (rounds - round)).c_str());
+  char accuracy_text[32] = "";
+  if (!std::isnan(accuracy)) {  // regression and unsupervised runs have no accuracy
+    std::snprintf(accuracy_text, sizeof(accuracy_text), "  accuracy %.4f", accuracy);
+  }
+  char line[192];
+  std::snprintf(line, sizeof(line), "round %4d/%d  ARI %s%s  test loss %.4f  %.2f s  ETA %s", round, rounds,
+                ari_text, accuracy_text, test_loss, seconds, duration_text(mean_seconds * (rounds - round)).c_str());
   return line;
 }
 

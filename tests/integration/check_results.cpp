@@ -8,6 +8,12 @@
 //   check_results ari-undefined FILE          every round's ARI is NaN (no clustering)
 //   check_results participants FILE N        every round: N clients assigned, the others -1 with NaN accuracy
 //   check_results rounds FILE N STATUS        completed_rounds == N and status starts with STATUS
+//   check_results stability-switch FILE R     switched to per-cluster FedAvg by round R (variant_checks.hpp)
+//   check_results test-loss-at-most A B       final test loss of A <= that of B
+//   check_results test-loss-below FILE MAX    final test loss <= MAX
+//   check_results models-used FILE N          the last round uses exactly N distinct models
+#include "variant_checks.hpp"
+
 #include <cflrun/io/result_reader.hpp>
 
 #include <cmath>
@@ -39,7 +45,7 @@ int summary_matches(const std::string& file) {
   const auto ari = reader.read_f64("/rounds/ari");
   const auto accuracy = reader.read_f64("/rounds/accuracy");
   const auto summary = reader.read_f64_attribute("/summary", "final_accuracy");
-  if (summary != accuracy.back()) {
+  if (!(summary == accuracy.back() || (std::isnan(summary) && std::isnan(accuracy.back())))) {
     return fail(file + ": /summary final_accuracy " + std::to_string(summary) + " != last round's " +
                 std::to_string(accuracy.back()));
   }
@@ -185,6 +191,18 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 4 && args[0] == "rounds") {
       return rounds(args[1], std::stol(args[2]), args[3]);
+    }
+    if (args.size() == 3 && args[0] == "stability-switch") {
+      return cflrun::checks::stability_switch(args[1], std::stoi(args[2]));
+    }
+    if (args.size() == 3 && args[0] == "test-loss-at-most") {
+      return cflrun::checks::test_loss_at_most(args[1], args[2]);
+    }
+    if (args.size() == 3 && args[0] == "test-loss-below") {
+      return cflrun::checks::final_test_loss_below(args[1], std::stod(args[2]));
+    }
+    if (args.size() == 3 && args[0] == "models-used") {
+      return cflrun::checks::models_used(args[1], std::stoi(args[2]));
     }
   } catch (const std::exception& e) {
     return fail(e.what());

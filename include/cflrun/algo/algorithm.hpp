@@ -55,6 +55,7 @@ struct AlgorithmSettings {
   bool sqrt_loss_vectors = false;  ///< clove: cluster and match sqrt(loss vectors) (paper Sec. 4 SLV; Table 12 row 1903).
   bool min_cost_matching = true;   ///< clove: false = the "no matching" ablation (Table 12 row 1901).
   bool agglomerative = false;      ///< clove: Ward agglomerative clustering instead of k-means (Table 12 row 1902).
+  bool select_k = false;           ///< clove: pick K <= num_clusters each round by silhouette (unknown K, ICML version).
   std::uint64_t seed = 1;          ///< run seed: clustering and random first assignment streams.
 };
 

@@ -16,13 +16,24 @@ namespace cflrun::cli {
 struct RunOptions {
   std::string config_file;               ///< --config: path of a `key = value` file; "" for none.
   std::string algorithm = "clove";       ///< --algorithm: clove | ifca | fedavg | local.
-  std::string dataset = "fmnist";        ///< --dataset: fmnist | mnist.
+  std::string dataset = "fmnist";        ///< --dataset: fmnist | mnist | cifar10 | linreg.
   std::string data_dir;                  ///< --data-dir: "" means the dataset's default directory.
-  std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew.
-  int clusters = 5;                      ///< --clusters: K, ground-truth clusters and models.
+  std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation | class_per_cluster (images only).
+  std::string model = "auto";            ///< --model: auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear.
+  bool unsupervised = false;             ///< --unsupervised: train autoencoders on the MSE reconstruction loss (App. C.2).
+  std::int64_t dimension = 20;           ///< --dimension: d of --dataset linreg.
+  double separation = 1.0;               ///< --separation: Delta of --dataset linreg (pairwise distances in [Delta, 5 Delta]).
+  double noise = 0.001;                  ///< --noise: sigma of the label noise of --dataset linreg.
+  int clusters = 5;                      ///< --clusters: K, ground-truth clusters (and models unless --models).
+  int models = 0;                        ///< --models: K-hat, models the server keeps; 0 = --clusters.
+  std::string select_k = "fixed";        ///< --select-k: fixed | silhouette (clove picks K <= K-hat each round).
+  int stable_rounds = 0;                 ///< --stable-rounds: rounds a client's model must stay unchanged to be stable; 0 = off.
+  double stable_fraction = 1.0;          ///< --stable-fraction: share of stable participants that switches clove to FedAvg.
   int clients_per_cluster = 5;           ///< --clients-per-cluster.
   std::int64_t train_samples = 500;      ///< --train-samples: per client.
   std::int64_t test_samples = 400;       ///< --test-samples: per client.
+  std::int64_t min_cluster_train = 0;    ///< --min-cluster-train: label skew 2/3 minimum train pool per cluster; 0 = official.
+  std::int64_t min_cluster_test = 0;     ///< --min-cluster-test: same for the test pool; 0 = official.
   int rounds = 100;                      ///< --rounds: T.
   int local_epochs = 1;                  ///< --local-epochs: tau, epochs per local update.
   int batch_size = 100;                  ///< --batch-size: samples per mini-batch.
@@ -43,9 +54,17 @@ struct RunOptions {
   bool overwrite = false;                ///< --overwrite: replace an existing --out file.
   bool skip_complete = false;            ///< --skip-complete: exit 0 at once if --out is a complete run.
   bool quiet = false;                    ///< --quiet: no per-round lines.
+  bool dry_run = false;                  ///< --dry-run: load data, build partition and models, print, exit.
 
   /// The data seed in force: --data-seed if given, else --seed.
   std::uint64_t effective_data_seed() const { return data_seed.value_or(seed); }
+
+  /// The model in force: --model, or for auto: linear for linreg; with --unsupervised
+  /// conv_autoencoder for cifar10 and autoencoder otherwise; cifar_cnn for cifar10, cnn otherwise.
+  std::string effective_model() const;
+
+  /// K-hat, the number of models clove and ifca keep: --models if set, else --clusters.
+  int effective_models() const { return models > 0 ? models : clusters; }
 
   /// Every option as (name, value text), for the result file's /config group.
   std::vector<std::pair<std::string, std::string>> to_attributes() const;

@@ -51,6 +51,18 @@ enum class Matching {
   kNone,     ///< the "no matching" ablation (paper Table 12, row 1901): cluster i -> model i.
 };
 
+/// Alg. 1 line 10 for a given clustering: clusters ordered by their smallest client id, then
+/// matched to models by min-cost bipartite matching on cluster_model_costs (kMinCost), or sorted
+/// cluster i -> model i (kNone). With fewer clusters than models (unknown K) some models get no
+/// client.
+/// @param loss_vectors       [M, K] float64 (possibly transformed) loss vectors.
+/// @param cluster_of_client  [M] cluster of each client, in [0, num_clusters).
+/// @param num_clusters       C, 1 <= C <= K.
+/// @return                   [M] model of each client, distinct models for distinct clusters.
+/// @throws as cluster_model_costs; ConfigError if C > K.
+std::vector<int> match_clusters_to_models(const torch::Tensor& loss_vectors, const std::vector<int>& cluster_of_client,
+                                          int num_clusters, Matching matching);
+
 /// CLoVE's assignment of clients to models: k-means with k = K on the loss vectors (Alg. 1
 /// line 9), clusters ordered by their smallest client id, then the min-cost matching of
 /// clusters to models with cost = cluster_model_costs (Alg. 1 line 10).

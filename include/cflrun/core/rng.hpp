@@ -23,6 +23,7 @@ enum class Purpose : std::uint64_t {
   kClustering = 5,        ///< k-means++ seeding and restarts
   kConceptShiftSwaps = 6, ///< label swaps drawn for clusters beyond the paper's fixed four
   kParticipation = 7,     ///< the clients sampled to participate in a round
+  kSyntheticData = 8,     ///< synthetic datasets: optimal models (a = 0) and client samples (a = client + 1)
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.

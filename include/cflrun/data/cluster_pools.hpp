@@ -57,6 +57,11 @@ std::vector<ClusterPool> cluster_pools(const PartitionSpec& spec, const ImageDat
 /// @throws ConfigError if clusters is outside [1, num_classes / 2].
 std::vector<ClusterPool> label_skew_1_pools(const ImageDataset& dataset, int clusters);
 
+/// One class per cluster (the official `no_mixture` mode of the unsupervised rows 101/201/301,
+/// clove-official-setup.md Sec. 7): cluster k holds ALL samples of class k of each split.
+/// @throws ConfigError if clusters is outside [1, num_classes].
+std::vector<ClusterPool> class_per_cluster_pools(const ImageDataset& dataset, int clusters);
+
 /// Concept shift (paper Sec. 5.1, official exp111): every class of each split is shuffled
 /// (stream kClassShuffleTrain/Test, index = class) and cut into `clusters` equal disjoint parts of
 /// floor(count / K) samples; cluster k's pool is the union of part k of every class, ordered by
@@ -85,6 +90,13 @@ std::vector<std::vector<std::int64_t>> concept_shift_label_maps(int clusters, in
 /// different rotations, as in the official code. Identity labels.
 /// @throws ConfigError if clusters is outside [1, 4].
 std::vector<ClusterPool> feature_skew_pools(const ImageDataset& dataset, int clusters);
+
+/// IFCA's rotated datasets (IFCA Sec. 6.2; baselines-official-setup.md 3.1): like feature skew,
+/// every cluster draws its own permutation of the WHOLE split (so clients within a cluster hold
+/// disjoint data), and cluster j is rotated by j quarter turns for K = 4 (rotated MNIST) or by
+/// 2 (j mod 2) quarter turns for K = 2 (0 and 180 degrees, rotated CIFAR-10); K = 1 is unrotated.
+/// @throws ConfigError if clusters is not 1, 2 or 4.
+std::vector<ClusterPool> rotation_pools(const ImageDataset& dataset, int clusters);
 
 /// Per-cluster label sets: [K] lists of class indices, ascending (label skew 2 and 3).
 using LabelSets = std::vector<std::vector<std::int64_t>>;

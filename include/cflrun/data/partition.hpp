@@ -20,6 +20,8 @@ enum class PartitionKind {
   kLabelSkew2,    ///< "label_skew_2": U labels per cluster, any two share exactly V (exp201).
   kLabelSkew3,    ///< "label_skew_3": clusters 0..K-2 miss a class each, the last has all (exp202).
   kLabelSkew4,    ///< "label_skew_4": cluster k is dominated by class k (exp501).
+  kRotation,      ///< "rotation": IFCA Sec. 6.2; all classes, K = 4 rotates by k x 90 degrees, K = 2 by 0 and 180.
+  kClassPerCluster,  ///< "class_per_cluster": cluster k holds class k only (the unsupervised rows 101/201/301).
 };
 
 /// The official dominant share of label skew 4: `dominance_percent` 66.6 divided by 100.0 in double
@@ -131,15 +133,17 @@ Partition make_partition(const PartitionSpec& spec, const ImageDataset& dataset)
 
 /// A client's samples, ready for a model.
 struct ClientSamples {
-  torch::Tensor inputs;  ///< [n, 1, 28, 28] float32 in [0, 1], rotated as the shard says.
-  torch::Tensor targets; ///< [n] int64, labels after the shard's label map.
+  torch::Tensor inputs;  ///< [n, C, H, W] float32 in [0, 1] (images, rotated as the shard says) or [n, d] (linreg).
+  torch::Tensor targets; ///< [n] int64 labels after the shard's label map, or [n] float32 values (linreg).
 };
 
 /// Materialises the train (`train == true`) or test samples of one shard from the dataset:
 /// pixels / 255 as float32, rotated by `shard.rotation_quarters` counter-clockwise quarter turns
 /// (torch::rot90 on dims (H, W), like PIL's rotate(90) in the official code), labels mapped through
 /// `shard.label_map`. Both tensors are contiguous.
-/// @throws ShapeError if the split's images are not [N, 1, 28, 28] uint8 or the label map does not
+/// Every dataset is scaled by 1/255 (the official code feeds raw 0..255 CIFAR-10 pixels to its CNN,
+/// whose first batch norm makes the scale irrelevant; its CIFAR autoencoder divides by 255 too).
+/// @throws ShapeError if the split's images are not [N, C, H, W] uint8 or the label map does not
 ///         have dataset.num_classes entries.
 ClientSamples client_samples(const ImageDataset& dataset, const ClientShard& shard, bool train);
 

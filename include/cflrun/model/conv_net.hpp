@@ -2,17 +2,18 @@
 /// @file
 /// The small CNN the CLoVE paper uses for MNIST and Fashion-MNIST (App. B; official code `GenConvNet`).
 
-#include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
+
+#include <cflrun/model/network.hpp>
 
 namespace cflrun::model {
 
 /// Conv2d(1,6,5) -> ReLU -> MaxPool 2 -> Conv2d(6,16,5) -> ReLU -> MaxPool 2 -> flatten (256)
 /// -> Linear(256, num_classes). No hidden fully connected layer, no dropout: 5 142 parameters for
 /// 10 classes (shared/papers/clove-official-setup.md Sec. 9).
-class ConvNetImpl : public torch::nn::Module {
+class ConvNetImpl : public Network {
  public:
   /// @param num_classes  number of output logits (10 for MNIST and Fashion-MNIST).
   explicit ConvNetImpl(int num_classes = 10);
@@ -20,7 +21,7 @@ class ConvNetImpl : public torch::nn::Module {
   /// @param images  [N, 1, 28, 28] float32 in [0, 1] (any memory format).
   /// @return        [N, num_classes] float32 logits.
   /// @throws c10::Error from LibTorch if the input shape is not [N, 1, 28, 28].
-  torch::Tensor forward(const torch::Tensor& images);
+  torch::Tensor forward(const torch::Tensor& images) override;
 
   /// Side of the square max-pooling window after each convolution.
   static constexpr int kPoolSize = 2;

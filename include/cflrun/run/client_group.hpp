@@ -7,7 +7,8 @@
 
 #include <torch/types.h>
 
-#include <cflrun/data/partition.hpp>
+#include <cflrun/data/client_data.hpp>
+#include <cflrun/model/objective.hpp>
 #include <cflrun/run/local_update.hpp>
 #include <cflrun/run/model_set.hpp>
 
@@ -15,20 +16,20 @@ namespace cflrun::run {
 
 /// What each hosted client measured on its assigned model after aggregation.
 struct ClientEvaluation {
-  std::vector<double> accuracy;   ///< [m] fraction of test samples classified correctly.
-  std::vector<double> test_loss;  ///< [m] mean per-sample cross-entropy on the test samples (nats).
+  std::vector<double> accuracy;   ///< [m] fraction of test samples classified correctly (NaN without labels).
+  std::vector<double> test_loss;  ///< [m] mean per-sample loss on the test samples (model::per_sample_loss).
 };
 
-/// Clients [first, first + m) of the partition, hosted on this rank. Their training (test) samples
-/// are stacked into one [n, 1, 28, 28] tensor with a per-sample owner index, so computing loss
+/// Clients [first, first + m) of a run, hosted on this rank. Their training (test) samples are
+/// stacked into one [n, ...sample shape] tensor with a per-sample owner index, so computing loss
 /// vectors or test metrics costs one batched forward pass per model rather than one per client and
 /// model (the loss-vector phase dominates a CLoVE round).
 class ClientGroup {
  public:
   /// Materialises the clients' samples on `device`.
-  /// @param first, end  client ids [first, end) taken from `partition.clients`; may be empty.
-  ClientGroup(const data::ImageDataset& dataset, const data::Partition& partition, int first, int end,
-              torch::Device device);
+  /// @param first, end  client ids [first, end) of `data`; may be empty.
+  /// @param objective   the loss of loss vectors, local updates and evaluation.
+  ClientGroup(const data::ClientData& data, int first, int end, model::Objective objective, torch::Device device);
 
   /// Global id of the first hosted client.
   int first_client() const { return first_; }
@@ -36,8 +37,9 @@ class ClientGroup {
   int size() const { return static_cast<int>(train_counts_.size()); }
 
   /// Loss vectors of the hosted participating clients (CLoVE Alg. 1 lines 5-7): entry [i, j] is
-  /// the mean per-sample cross-entropy of the i-th hosted participant's whole training set under
-  /// model j, in eval mode without gradients (clove-official-setup.md Sec. 11).
+  /// the mean per-sample loss of the i-th hosted participant's whole training set under model j,
+  /// in eval mode without gradients (clove-official-setup.md Sec. 11). The small CNN runs all K
+  /// models in one stacked pass (ConvNetStack); other models run one after another.
   /// @param participants  ids of this round's participants (all clients, increasing).
   /// @return [p, K] float64, row-major, p = hosted participants in increasing id order.
   std::vector<double> loss_vectors(ModelSet& models, const std::vector<int>& participants);
@@ -66,18 +68,23 @@ class ClientGroup {
 
  private:
   struct Stack {
-    torch::Tensor inputs;   // [n, 1, 28, 28] float32 on device
-    torch::Tensor targets;  // [n] int64 on device
+    torch::Tensor inputs;   // [n, ...sample shape] float32 on device
+    torch::Tensor targets;  // [n] int64 or float32 on device
     torch::Tensor owner;    // [n] int64 on device: hosted-client index of each sample
   };
-  static Stack stack(const std::vector<data::ClientSamples>& samples, torch::Device device);
+  Stack stack(const std::vector<data::ClientSamples>& samples, const data::ClientData& data) const;
+  /// Sums every model's per-sample training losses of `rows` into loss_sums [m, K].
+  void add_training_losses(ModelSet& models, const torch::Tensor& rows, torch::Tensor& loss_sums);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.
   torch::Tensor rows_of(const std::vector<std::int64_t>& hosted) const;
+  /// Training rows of all hosted clients, or only of `hosted`, [n] int64 on the device.
+  torch::Tensor training_rows(const std::vector<std::int64_t>& hosted) const;
   /// Test loss and correct predictions of model j on `rows` of `data`, summed per hosted client.
   void accumulate_per_client(ModelSet& models, int j, const Stack& data, const torch::Tensor& rows,
                              torch::Tensor& loss_sums, torch::Tensor& correct_sums);
 
   int first_;
+  model::Objective objective_;
   torch::Device device_;
   Stack train_;
   Stack test_;

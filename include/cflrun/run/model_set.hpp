@@ -9,6 +9,7 @@
 
 #include <cflrun/model/conv_net.hpp>
 #include <cflrun/model/conv_net_stack.hpp>
+#include <cflrun/model/network.hpp>
 
 namespace cflrun::run {
 
@@ -17,10 +18,12 @@ namespace cflrun::run {
 /// a single working model on the compute device is loaded with whichever state is needed.
 class ModelSet {
  public:
-  /// @param num_models   K (1 for FedAvg, M for Local-only).
-  /// @param num_classes  output logits of the CNN.
-  /// @param device       where the working model runs.
-  ModelSet(int num_models, int num_classes, torch::Device device);
+  /// @param num_models    K (1 for FedAvg, M for Local-only).
+  /// @param architecture  the model every row holds (--model).
+  /// @param shape         input sample shape and classes the models are built for.
+  /// @param device        where the working model runs.
+  /// @throws ConfigError from model::make_network if the architecture does not fit the shape.
+  ModelSet(int num_models, model::Architecture architecture, model::NetworkShape shape, torch::Device device);
 
   /// K, the number of models.
   int size() const { return static_cast<int>(states_.size(0)); }
@@ -39,13 +42,17 @@ class ModelSet {
 
   /// Loads model j's state into the working model and returns it (in train mode).
   /// @throws std::out_of_range if j is not in [0, K).
-  model::ConvNet& load(int j);
+  model::Network& load(int j);
+
+  /// Whether stack_all() is available: the models are the small CNN (architecture kCnn).
+  bool can_stack() const { return architecture_ == model::Architecture::kCnn; }
 
   /// All K models stacked for one-pass evaluation (loss vectors), from the current states.
+  /// @throws ConfigError if !can_stack().
   model::ConvNetStack stack_all();
 
   /// The working model, whatever it currently holds.
-  model::ConvNet& working_model() { return working_; }
+  model::Network& working_model() { return *working_; }
 
   /// Server averaging step, Option I (CLoVE Alg. 1 line 14): theta_j = sum_i n_i theta_i / sum_i n_i
   /// for every model with at least one client; other models keep their state.
@@ -62,9 +69,10 @@ class ModelSet {
  private:
   void update(const std::vector<double>& weighted_sums, double learning_rate, bool gradient);
 
-  int num_classes_;
+  model::Architecture architecture_;
+  model::NetworkShape shape_;
   torch::Tensor states_;
-  model::ConvNet working_;
+  std::shared_ptr<model::Network> working_;
   std::vector<model::ConvNet> stack_models_;  // K instances, made on the first stack_all()
   torch::Device device_;
 };

@@ -132,19 +132,21 @@ TEST(Dataset, LabelOutOfRangeThrows) {
   expect_contains(message, "expected labels in [0, 10), found 10");
 }
 
-TEST(Dataset, ParseDatasetKindAcceptsBothNamesAndRejectsOthers) {
+TEST(Dataset, ParseDatasetKindAcceptsTheImageDatasetsAndRejectsOthers) {
   EXPECT_EQ(parse_dataset_kind("fmnist"), DatasetKind::kFashionMnist);
   EXPECT_EQ(parse_dataset_kind("mnist"), DatasetKind::kMnist);
   EXPECT_EQ(dataset_name(parse_dataset_kind("mnist")), "mnist");
   EXPECT_EQ(dataset_name(parse_dataset_kind("fmnist")), "fmnist");
-  EXPECT_THROW(parse_dataset_kind("cifar10"), ConfigError);
+  EXPECT_EQ(dataset_name(parse_dataset_kind("cifar10")), "cifar10");
+  EXPECT_THROW(parse_dataset_kind("cifar100"), ConfigError);
   EXPECT_EQ(error_message([] { parse_dataset_kind("x"); }),
-            "--dataset must be one of fmnist, mnist, but got 'x'");
+            "--dataset must be one of fmnist, mnist, cifar10, linreg, but got 'x'");
 }
 
 TEST(Dataset, DefaultDataDirs) {
   EXPECT_EQ(default_data_dir(DatasetKind::kFashionMnist), "/usr/share/datasets/fashion-mnist");
   EXPECT_EQ(default_data_dir(DatasetKind::kMnist), "datasets/mnist");
+  EXPECT_EQ(default_data_dir(DatasetKind::kCifar10), "datasets/cifar-10-batches-bin");
 }
 
 /// datasets/mnist of this source tree (tests/unit/data/dataset_test.cpp is four levels below).

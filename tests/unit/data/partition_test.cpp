@@ -112,7 +112,8 @@ void expect_sizes(const Partition& partition, const PartitionSpec& spec) {
 TEST(Partition, ParsesAndNamesEveryKind) {
   for (const PartitionKind kind :
        {PartitionKind::kLabelSkew1, PartitionKind::kConceptShift, PartitionKind::kFeatureSkew,
-        PartitionKind::kLabelSkew2, PartitionKind::kLabelSkew3, PartitionKind::kLabelSkew4}) {
+        PartitionKind::kLabelSkew2, PartitionKind::kLabelSkew3, PartitionKind::kLabelSkew4,
+        PartitionKind::kRotation, PartitionKind::kClassPerCluster}) {
     EXPECT_EQ(parse_partition_kind(partition_name(kind)), kind);
   }
   EXPECT_EQ(partition_name(PartitionKind::kLabelSkew1), "label_skew_1");
@@ -121,13 +122,16 @@ TEST(Partition, ParsesAndNamesEveryKind) {
   EXPECT_EQ(partition_name(PartitionKind::kLabelSkew2), "label_skew_2");
   EXPECT_EQ(partition_name(PartitionKind::kLabelSkew3), "label_skew_3");
   EXPECT_EQ(partition_name(PartitionKind::kLabelSkew4), "label_skew_4");
+  EXPECT_EQ(partition_name(PartitionKind::kRotation), "rotation");
+  EXPECT_EQ(partition_name(PartitionKind::kClassPerCluster), "class_per_cluster");
   try {
     parse_partition_kind("label_skew_5");
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
                  "--partition must be one of label_skew_1, concept_shift, feature_skew, "
-                 "label_skew_2, label_skew_3, label_skew_4, but got 'label_skew_5'");
+                 "label_skew_2, label_skew_3, label_skew_4, rotation, class_per_cluster, but got "
+                 "'label_skew_5'");
   }
 }
 
@@ -327,6 +331,34 @@ TEST(Partition, FeatureSkewRotatesClusterKByKQuarterTurns) {
     EXPECT_EQ(disjoint_union(cluster_clients(full, k), true).size(), 3000U);
     EXPECT_EQ(disjoint_union(cluster_clients(full, k), false).size(), 600U);
   }
+}
+
+TEST(Partition, RotationTurnsByHalfTurnsForTwoClustersAndQuarterTurnsForFour) {
+  // IFCA Sec. 6.2: rotated CIFAR-10 (K = 2) uses 0 and 180 degrees, rotated MNIST (K = 4) 0..270.
+  for (const auto& [clusters, step] : std::vector<std::pair<int, int>>{{2, 2}, {4, 1}}) {
+    const PartitionSpec spec = spec_of(PartitionKind::kRotation, clusters, 3, 100, 20);
+    const Partition partition = make_partition(spec, dataset());
+    expect_sizes(partition, spec);
+    for (int k = 0; k < clusters; ++k) {
+      const auto shards = cluster_clients(partition, k);
+      EXPECT_EQ(shards.front().rotation_quarters, step * k);
+      // Every cluster permutes the whole split: its clients hold disjoint data of all classes.
+      EXPECT_EQ(labels_of(dataset().train, disjoint_union(shards, /*train=*/true)).size(), 10U);
+    }
+  }
+  EXPECT_THROW(make_partition(spec_of(PartitionKind::kRotation, 3, 3, 100, 20), dataset()), ConfigError);
+}
+
+TEST(Partition, ClassPerClusterGivesClusterKOnlyClassK) {
+  const PartitionSpec spec = spec_of(PartitionKind::kClassPerCluster, 10, 2, 100, 20);
+  const Partition partition = make_partition(spec, dataset());
+  expect_sizes(partition, spec);
+  for (int k = 0; k < spec.clusters; ++k) {
+    const auto shards = cluster_clients(partition, k);
+    EXPECT_EQ(labels_of(dataset().train, disjoint_union(shards, /*train=*/true)), std::set<std::int64_t>{k});
+    EXPECT_EQ(labels_of(dataset().test, disjoint_union(shards, /*train=*/false)), std::set<std::int64_t>{k});
+  }
+  EXPECT_THROW(make_partition(spec_of(PartitionKind::kClassPerCluster, 11, 1, 10, 5), dataset()), ConfigError);
 }
 
 TEST(Partition, ClientSamplesTurnsImagesCounterClockwise) {

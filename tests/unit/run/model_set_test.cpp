@@ -6,29 +6,31 @@
 namespace cflrun::run {
 namespace {
 
+const model::NetworkShape kCnnShape{{1, 28, 28}, 10};
+
 TEST(ModelSet, DifferentInitialisationGivesEachModelItsOwnParameters) {
-  ModelSet models(3, 10, torch::kCPU);
+  ModelSet models(3, model::Architecture::kCnn, kCnnShape, torch::kCPU);
   models.initialize(/*seed=*/4, /*same=*/false);
   EXPECT_FALSE(torch::equal(models.states()[0], models.states()[1]));
   EXPECT_FALSE(torch::equal(models.states()[1], models.states()[2]));
-  ModelSet again(5, 10, torch::kCPU);
+  ModelSet again(5, model::Architecture::kCnn, kCnnShape, torch::kCPU);
   again.initialize(4, false);
   // Model j's stream does not depend on how many models there are.
   EXPECT_TRUE(torch::equal(models.states()[2], again.states()[2]));
 }
 
 TEST(ModelSet, SameInitialisationGivesEveryModelModelZerosParameters) {
-  ModelSet models(3, 10, torch::kCPU);
+  ModelSet models(3, model::Architecture::kCnn, kCnnShape, torch::kCPU);
   models.initialize(4, /*same=*/true);
   EXPECT_TRUE(torch::equal(models.states()[0], models.states()[1]));
   EXPECT_TRUE(torch::equal(models.states()[0], models.states()[2]));
-  ModelSet different(3, 10, torch::kCPU);
+  ModelSet different(3, model::Architecture::kCnn, kCnnShape, torch::kCPU);
   different.initialize(4, false);
   EXPECT_TRUE(torch::equal(models.states()[0], different.states()[0]));
 }
 
 TEST(ModelSet, AveragesEachModelOverItsClientsAndKeepsUnusedModels) {
-  ModelSet models(2, 10, torch::kCPU);
+  ModelSet models(2, model::Architecture::kCnn, kCnnShape, torch::kCPU);
   models.initialize(1);
   const auto p = models.state_size();
   const auto before = models.states()[1].clone();
@@ -50,7 +52,7 @@ namespace cflrun::run {
 namespace {
 
 TEST(ModelSet, GradientStepMovesEachModelAgainstItsMeanGradient) {
-  ModelSet models(2, 10, torch::kCPU);
+  ModelSet models(2, model::Architecture::kCnn, kCnnShape, torch::kCPU);
   models.initialize(2);
   const auto p = models.state_size();
   const auto before = models.states().clone();

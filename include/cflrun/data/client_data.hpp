@@ -1,0 +1,34 @@
+#pragma once
+/// @file
+/// The clients' data of one run, whatever made it: a partition of an image dataset or a
+/// synthetic generator. The run hosts clients through this one interface.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cflrun/data/dataset.hpp>
+#include <cflrun/data/partition.hpp>
+
+namespace cflrun::data {
+
+/// Every client's samples on demand, plus the ground truth.
+struct ClientData {
+  std::vector<std::int64_t> sample_shape;  ///< one input sample: {C, H, W} for images, {d} for vectors.
+  int num_classes = 0;                     ///< classes of the targets; 0 for real-valued targets.
+  std::vector<int> true_clusters;          ///< [M] ground-truth cluster of each client.
+  /// Materialises client c's train (`train == true`) or test samples: inputs [n, ...sample_shape]
+  /// float32, targets [n] int64 labels (num_classes > 0) or float32 values. Deterministic.
+  std::function<ClientSamples(int client, bool train)> samples;
+
+  /// Number M of clients.
+  int num_clients() const { return static_cast<int>(true_clusters.size()); }
+};
+
+/// The clients of a partition of an image dataset; samples come from client_samples().
+/// The returned object shares ownership of `dataset`.
+ClientData partitioned_client_data(std::shared_ptr<const ImageDataset> dataset, Partition partition);
+
+}  // namespace cflrun::data

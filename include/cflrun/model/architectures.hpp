@@ -1,0 +1,81 @@
+#pragma once
+/// @file
+/// The models of the CLoVE paper's official code besides the small CNN (clove-official-setup.md
+/// Sec. 9; CLoVE App. B) and IFCA's MLP (IFCA Sec. 6.2). Build them with make_network (network.hpp).
+
+#include <cstdint>
+
+#include <torch/nn/modules/container/sequential.h>
+
+#include <cflrun/model/network.hpp>
+
+namespace cflrun::model {
+
+/// Cifar10CNN: four blocks Conv3x3(pad 1) -> BatchNorm2d -> ReLU -> MaxPool 2 with channels
+/// 3 -> 64 -> 128 -> 256 -> 512 (32 -> 2 px), flatten 2 048 -> Linear 1 024 -> ReLU -> Dropout 0.5
+/// -> Linear 512 -> ReLU -> Dropout 0.5 -> Linear C. 4 181 002 parameters and 1 920 BatchNorm
+/// running statistics for C = 10 (the flat state holds both; the int64 batch counters are left out).
+class CifarCnn : public Network {
+ public:
+  explicit CifarCnn(int num_classes);
+  /// @param inputs [N, 3, 32, 32] float32. @return [N, C] logits.
+  torch::Tensor forward(const torch::Tensor& inputs) override;
+
+ private:
+  torch::nn::Sequential layers_;
+};
+
+/// IFCA's MLP (IFCA Sec. 6.2, MNIST): flatten d -> Linear(d, 200) -> ReLU -> Linear(200, C), plain
+/// logits. (The IFCA code returns log_softmax and applies CrossEntropyLoss on top, a double
+/// log-softmax; cflrun uses the logits with cross-entropy, the paper's model.) 159 010 parameters
+/// for d = 784, C = 10.
+class Mlp : public Network {
+ public:
+  Mlp(std::int64_t inputs, int num_classes);
+  /// @param inputs [N, ...] float32 with d features per sample. @return [N, C] logits.
+  torch::Tensor forward(const torch::Tensor& inputs) override;
+
+ private:
+  torch::nn::Sequential layers_;
+};
+
+/// The fully connected autoencoder of the MNIST/FMNIST rows (official `Autoencoder`, m = d / 4):
+/// encoder d -> d -> d/2 -> m, decoder m -> d/2 -> d -> d, ReLU between the layers of each, sigmoid
+/// output. 2 000 964 parameters for d = 784 (m = 196).
+class Autoencoder : public Network {
+ public:
+  explicit Autoencoder(std::int64_t inputs);
+  /// @param inputs [N, ...] float32 in [0, 1], d features. @return [N, d] reconstruction in (0, 1).
+  torch::Tensor forward(const torch::Tensor& inputs) override;
+
+ private:
+  torch::nn::Sequential layers_;
+};
+
+/// The CIFAR-10 convolutional autoencoder (official `CIFAR10Autoencoder`): Conv(3->32->64->128,
+/// 3x3, stride 2, pad 1) with ReLU (32 -> 4 px), flatten 2 048 -> Linear 128 latent -> Linear
+/// 2 048 -> unflatten 128x4x4 -> ConvTranspose(128->64->32->3, 3x3, stride 2, pad 1, output pad 1)
+/// with ReLU between and tanh output. As in the official code the targets are pixels in [0, 1]
+/// while tanh ranges over [-1, 1].
+class ConvAutoencoder : public Network {
+ public:
+  ConvAutoencoder();
+  /// @param inputs [N, 3, 32, 32] float32 in [0, 1]. @return [N, 3 072] reconstruction in (-1, 1).
+  torch::Tensor forward(const torch::Tensor& inputs) override;
+
+ private:
+  torch::nn::Sequential layers_;
+};
+
+/// The linear regression model of App. C.1.1: y = <theta, x>, Linear(d, 1) without bias.
+class LinearModel : public Network {
+ public:
+  explicit LinearModel(std::int64_t inputs);
+  /// @param inputs [N, d] float32. @return [N, 1] predictions.
+  torch::Tensor forward(const torch::Tensor& inputs) override;
+
+ private:
+  torch::nn::Sequential layers_;
+};
+
+}  // namespace cflrun::model

@@ -1,0 +1,56 @@
+#pragma once
+/// @file
+/// The models a run can train, behind one interface (CLoVE App. B and C; IFCA Sec. 6), and the
+/// factory that builds them by command-line name (`--model`).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+namespace cflrun::model {
+
+/// A trainable model: a torch::nn::Module with one forward function. Every model of a run has
+/// the same architecture, so their flat states (flat_state.hpp) have the same layout.
+class Network : public torch::nn::Module {
+ public:
+  /// @param inputs  [N, ...sample_shape] float32 on the module's device, any memory format.
+  /// @return        [N, outputs] float32: class logits, the regression prediction ([N, 1]) or the
+  ///                flattened reconstruction ([N, prod(sample_shape)]), see Architecture.
+  /// @throws c10::Error from LibTorch if the input shape does not fit the architecture.
+  virtual torch::Tensor forward(const torch::Tensor& inputs) = 0;
+};
+
+/// The architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9) and IFCA.
+enum class Architecture {
+  kCnn,              ///< "cnn": the small MNIST/FMNIST CNN (GenConvNet, conv_net.hpp), 5 142 params.
+  kCifarCnn,         ///< "cifar_cnn": Cifar10CNN, 4 conv-BN-ReLU-pool blocks + 3 FC with dropout.
+  kMlp,              ///< "mlp": IFCA's MLP, flatten -> Linear(d, 200) -> ReLU -> Linear(200, C).
+  kAutoencoder,      ///< "autoencoder": fully connected, d -> d -> d/2 -> d/4 -> d/2 -> d -> d, sigmoid.
+  kConvAutoencoder,  ///< "conv_autoencoder": CIFAR10Autoencoder, 3 strided convs, 128 latent, tanh.
+  kLinear,           ///< "linear": Linear(d, 1) without bias (mixed linear regression, App. C.1.1).
+};
+
+/// Parses a --model value. @throws ConfigError naming the accepted values otherwise.
+Architecture parse_architecture(const std::string& name);
+
+/// The command-line name of an architecture, e.g. "cifar_cnn".
+std::string architecture_name(Architecture architecture);
+
+/// What a model is built for.
+struct NetworkShape {
+  std::vector<std::int64_t> sample_shape;  ///< one input sample, e.g. {1, 28, 28}, {3, 32, 32}, {20}.
+  int num_classes = 10;                    ///< logits of a classifier; unused by autoencoders and linear.
+};
+
+/// Builds a freshly initialised model (LibTorch default initialisation from the global generator,
+/// so seed it with torch::manual_seed first for a reproducible draw).
+/// @throws ConfigError if the architecture cannot take `shape.sample_shape` (e.g. the CNN needs
+///         {1, 28, 28}, cifar_cnn and conv_autoencoder {3, 32, 32}), naming --model and the
+///         dataset that fits.
+std::shared_ptr<Network> make_network(Architecture architecture, const NetworkShape& shape);
+
+}  // namespace cflrun::model

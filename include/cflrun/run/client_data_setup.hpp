@@ -1,0 +1,26 @@
+#pragma once
+/// @file
+/// From run options to the clients' data, the objective and the model shape of a run.
+
+#include <cflrun/cli/run_options.hpp>
+#include <cflrun/data/client_data.hpp>
+#include <cflrun/model/network.hpp>
+#include <cflrun/model/objective.hpp>
+
+namespace cflrun::run {
+
+/// Loads (image datasets: --dataset, --data-dir, partitioned by --partition and the sample
+/// options) or generates (--dataset linreg: --dimension, --separation, --noise) every client's data.
+/// Deterministic in --data-seed.
+/// @throws DataError for missing or corrupt data files and impossible partitions, ConfigError for
+///         impossible sizes (see data::make_partition and data::linear_regression_data).
+data::ClientData load_client_data(const cli::RunOptions& options);
+
+/// The loss of the run: reconstruction with --unsupervised, regression for linreg, else classification.
+model::Objective objective_of(const cli::RunOptions& options);
+
+/// The architecture (options.effective_model()) and shape the models of the run are built with.
+model::Architecture architecture_of(const cli::RunOptions& options);
+model::NetworkShape network_shape_of(const data::ClientData& data);
+
+}  // namespace cflrun::run

@@ -1,0 +1,71 @@
+#include <cflrun/data/cifar10.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include <cflrun/core/error.hpp>
+
+namespace cflrun::data {
+namespace {
+
+constexpr std::int64_t kChannels = 3;
+constexpr std::int64_t kSide = 32;
+constexpr std::int64_t kRecordBytes = 1 + kChannels * kSide * kSide;  // label + R, G, B planes
+constexpr int kNumClasses = 10;
+constexpr int kTrainBatches = 5;
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& what) {
+  throw DataError("cifar10: " + file.string() + ": " + what +
+                  "; download https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz, unpack it and put "
+                  "its folder at datasets/cifar-10-batches-bin or pass --data-dir (see datasets/README.md)");
+}
+
+/// The records of one file as [n, 3 073] uint8.
+torch::Tensor read_records(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    fail(file, "cannot open the file");
+  }
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto size = static_cast<std::int64_t>(bytes.size());
+  if (size == 0 || size % kRecordBytes != 0) {
+    fail(file, std::to_string(size) + " bytes is not a whole number of " + std::to_string(kRecordBytes) +
+                   "-byte records (truncated or not the CIFAR-10 binary version)");
+  }
+  return torch::from_blob(bytes.data(), {size / kRecordBytes, kRecordBytes}, torch::kUInt8).clone();
+}
+
+ImageSplit load_split(const std::filesystem::path& dir, const std::vector<std::string>& names) {
+  std::vector<torch::Tensor> records;
+  for (const auto& name : names) {
+    records.push_back(read_records(dir / name));
+    const auto labels = records.back().select(1, 0);
+    if (labels.max().item<int>() >= kNumClasses) {
+      fail(dir / name, "label " + std::to_string(labels.max().item<int>()) + " is outside [0, 10)");
+    }
+  }
+  const auto all = torch::cat(records);
+  return ImageSplit{all.narrow(1, 1, kRecordBytes - 1).reshape({-1, kChannels, kSide, kSide}).contiguous(),
+                    all.select(1, 0).to(torch::kInt64)};
+}
+
+}  // namespace
+
+ImageDataset load_cifar10(const std::filesystem::path& dir) {
+  std::vector<std::string> train;
+  for (int batch = 1; batch <= kTrainBatches; ++batch) {
+    train.push_back("data_batch_" + std::to_string(batch) + ".bin");
+  }
+  ImageDataset dataset;
+  dataset.name = "cifar10";
+  dataset.num_classes = kNumClasses;
+  dataset.train = load_split(dir, train);
+  dataset.test = load_split(dir, {"test_batch.bin"});
+  return dataset;
+}
+
+}  // namespace cflrun::data

@@ -1,0 +1,69 @@
+#include <cflrun/run/client_data_setup.hpp>
+
+#include <filesystem>
+#include <memory>
+
+#include <cflrun/data/linear_regression.hpp>
+
+namespace cflrun::run {
+namespace {
+
+data::ClientData image_client_data(const cli::RunOptions& options) {
+  const auto kind = data::parse_dataset_kind(options.dataset);
+  const auto dir = options.data_dir.empty() ? data::default_data_dir(kind) : std::filesystem::path(options.data_dir);
+  auto dataset = std::make_shared<const data::ImageDataset>(data::load_image_dataset(kind, dir));
+  data::PartitionSpec spec;
+  spec.kind = data::parse_partition_kind(options.partition);
+  spec.clusters = options.clusters;
+  spec.clients_per_cluster = options.clients_per_cluster;
+  spec.train_samples = options.train_samples;
+  spec.test_samples = options.test_samples;
+  spec.data_seed = options.effective_data_seed();
+  if (options.min_cluster_train > 0) {
+    spec.min_cluster_train_samples = options.min_cluster_train;
+  }
+  if (options.min_cluster_test > 0) {
+    spec.min_cluster_test_samples = options.min_cluster_test;
+  }
+  auto partition = data::make_partition(spec, *dataset);
+  return data::partitioned_client_data(std::move(dataset), std::move(partition));
+}
+
+data::ClientData linear_regression_client_data(const cli::RunOptions& options) {
+  data::LinearRegressionSpec spec;
+  spec.clusters = options.clusters;
+  spec.clients_per_cluster = options.clients_per_cluster;
+  spec.train_samples = options.train_samples;
+  spec.test_samples = options.test_samples;
+  spec.dimension = options.dimension;
+  spec.separation = options.separation;
+  spec.noise = options.noise;
+  spec.data_seed = options.effective_data_seed();
+  return data::linear_regression_data(spec);
+}
+
+}  // namespace
+
+data::ClientData load_client_data(const cli::RunOptions& options) {
+  return options.dataset == "linreg" ? linear_regression_client_data(options) : image_client_data(options);
+}
+
+model::Objective objective_of(const cli::RunOptions& options) {
+  if (options.unsupervised) {
+    return model::Objective::kReconstruction;
+  }
+  return options.dataset == "linreg" ? model::Objective::kRegression : model::Objective::kClassification;
+}
+
+model::Architecture architecture_of(const cli::RunOptions& options) {
+  return model::parse_architecture(options.effective_model());
+}
+
+model::NetworkShape network_shape_of(const data::ClientData& data) {
+  model::NetworkShape shape;
+  shape.sample_shape = data.sample_shape;
+  shape.num_classes = data.num_classes;
+  return shape;
+}
+
+}  // namespace cflrun::run
