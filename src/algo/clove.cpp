@@ -1,7 +1,7 @@
 #include <cflrun/algo/clove.hpp>
 
 #include <cflrun/cluster/clove_assignment.hpp>
-#include <cflrun/cluster/silhouette.hpp>
+#include <cflrun/cluster/select_best_k.hpp>
 #include <cflrun/core/rng.hpp>
 
 namespace cflrun::algo {
@@ -27,7 +27,7 @@ std::vector<int> Clove::assign(int round, const std::vector<int>& participants, 
   // instead of the losses when asked (official code: loss_transform = square_root).
   const auto points = settings_.sqrt_loss_vectors ? loss_vectors.sqrt() : loss_vectors;
   const auto matching = settings_.min_cost_matching ? cluster::Matching::kMinCost : cluster::Matching::kNone;
-  if (settings_.select_k) {
+  if (settings_.select_k && settings_.num_clusters >= 2) {
     // Unknown K (ICML version): the server keeps K-hat models and picks K by silhouette each round.
     const auto chosen = cluster::select_best_k(points, settings_.num_clusters);
     return cluster::match_clusters_to_models(points, chosen.labels, chosen.k, matching);

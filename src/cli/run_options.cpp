@@ -88,6 +88,9 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("select-k", po::value(&o.select_k)->default_value(o.select_k),
        "fixed | silhouette: clove uses all K-hat models, or picks K in 2..K-hat each round by the "
        "silhouette score of Ward clusterings (selectBestK, unknown K)")
+      ("cluster-layers", po::value(&o.cluster_layers)->default_value(o.cluster_layers),
+       "weight sharing (IFCA Sec. 4.1): only the last N layers are per cluster, all others are shared "
+       "and averaged over all clients, and the server sends one copy of them (0 = off)")
       ("stable-rounds", po::value(&o.stable_rounds)->default_value(o.stable_rounds),
        "clove: a client is stable once its model is unchanged for this many rounds; when "
        "--stable-fraction of the participants are stable, clove stops loss vectors and runs "
@@ -226,6 +229,7 @@ void validate(const RunOptions& o) {
   require(o.kmeans_restarts >= 1, "kmeans-restarts", "at least 1", o.kmeans_restarts);
   require(o.threads >= 0, "threads", "0 (auto) or a positive count", o.threads);
   require(o.models >= 0, "models", "0 (= --clusters) or a positive count", o.models);
+  require(o.cluster_layers >= 0, "cluster-layers", "0 (off) or a positive count", o.cluster_layers);
   require(o.stable_rounds >= 0, "stable-rounds", "0 (off) or a positive count", o.stable_rounds);
   require(o.stable_fraction > 0.0 && o.stable_fraction <= 1.0, "stable-fraction", "in (0, 1]", o.stable_fraction);
   require(!(o.unsupervised && o.dataset == "linreg"), "unsupervised", "off for --dataset linreg (it has labels only)",
@@ -285,6 +289,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"clusters", text(clusters)},
           {"models", text(effective_models())},
           {"select-k", select_k},
+          {"cluster-layers", text(cluster_layers)},
           {"stable-rounds", text(stable_rounds)},
           {"stable-fraction", text(stable_fraction)},
           {"clients-per-cluster", text(clients_per_cluster)},

@@ -1,78 +1,72 @@
 #include <cflrun/cluster/silhouette.hpp>
 
-#include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <string>
 
 #include <torch/torch.h>
 
-#include <cflrun/cluster/agglomerative.hpp>
 #include <cflrun/cluster/input_checks.hpp>
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::cluster {
 namespace {
 
-/// Labels renamed to 0..C-1 in order of first appearance, as an [M] int64 tensor; C via `count`.
-torch::Tensor dense_labels(const std::vector<int>& labels, std::int64_t& count) {
-  std::map<int, std::int64_t> ids;
+/// torch::cdist compute_mode "donot_use_mm_for_euclid_dist": distances from the exact
+/// differences, so coincident points are at distance exactly 0 (see distances.hpp).
+constexpr std::int64_t kExactEuclidean = 2;
+
+/// [n] int64 cluster index of each point, renumbered 0, 1, ... by first appearance.
+torch::Tensor dense_labels(const std::vector<int>& labels) {
+  std::map<int, std::int64_t> index_of_label;
   std::vector<std::int64_t> dense;
-  for (int label : labels) {
-    dense.push_back(ids.emplace(label, static_cast<std::int64_t>(ids.size())).first->second);
+  dense.reserve(labels.size());
+  for (const int label : labels) {
+    const auto found = index_of_label.emplace(label, static_cast<std::int64_t>(index_of_label.size()));
+    dense.push_back(found.first->second);
   }
-  count = static_cast<std::int64_t>(ids.size());
   return torch::tensor(dense, torch::kInt64);
+}
+
+void require_labels(std::size_t num_labels, std::int64_t num_clusters, std::int64_t num_points) {
+  const std::string who = "silhouette_score: ";
+  if (static_cast<std::int64_t>(num_labels) != num_points) {
+    throw ShapeError(who + "expected one label per point (" + std::to_string(num_points) +
+                     "), but got " + std::to_string(num_labels) + " labels");
+  }
+  if (num_clusters < 2 || num_clusters > num_points - 1) {
+    throw ConfigError(who + "the labels must name between 2 and n - 1 clusters (n = " +
+                      std::to_string(num_points) + " points), but name " +
+                      std::to_string(num_clusters) +
+                      "; the silhouette is undefined for one cluster or one point per cluster");
+  }
 }
 
 }  // namespace
 
 double silhouette_score(const torch::Tensor& points, const std::vector<int>& labels) {
-  require_point_matrix(points, "silhouette");
-  const auto m = points.size(0);
-  if (static_cast<std::int64_t>(labels.size()) != m) {
-    throw ShapeError("silhouette: " + std::to_string(labels.size()) + " labels for " + std::to_string(m) + " points");
-  }
-  std::int64_t clusters = 0;
-  const auto cluster = dense_labels(labels, clusters);
-  if (clusters < 2 || clusters > m - 1) {
-    throw ConfigError("silhouette: needs between 2 and " + std::to_string(m - 1) + " clusters, but got " +
-                      std::to_string(clusters));
-  }
-  const auto distances = torch::cdist(points, points);                         // [M, M]
-  const auto members = torch::one_hot(cluster, clusters).to(torch::kFloat64);  // [M, C]
-  const auto sizes = members.sum(0);                                           // [C]
-  const auto sums = distances.matmul(members);                                 // [M, C]
-  const auto own = sizes.index_select(0, cluster);                             // [M]
-  const auto a = sums.gather(1, cluster.unsqueeze(1)).squeeze(1) / (own - 1).clamp_min(1);
-  const auto other_means = (sums / sizes).scatter(1, cluster.unsqueeze(1), std::numeric_limits<double>::infinity());
-  const auto b = std::get<0>(other_means.min(1));
-  const auto denominator = torch::maximum(a, b);
-  auto s = ((b - a) / denominator).nan_to_num(0.0);
-  s = s.masked_fill(own.eq(1), 0.0);
-  return s.mean().item<double>();
-}
+  require_point_matrix(points, "silhouette_score");
+  const torch::Tensor cluster = dense_labels(labels);  // [n]
+  const std::int64_t num_clusters = labels.empty() ? 0 : cluster.max().item<std::int64_t>() + 1;
+  require_labels(labels.size(), num_clusters, points.size(0));
 
-SelectedClustering select_best_k(const torch::Tensor& points, int k_max, double growth) {
-  require_point_matrix(points, "selectBestK");
-  const auto m = points.size(0);
-  SelectedClustering best;
-  best.labels.assign(static_cast<std::size_t>(m), 0);
-  const int last = static_cast<int>(std::min<std::int64_t>(m - 1, k_max));
-  if (last < 2 || torch::equal(points, points[0].expand_as(points))) {
-    return best;
-  }
-  for (int k = 2; k <= last; ++k) {
-    const auto labels = agglomerative_ward(points, k);
-    const double score = silhouette_score(points, labels);
-    best.scores_by_k.push_back(score);
-    if (k == 2 || score > growth * best.score) {
-      best.k = k;
-      best.labels = labels;
-      best.score = score;
-    }
-  }
-  return best;
+  const torch::Tensor distances = torch::cdist(points, points, /*p=*/2.0, kExactEuclidean);
+  const torch::Tensor members = torch::one_hot(cluster, num_clusters).to(torch::kFloat64);  // [n, L]
+  const torch::Tensor sums = distances.mm(members);  // [n, L] summed distance to each cluster
+  const torch::Tensor sizes = members.sum(/*dim=*/0);  // [L]
+  const torch::Tensor own = cluster.unsqueeze(/*dim=*/1);
+  const torch::Tensor own_size = sizes.index_select(/*dim=*/0, cluster);  // [n]
+  // The distance of a point to itself is 0, so dividing by size - 1 averages over the others.
+  const torch::Tensor a = sums.gather(/*dim=*/1, own).squeeze(/*dim=*/1) / (own_size - 1).clamp_min(1);
+  const torch::Tensor b = (sums / sizes)
+                              .scatter(/*dim=*/1, own, std::numeric_limits<double>::infinity())
+                              .amin(/*dim=*/1);
+  const torch::Tensor scale = torch::maximum(a, b);
+  // Singletons and a = b = 0 score 0 (sklearn: nan_to_num); `where` discards their 0/0.
+  const torch::Tensor defined = (own_size > 1).logical_and(scale > 0);
+  const torch::Tensor s = torch::where(defined, (b - a) / scale, torch::zeros_like(a));
+  return s.mean().item<double>();
 }
 
 }  // namespace cflrun::cluster

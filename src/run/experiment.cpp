@@ -133,6 +133,13 @@ void Experiment::set_up_data() {
 
   const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
   models_ = std::make_unique<ModelSet>(algorithm_->num_models(), architecture, network_shape_of(data), device_);
+  if (options_.cluster_layers > 0) {
+    if (!algorithm_->clusters_clients()) {
+      throw ConfigError("--cluster-layers (weight sharing) needs a clustering algorithm (clove, ifca), not " +
+                        options_.algorithm);
+    }
+    models_->share_all_but_last_layers(options_.cluster_layers);
+  }
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
   const int window = algorithm_->clusters_clients() ? options_.stable_rounds : 0;
   stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, window, options_.stable_fraction);
@@ -340,8 +347,10 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
   rec.assignment = assignment;
   const bool sent_loss_vectors = !loss_vectors.empty();
   const int with_all_models = sent_loss_vectors ? static_cast<int>(participants_.size()) : static_cast<int>(newcomers.size());
-  const auto to_all = round_traffic(with_all_models, models_->size(), models_->state_size(), models_->size());
-  const auto to_one = round_traffic(static_cast<int>(participants_.size()) - with_all_models, 1, models_->state_size(), 0);
+  const auto to_all = round_traffic(with_all_models, models_->size(), models_->state_size(), models_->size(),
+                                    models_->shared_size());
+  const auto to_one = round_traffic(static_cast<int>(participants_.size()) - with_all_models, 1,
+                                    models_->state_size(), 0, models_->shared_size());
   rec.bytes_sent = to_all.sent + to_one.sent;
   rec.bytes_received = to_all.received + to_one.received;
   if (has_loss_vectors_) {

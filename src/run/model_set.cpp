@@ -21,12 +21,22 @@ ModelSet::ModelSet(int num_models, model::Architecture architecture, model::Netw
   states_ = torch::zeros({num_models, model::flat_state_size(*working_)}, torch::kFloat32);
 }
 
+void ModelSet::share_all_but_last_layers(int layers) {
+  cluster_part_ = model::trailing_layers(*working_, layers);
+  shared_ = true;
+}
+
 void ModelSet::initialize(std::uint64_t seed, bool same) {
   for (int j = 0; j < size(); ++j) {
     const auto stream = same ? 0U : static_cast<std::uint64_t>(j);
     torch::manual_seed(core::derive_seed(seed, core::Purpose::kModelInit, stream));
     const auto fresh = model::make_network(architecture_, shape_);
     states_[j].copy_(model::flatten_state(*fresh));
+  }
+  if (shared_) {  // one shared copy: model 0's shared layers
+    const auto part = states_.narrow(1, cluster_part_.offset, cluster_part_.size).clone();
+    states_.copy_(states_[0].expand_as(states_));
+    states_.narrow(1, cluster_part_.offset, cluster_part_.size).copy_(part);
   }
 }
 
@@ -76,6 +86,23 @@ void ModelSet::update(const std::vector<double>& weighted_sums, double learning_
       states_[j].copy_(mean.to(torch::kFloat32));
     }
   }
+  if (shared_) {
+    update_shared(sums, counts, learning_rate, gradient);
+  }
+}
+
+void ModelSet::update_shared(const torch::Tensor& sums, const torch::Tensor& counts, double learning_rate,
+                             bool gradient) {
+  const double n = counts.sum().item<double>();
+  if (n <= 0.0) {
+    return;
+  }
+  const auto mean = sums.sum(0) / n;  // [P] average over all clients, whatever model they trained
+  const auto current = states_[0].to(torch::kFloat64);
+  const auto shared = (gradient ? current - learning_rate * mean : mean).to(torch::kFloat32);
+  const auto part = states_.narrow(1, cluster_part_.offset, cluster_part_.size).clone();
+  states_.copy_(shared.expand_as(states_));
+  states_.narrow(1, cluster_part_.offset, cluster_part_.size).copy_(part);
 }
 
 void ModelSet::average(const std::vector<double>& weighted_sums) { update(weighted_sums, 0.0, false); }

@@ -12,6 +12,7 @@
 //   check_results test-loss-at-most A B       final test loss of A <= that of B
 //   check_results test-loss-below FILE MAX    final test loss <= MAX
 //   check_results models-used FILE N          the last round uses exactly N distinct models
+//   check_results bytes-sent FILE ROUND BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES
 #include "variant_checks.hpp"
 
 #include <cflrun/io/result_reader.hpp>
@@ -200,6 +201,9 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 3 && args[0] == "test-loss-below") {
       return cflrun::checks::final_test_loss_below(args[1], std::stod(args[2]));
+    }
+    if (args.size() == 4 && args[0] == "bytes-sent") {
+      return cflrun::checks::bytes_sent(args[1], std::stoi(args[2]), std::stod(args[3]));
     }
     if (args.size() == 3 && args[0] == "models-used") {
       return cflrun::checks::models_used(args[1], std::stoi(args[2]));

@@ -85,4 +85,11 @@ int models_used(const std::string& file, int expected) {
                     std::to_string(expected));
 }
 
+int bytes_sent(const std::string& file, int round, double expected) {
+  const auto bytes = io::ResultReader(file).read_f64("/rounds/bytes_sent");
+  const double got = bytes.at(static_cast<std::size_t>(round - 1));
+  std::cout << file << ": round " << round << " sent " << got << " bytes" << std::endl;
+  return got == expected ? 0 : fail(file + ": expected " + std::to_string(expected) + " bytes");
+}
+
 }  // namespace cflrun::checks

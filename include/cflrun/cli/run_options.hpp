@@ -27,6 +27,7 @@ struct RunOptions {
   int clusters = 5;                      ///< --clusters: K, ground-truth clusters (and models unless --models).
   int models = 0;                        ///< --models: K-hat, models the server keeps; 0 = --clusters.
   std::string select_k = "fixed";        ///< --select-k: fixed | silhouette (clove picks K <= K-hat each round).
+  int cluster_layers = 0;                ///< --cluster-layers: IFCA weight sharing, last layers kept per cluster; 0 = off.
   int stable_rounds = 0;                 ///< --stable-rounds: rounds a client's model must stay unchanged to be stable; 0 = off.
   double stable_fraction = 1.0;          ///< --stable-fraction: share of stable participants that switches clove to FedAvg.
   int clients_per_cluster = 5;           ///< --clients-per-cluster.

@@ -21,6 +21,18 @@ torch::Tensor flatten_state(const torch::nn::Module& module);
 /// without a gradient and for buffers (they are not trained by gradients).
 torch::Tensor flatten_gradients(const torch::nn::Module& module);
 
+/// A contiguous range [offset, offset + size) of a flat state.
+struct FlatRange {
+  std::int64_t offset = 0;
+  std::int64_t size = 0;
+};
+
+/// Where the parameters of the last `layers` layers of `module` lie in its flat state (a layer =
+/// the parameters sharing a module path, e.g. "fc.weight" and "fc.bias"): the per-cluster part of
+/// IFCA's weight sharing (IFCA Sec. 4.1), all earlier layers and every buffer being shared.
+/// @throws ConfigError naming --cluster-layers unless 1 <= layers < number of layers.
+FlatRange trailing_layers(const torch::nn::Module& module, int layers);
+
 /// Copies a flat state back into `module`'s parameters and buffers in place (no autograd record).
 /// @param flat  [P] float tensor on any device, P = flat_state_size(module).
 /// @throws ShapeError if `flat` is not 1-D with exactly P elements.

@@ -9,6 +9,7 @@
 
 #include <cflrun/model/conv_net.hpp>
 #include <cflrun/model/conv_net_stack.hpp>
+#include <cflrun/model/flat_state.hpp>
 #include <cflrun/model/network.hpp>
 
 namespace cflrun::run {
@@ -34,6 +35,14 @@ class ModelSet {
   torch::Tensor& states() { return states_; }
   const torch::Tensor& states() const { return states_; }
 
+  /// IFCA's weight sharing (IFCA Sec. 4.1): only the last `layers` layers stay per model; every
+  /// other float of the state is shared by all models and averaged over all clients. Call before
+  /// initialize(). @throws ConfigError as model::trailing_layers.
+  void share_all_but_last_layers(int layers);
+
+  /// Floats of one state shared by all models (0 without weight sharing).
+  std::int64_t shared_size() const { return shared_ ? state_size() - cluster_part_.size : 0; }
+
   /// Gives model j the default LibTorch initialisation drawn from the (seed, kModelInit, j) stream,
   /// so every model starts different ("different" initialisation of the official code, Sec. 10)
   /// and independently of how many models or ranks there are; with `same`, every model gets
@@ -55,7 +64,8 @@ class ModelSet {
   model::Network& working_model() { return *working_; }
 
   /// Server averaging step, Option I (CLoVE Alg. 1 line 14): theta_j = sum_i n_i theta_i / sum_i n_i
-  /// for every model with at least one client; other models keep their state.
+  /// for every model with at least one client; other models keep their state. With weight
+  /// sharing the shared floats of every model become the average over all clients instead.
   /// @param weighted_sums  K*P sample-weighted sums of client states (row-major), then K sample counts.
   /// @throws ShapeError if the size is not K*(P+1).
   void average(const std::vector<double>& weighted_sums);
@@ -68,11 +78,15 @@ class ModelSet {
 
  private:
   void update(const std::vector<double>& weighted_sums, double learning_rate, bool gradient);
+  /// Weight sharing: sets the shared floats of every model from the all-client sums.
+  void update_shared(const torch::Tensor& sums, const torch::Tensor& counts, double learning_rate, bool gradient);
 
   model::Architecture architecture_;
   model::NetworkShape shape_;
   torch::Tensor states_;
   std::shared_ptr<model::Network> working_;
+  bool shared_ = false;
+  model::FlatRange cluster_part_;  // per-model floats under weight sharing
   std::vector<model::ConvNet> stack_models_;  // K instances, made on the first stack_all()
   torch::Device device_;
 };

@@ -22,7 +22,9 @@ struct RoundTraffic {
 /// @param models_per_client   models each participant receives (>= 1).
 /// @param state_size          P, floats per model state.
 /// @param loss_vector_length  K when loss vectors are sent this round, else 0.
+/// @param shared_size         floats of a state shared by all models (IFCA weight sharing, Sec. 4.1):
+///                            sent once per client however many models it receives; 0 without sharing.
 RoundTraffic round_traffic(int participants, int models_per_client, std::int64_t state_size,
-                           int loss_vector_length);
+                           int loss_vector_length, std::int64_t shared_size = 0);
 
 }  // namespace cflrun::run

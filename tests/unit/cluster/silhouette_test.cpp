@@ -1,81 +1,67 @@
 #include <cflrun/cluster/silhouette.hpp>
+#include <cflrun/core/error.hpp>
+
+#include <cmath>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
-
-#include <cflrun/core/error.hpp>
 
 namespace cflrun::cluster {
 namespace {
 
 torch::Tensor column(std::vector<double> values) {
-  return torch::tensor(values, torch::kFloat64).unsqueeze(1);
+  const auto n = static_cast<std::int64_t>(values.size());
+  return torch::tensor(values, torch::kFloat64).view({n, 1});
 }
 
-TEST(Silhouette, MatchesAHandComputedValue) {
-  // Points 0, 1 | 4, 6 on a line. Point 0: a = 1, b = (4 + 6) / 2 = 5, s = 4/5.
-  // Point 1: a = 1, b = 4, s = 3/4. Point 4: a = 2, b = 3.5, s = 1.5/3.5. Point 6: a = 2, b = 5.5,
-  // s = 3.5/5.5. Mean = (0.8 + 0.75 + 3/7 + 7/11) / 4.
-  const double expected = (0.8 + 0.75 + 3.0 / 7.0 + 7.0 / 11.0) / 4.0;
-  EXPECT_NEAR(silhouette_score(column({0, 1, 4, 6}), {0, 0, 1, 1}), expected, 1e-12);
-  // Label values are only names.
-  EXPECT_NEAR(silhouette_score(column({0, 1, 4, 6}), {7, 7, -2, -2}), expected, 1e-12);
+TEST(Silhouette, MatchesAHandComputedValueOnALine) {
+  // Points 0, 1 | 4, 5. Point 0: a = 1, b = (4 + 5) / 2 = 4.5, s = 3.5 / 4.5 = 7/9.
+  // Point 1: a = 1, b = (3 + 4) / 2 = 3.5, s = 2.5 / 3.5 = 5/7. Points 4, 5 mirror 1, 0.
+  // Mean = (7/9 + 5/7) / 2 = 47/63.
+  EXPECT_NEAR(silhouette_score(column({0, 1, 4, 5}), {0, 0, 1, 1}), 47.0 / 63.0, 1e-12);
 }
 
-TEST(Silhouette, SingletonClustersScoreZero) {
-  // Points 0 | 1, 2: point 0 is alone (s = 0). Point 1: a = 1, b = 1, s = 0. Point 2: a = 1,
-  // b = 2, s = 1/2. Mean = 1/6.
-  EXPECT_NEAR(silhouette_score(column({0, 1, 2}), {0, 1, 1}), 1.0 / 6.0, 1e-12);
+TEST(Silhouette, IsNegativeForAClusteringThatMixesTheGroups) {
+  // Points 0, 4 | 1, 5. Point 0: a = 4, b = (1 + 5) / 2 = 3, s = -1/4. Point 1: a = 4,
+  // b = (1 + 3) / 2 = 2, s = -1/2. Points 4 and 5 mirror 1 and 0. Mean = -3/8.
+  EXPECT_NEAR(silhouette_score(column({0, 1, 4, 5}), {0, 1, 0, 1}), -0.375, 1e-12);
 }
 
-TEST(Silhouette, UndefinedForOneClusterOrAllSingletons) {
-  EXPECT_THROW(silhouette_score(column({0, 1, 2}), {0, 0, 0}), ConfigError);
+TEST(Silhouette, UsesEuclideanDistances) {
+  // Rectangle (0,0), (6,0) | (0,8), (6,8): every point has a = 6, b = (8 + 10) / 2 = 9, s = 1/3
+  // (Manhattan distances would give b = 11, s = 5/11).
+  const auto points = torch::tensor({0.0, 0.0, 6.0, 0.0, 0.0, 8.0, 6.0, 8.0}, torch::kFloat64).view({4, 2});
+  EXPECT_NEAR(silhouette_score(points, {0, 0, 1, 1}), 1.0 / 3.0, 1e-12);
+}
+
+TEST(Silhouette, MatchesScikitLearnForSingletonsAndIdenticalPoints) {
+  // scikit-learn's test_cluster_size_1: X = 0 | 1, 1, 2 | 3, 3 has sample scores
+  // [0, 0.5, 0.5, 0, 1, 1]: the singleton scores 0 (Rousseeuw's convention); 1 has a = 0.5, b = 1;
+  // 2 has a = 1, b = 1; the two 3s have a = 0, b = 5/3, s = 1. Mean 0.5.
+  EXPECT_NEAR(silhouette_score(column({0, 1, 1, 2, 3, 3}), {0, 1, 1, 1, 2, 2}), 0.5, 1e-12);
+  // The singleton rule alone: 0 | 10, 11. Point 0 scores 0; 10: a = 1, b = 10, s = 0.9;
+  // 11: a = 1, b = 11, s = 10/11. Mean (0.9 + 10/11) / 3.
+  EXPECT_NEAR(silhouette_score(column({0, 10, 11}), {0, 1, 1}), (0.9 + 10.0 / 11.0) / 3.0, 1e-12);
+}
+
+TEST(Silhouette, ScoresZeroWhereOwnAndNearestClusterCoincide) {
+  // 0, 0 | 0: for the first two a = b = 0 (sklearn's nan_to_num gives 0); the third is alone.
+  EXPECT_EQ(silhouette_score(column({0, 0, 0}), {0, 0, 1}), 0.0);
+}
+
+TEST(Silhouette, DependsOnlyOnWhichLabelsAreEqual) {
+  const auto points = column({0, 1, 1, 2, 3, 3});
+  EXPECT_DOUBLE_EQ(silhouette_score(points, {7, -2, -2, -2, 40, 40}),
+                   silhouette_score(points, {0, 1, 1, 1, 2, 2}));
+}
+
+TEST(Silhouette, RejectsUndefinedClusterCountsAndBadShapes) {
+  EXPECT_THROW(silhouette_score(column({0, 1, 2}), {5, 5, 5}), ConfigError);
   EXPECT_THROW(silhouette_score(column({0, 1, 2}), {0, 1, 2}), ConfigError);
   EXPECT_THROW(silhouette_score(column({0, 1, 2}), {0, 1}), ShapeError);
-}
-
-/// `per_blob` points around each of `blobs` centres 10 apart on a line, in 2-d.
-torch::Tensor blobs(int count, int per_blob, double spread) {
-  torch::manual_seed(5);
-  std::vector<torch::Tensor> parts;
-  for (int b = 0; b < count; ++b) {
-    auto centre = torch::tensor({10.0 * b, 3.0 * (b % 2)}, torch::kFloat64);
-    parts.push_back(centre + spread * torch::randn({per_blob, 2}, torch::kFloat64));
-  }
-  return torch::cat(parts);
-}
-
-TEST(SelectBestK, FindsTheNumberOfWellSeparatedBlobs) {
-  EXPECT_EQ(select_best_k(blobs(3, 5, 0.3), 6).k, 3);
-  const auto five = select_best_k(blobs(5, 5, 0.3), 7);
-  EXPECT_EQ(five.k, 5);
-  EXPECT_EQ(five.scores_by_k.size(), 6U);  // K = 2..7
-  for (int b = 0; b < 5; ++b) {            // each blob is one cluster
-    for (int i = 1; i < 5; ++i) {
-      EXPECT_EQ(five.labels[static_cast<std::size_t>(5 * b + i)], five.labels[static_cast<std::size_t>(5 * b)]);
-    }
-  }
-}
-
-TEST(SelectBestK, KeepsTheSmallerKUnlessTheScoreGrowsByTenPercent) {
-  // Two far groups, one of which is split into two near sub-groups: K = 3 scores a little higher
-  // than K = 2 but less than 10% higher, so K = 2 stays.
-  const auto points = column({0, 0.1, 0.2, 100, 100.1, 100.2, 110, 110.1, 110.2});  // 0.961 vs 0.991
-  const auto chosen = select_best_k(points, 4);
-  ASSERT_GE(chosen.scores_by_k.size(), 2U);
-  EXPECT_GT(chosen.scores_by_k[1], chosen.scores_by_k[0]);
-  EXPECT_LT(chosen.scores_by_k[1], 1.10 * chosen.scores_by_k[0]);
-  EXPECT_EQ(chosen.k, 2);
-  // With no growth required the best score wins.
-  EXPECT_EQ(select_best_k(points, 4, /*growth=*/1.0).k, 3);
-}
-
-TEST(SelectBestK, GivesOneClusterWithoutEvidenceOfMore) {
-  EXPECT_EQ(select_best_k(column({1, 2}), 5).k, 1);
-  const auto same = select_best_k(column({3, 3, 3, 3}), 3);
-  EXPECT_EQ(same.k, 1);
-  EXPECT_EQ(same.labels, (std::vector<int>{0, 0, 0, 0}));
-  EXPECT_EQ(select_best_k(column({0, 1, 5}), 1).k, 1);
+  EXPECT_THROW(silhouette_score(torch::zeros({3}, torch::kFloat64), {0, 0, 1}), ShapeError);
+  EXPECT_THROW(silhouette_score(column({0, 1, std::nan("")}), {0, 0, 1}), DataError);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cflrun/core/error.hpp>
+
 namespace cflrun::run {
 namespace {
 
@@ -65,6 +67,42 @@ TEST(ModelSet, GradientStepMovesEachModelAgainstItsMeanGradient) {
   models.gradient_step(sums, 0.1);
   EXPECT_TRUE(torch::equal(models.states()[0], before[0]));
   EXPECT_TRUE(torch::allclose(models.states()[1], before[1] - 0.5, /*rtol=*/0, /*atol=*/1e-6));
+}
+
+}  // namespace
+}  // namespace cflrun::run
+
+namespace cflrun::run {
+namespace {
+
+TEST(ModelSet, WeightSharingAveragesSharedLayersOverAllClientsAndKeepsHeadsPerModel) {
+  // IFCA Sec. 4.1: conv1 and conv2 shared, fc (256 * 10 + 10 = 2 570 floats) per model.
+  ModelSet models(2, model::Architecture::kCnn, kCnnShape, torch::kCPU);
+  models.share_all_but_last_layers(1);
+  const auto p = models.state_size();
+  const auto shared = models.shared_size();
+  EXPECT_EQ(p - shared, 2570);
+  models.initialize(3);
+  // One shared copy from the start: the models differ only in their heads.
+  EXPECT_TRUE(torch::equal(models.states()[0].narrow(0, 0, shared), models.states()[1].narrow(0, 0, shared)));
+  EXPECT_FALSE(torch::equal(models.states()[0].narrow(0, shared, p - shared),
+                            models.states()[1].narrow(0, shared, p - shared)));
+  // Model 0: one client (n = 100) of all 1s; model 1: one client (n = 300) of all 5s.
+  std::vector<double> sums(static_cast<std::size_t>(2 * (p + 1)), 0.0);
+  for (std::int64_t i = 0; i < p; ++i) {
+    sums[static_cast<std::size_t>(i)] = 100 * 1.0;
+    sums[static_cast<std::size_t>(p + i)] = 300 * 5.0;
+  }
+  sums[static_cast<std::size_t>(2 * p)] = 100;
+  sums[static_cast<std::size_t>(2 * p + 1)] = 300;
+  models.average(sums);
+  // Shared floats: (100 * 1 + 300 * 5) / 400 = 4 in both models; heads: each its own client.
+  for (int j = 0; j < 2; ++j) {
+    EXPECT_TRUE(torch::equal(models.states()[j].narrow(0, 0, shared), torch::full({shared}, 4.0F)));
+  }
+  EXPECT_TRUE(torch::equal(models.states()[0].narrow(0, shared, p - shared), torch::full({p - shared}, 1.0F)));
+  EXPECT_TRUE(torch::equal(models.states()[1].narrow(0, shared, p - shared), torch::full({p - shared}, 5.0F)));
+  EXPECT_THROW(models.share_all_but_last_layers(3), ConfigError);  // the CNN has 3 layers
 }
 
 }  // namespace

@@ -18,5 +18,13 @@ TEST(RoundTraffic, CountsModelsLossVectorsAndUpdatesPerParticipant) {
   EXPECT_EQ(round_traffic(0, 5, 5142, 5).sent, 0);
 }
 
+TEST(RoundTraffic, WeightSharingSendsOneSharedCopyAndKHeads) {
+  // IFCA Sec. 4.1 with the CNN: 2 572 shared floats, heads of 2 570; K = 5 heads + 1 shared copy.
+  const auto shared = round_traffic(10, 5, 5142, 5, 2572);
+  EXPECT_EQ(shared.sent, 10 * ((2572 + 5 * 2570) * 4 + 4));
+  EXPECT_EQ(shared.received, round_traffic(10, 5, 5142, 5).received);  // each client returns one model
+  EXPECT_EQ(round_traffic(10, 1, 5142, 0, 2572).sent, round_traffic(10, 1, 5142, 0).sent);
+}
+
 }  // namespace
 }  // namespace cflrun::run
