@@ -10,6 +10,7 @@
 #include <cflrun/algo/fedavg.hpp>
 #include <cflrun/algo/ifca.hpp>
 #include <cflrun/algo/local_only.hpp>
+#include <cflrun/algo/pacfl.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
 
@@ -37,7 +38,18 @@ void check_model_count(int num_clients, int num_models) {
   }
 }
 
+std::vector<int> Algorithm::cluster_signatures(const torch::Tensor& /*signatures*/, const std::vector<int>& /*initial*/) {
+  throw ConfigError(name() + " does not cluster client signatures");
+}
+
+void Algorithm::adopt_clusters(const std::vector<int>& /*clusters*/) {
+  throw ConfigError(name() + " does not cluster client signatures");
+}
+
 std::unique_ptr<Algorithm> make_algorithm(const AlgorithmSettings& settings) {
+  if (settings.name == "pacfl") {
+    return std::make_unique<Pacfl>(settings);
+  }
   if (settings.name == "clove") {
     return std::make_unique<Clove>(settings);
   }
@@ -50,7 +62,7 @@ std::unique_ptr<Algorithm> make_algorithm(const AlgorithmSettings& settings) {
   if (settings.name == "local") {
     return std::make_unique<LocalOnly>(settings);
   }
-  throw ConfigError("--algorithm must be one of clove, ifca, fedavg, local, but got '" + settings.name + "'");
+  throw ConfigError("--algorithm must be one of clove, ifca, fedavg, local, pacfl, but got '" + settings.name + "'");
 }
 
 std::vector<int> random_first_assignment(int num_clients, int num_models, std::uint64_t seed) {

@@ -88,6 +88,18 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("select-k", po::value(&o.select_k)->default_value(o.select_k),
        "fixed | silhouette: clove uses all K-hat models, or picks K in 2..K-hat each round by the "
        "silhouette score of Ward clusterings (selectBestK, unknown K)")
+      ("pacfl-vectors", po::value(&o.pacfl_vectors)->default_value(o.pacfl_vectors),
+       "pacfl: p, left singular vectors of each client's data matrix sent as its signature (count)")
+      ("pacfl-proximity", po::value(&o.pacfl_proximity)->default_value(o.pacfl_proximity),
+       "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal angles)")
+      ("pacfl-beta", po::value(&o.pacfl_beta)->default_value(o.pacfl_beta),
+       "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)")
+      ("pacfl-clusters", po::value(&o.pacfl_clusters)->default_value(o.pacfl_clusters),
+       "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)")
+      ("newcomers", po::value(&o.newcomers)->default_value(o.newcomers),
+       "the last N clients of every cluster are absent until --join-round (PACFL Alg. 2 newcomers)")
+      ("join-round", po::value(&o.join_round)->default_value(o.join_round),
+       "1-based round in which the --newcomers first take part")
       ("cluster-layers", po::value(&o.cluster_layers)->default_value(o.cluster_layers),
        "weight sharing (IFCA Sec. 4.1): only the last N layers are per cluster, all others are shared "
        "and averaged over all clients, and the server sends one copy of them (0 = off)")
@@ -201,7 +213,15 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
 }
 
 void validate(const RunOptions& o) {
-  require_choice("algorithm", o.algorithm, {"clove", "ifca", "fedavg", "local"});
+  require_choice("algorithm", o.algorithm, {"clove", "ifca", "fedavg", "local", "pacfl"});
+  require_choice("pacfl-proximity", o.pacfl_proximity, {"smallest", "sum"});
+  require(o.pacfl_vectors >= 1, "pacfl-vectors", "at least 1", o.pacfl_vectors);
+  require(o.pacfl_beta >= 0.0, "pacfl-beta", ">= 0 degrees", o.pacfl_beta);
+  require(o.pacfl_clusters >= 0, "pacfl-clusters", "0 (use beta) or a positive count", o.pacfl_clusters);
+  require(o.newcomers >= 0 && o.newcomers < o.clients_per_cluster, "newcomers",
+          "between 0 and --clients-per-cluster - 1 (some clients of every cluster must be there from the start)",
+          o.newcomers);
+  require(o.join_round >= 1, "join-round", "at least 1", o.join_round);
   require_choice("dataset", o.dataset, {"fmnist", "mnist", "cifar10", "linreg"});
   require_choice("partition", o.partition,
                  {"label_skew_1", "concept_shift", "feature_skew", "label_skew_2", "label_skew_3", "label_skew_4",
@@ -289,6 +309,12 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"clusters", text(clusters)},
           {"models", text(effective_models())},
           {"select-k", select_k},
+          {"pacfl-vectors", text(pacfl_vectors)},
+          {"pacfl-proximity", pacfl_proximity},
+          {"pacfl-beta", text(pacfl_beta)},
+          {"pacfl-clusters", text(pacfl_clusters)},
+          {"newcomers", text(newcomers)},
+          {"join-round", text(join_round)},
           {"cluster-layers", text(cluster_layers)},
           {"stable-rounds", text(stable_rounds)},
           {"stable-fraction", text(stable_fraction)},

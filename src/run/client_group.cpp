@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <cflrun/cluster/principal_angles.hpp>
 #include <cflrun/core/rng.hpp>
 #include <cflrun/model/flat_state.hpp>
 
@@ -205,6 +206,17 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
   const auto test_loss = (loss_sums / counts).masked_fill(absent, nan).to(torch::kCPU).contiguous();
   return {std::vector<double>(accuracy.data_ptr<double>(), accuracy.data_ptr<double>() + m),
           std::vector<double>(test_loss.data_ptr<double>(), test_loss.data_ptr<double>() + m)};
+}
+
+std::vector<double> ClientGroup::signatures(int p) const {
+  std::vector<double> flat;
+  for (int i = 0; i < size(); ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    const auto inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]).to(torch::kCPU);
+    const auto signature = cluster::data_signature(inputs, p).contiguous();
+    flat.insert(flat.end(), signature.data_ptr<double>(), signature.data_ptr<double>() + signature.numel());
+  }
+  return flat;
 }
 
 double ClientGroup::take_compute_seconds() {

@@ -1,7 +1,9 @@
 #include <cflrun/run/experiment.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <exception>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -67,6 +69,10 @@ class Experiment {
  private:
   void set_up_compute();
   void set_up_data();
+  void cluster_signatures();
+  void set_up_models();
+  bool is_newcomer(int client) const;
+  std::int64_t signature_bytes();
   void open_result_file();
   std::vector<double> gather_loss_vectors(int round);
   std::vector<int> decide_assignment(int round, const std::vector<double>& loss_vectors);
@@ -84,6 +90,10 @@ class Experiment {
   torch::Device device_{torch::kCPU};
   int threads_ = 1;
   std::unique_ptr<algo::Algorithm> algorithm_;
+  model::Architecture architecture_ = model::Architecture::kCnn;
+  model::NetworkShape network_shape_;
+  std::int64_t signature_floats_ = 0;  // d x p floats of one PACFL signature (rank 0)
+  std::vector<bool> seen_;             // rank 0: clients that took part before (signature already sent)
   std::unique_ptr<ModelSet> models_;
   std::unique_ptr<ClientGroup> clients_;
   std::unique_ptr<StabilityMonitor> stability_;
@@ -107,8 +117,9 @@ void Experiment::set_up_compute() {
 }
 
 void Experiment::set_up_data() {
-  const auto architecture = architecture_of(options_);  // an unknown --model fails before any data is read
+  architecture_ = architecture_of(options_);  // an unknown --model fails before any data is read
   const auto data = load_client_data(options_);
+  network_shape_ = network_shape_of(data);
   true_clusters_ = data.true_clusters;
   const int num_clients = data.num_clients();
 
@@ -123,16 +134,59 @@ void Experiment::set_up_data() {
   settings.agglomerative = options_.clustering == "agglomerative";
   settings.select_k = options_.select_k == "silhouette";
   settings.seed = options_.seed;
+  settings.pacfl_vectors = options_.pacfl_vectors;
+  settings.pacfl_sum_of_angles = options_.pacfl_proximity == "sum";
+  settings.pacfl_beta = options_.pacfl_beta;
+  settings.pacfl_clusters = options_.pacfl_clusters;
   algorithm_ = algo::make_algorithm(settings);
-  const int per_round = participants_per_round(num_clients, options_.participation);
+  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
+  clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
+  const int window = algorithm_->clusters_clients() ? options_.stable_rounds : 0;
+  stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, window, options_.stable_fraction);
+}
+
+bool Experiment::is_newcomer(int client) const {
+  return client % options_.clients_per_cluster >= options_.clients_per_cluster - options_.newcomers;
+}
+
+void Experiment::cluster_signatures() {
+  const int p = algorithm_->signature_vectors();
+  if (p == 0) {
+    return;
+  }
+  const auto gathered = comm_.gather(clients_->signatures(p));
+  const auto m = static_cast<std::int64_t>(true_clusters_.size());
+  std::vector<int> clusters(static_cast<std::size_t>(m), -1);
+  std::exception_ptr failure;  // rank 0 must still reach the broadcast the others wait in
+  if (comm_.is_root()) try {
+    const auto d = static_cast<std::int64_t>(gathered.size()) / (m * p);
+    const auto signatures = torch::tensor(gathered, torch::kFloat64).view({m, d, p});
+    std::vector<int> initial;
+    for (int c = 0; c < m; ++c) {
+      if (!is_newcomer(c)) {
+        initial.push_back(c);
+      }
+    }
+    clusters = algorithm_->cluster_signatures(signatures, initial);
+    signature_floats_ = d * p;
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  comm_.broadcast(clusters.data(), m);
+  if (failure) {
+    std::rethrow_exception(failure);
+  }
+  algorithm_->adopt_clusters(clusters);
+}
+
+void Experiment::set_up_models() {
+  const int per_round = participants_per_round(static_cast<int>(true_clusters_.size()), options_.participation);
   if (algorithm_->clusters_clients() && per_round < algorithm_->num_models()) {
     throw ConfigError("--participation " + std::to_string(options_.participation) + " gives " +
                       std::to_string(per_round) + " clients per round, fewer than the " +
                       std::to_string(algorithm_->num_models()) + " models to assign; raise --participation");
   }
-
-  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
-  models_ = std::make_unique<ModelSet>(algorithm_->num_models(), architecture, network_shape_of(data), device_);
+  models_ = std::make_unique<ModelSet>(algorithm_->num_models(), architecture_, network_shape_, device_);
   if (options_.cluster_layers > 0) {
     if (!algorithm_->clusters_clients()) {
       throw ConfigError("--cluster-layers (weight sharing) needs a clustering algorithm (clove, ifca), not " +
@@ -140,9 +194,6 @@ void Experiment::set_up_data() {
     }
     models_->share_all_but_last_layers(options_.cluster_layers);
   }
-  clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
-  const int window = algorithm_->clusters_clients() ? options_.stable_rounds : 0;
-  stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, window, options_.stable_fraction);
 }
 
 void Experiment::open_result_file() {
@@ -174,11 +225,13 @@ void Experiment::open_result_file() {
 void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_compute(); });
   collective_step(comm_, [&] { set_up_data(); });
+  collective_step(comm_, [&] { cluster_signatures(); });
+  collective_step(comm_, [&] { set_up_models(); });
   if (!options_.dry_run) {
     collective_step(comm_, [&] { open_result_file(); });
   }
   if (comm_.is_root()) {
-    models_->initialize(options_.seed, options_.init == "same");
+    models_->initialize(options_.seed, options_.init == "same" || algorithm_->same_initial_models());
     const auto blas = core::blas_library();
     std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
               << core::torch_version() << ", BLAS " << blas << "\n"
@@ -274,6 +327,17 @@ std::vector<int> Experiment::assign(int round, std::chrono::steady_clock::time_p
   return decide_assignment(round, loss_vectors);
 }
 
+std::int64_t Experiment::signature_bytes() {
+  constexpr std::int64_t kFloatBytes = 4;
+  seen_.resize(true_clusters_.size(), false);
+  std::int64_t first_time = 0;
+  for (int c : participants_) {
+    first_time += seen_[static_cast<std::size_t>(c)] ? 0 : 1;
+    seen_[static_cast<std::size_t>(c)] = true;
+  }
+  return first_time * signature_floats_ * kFloatBytes;  // PACFL: a signature with a client's first update
+}
+
 std::vector<double> Experiment::train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss) {
   LocalUpdateSettings settings;
   settings.gradient_averaging = options_.aggregation == "gradient";
@@ -352,7 +416,7 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
   const auto to_one = round_traffic(static_cast<int>(participants_.size()) - with_all_models, 1,
                                     models_->state_size(), 0, models_->shared_size());
   rec.bytes_sent = to_all.sent + to_one.sent;
-  rec.bytes_received = to_all.received + to_one.received;
+  rec.bytes_received = to_all.received + to_one.received + signature_bytes();
   if (has_loss_vectors_) {
     const auto k = static_cast<std::size_t>(models_->size());
     rec.loss_vectors.assign(m * k, std::numeric_limits<float>::quiet_NaN());
@@ -370,6 +434,11 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
 void Experiment::run_round(int round) {
   auto start = std::chrono::steady_clock::now();
   participants_ = draw_participants(static_cast<int>(true_clusters_.size()), options_.participation, options_.seed, round);
+  if (round + 1 < options_.join_round) {  // newcomers are absent before their join round
+    participants_.erase(std::remove_if(participants_.begin(), participants_.end(),
+                                       [&](int c) { return is_newcomer(c); }),
+                        participants_.end());
+  }
   std::vector<double> loss_vectors;
   std::vector<int> newcomers;
   const auto assignment = assign(round, start, loss_vectors, newcomers);

@@ -12,6 +12,7 @@
 //   check_results test-loss-at-most A B       final test loss of A <= that of B
 //   check_results test-loss-below FILE MAX    final test loss <= MAX
 //   check_results models-used FILE N          the last round uses exactly N distinct models
+//   check_results ari-at-most FILE MAX        every round's ARI <= MAX (no cluster recovery)
 //   check_results bytes-sent FILE ROUND BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES
 #include "variant_checks.hpp"
 
@@ -201,6 +202,14 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 3 && args[0] == "test-loss-below") {
       return cflrun::checks::final_test_loss_below(args[1], std::stod(args[2]));
+    }
+    if (args.size() == 3 && args[0] == "ari-at-most") {
+      for (double ari : ResultReader(args[1]).read_f64("/rounds/ari")) {
+        if (!(ari <= std::stod(args[2]))) {
+          return fail(args[1] + ": ARI " + std::to_string(ari) + " above " + args[2]);
+        }
+      }
+      return 0;
     }
     if (args.size() == 4 && args[0] == "bytes-sent") {
       return cflrun::checks::bytes_sent(args[1], std::stoi(args[2]), std::stod(args[3]));

@@ -43,6 +43,22 @@ class Algorithm {
   /// @throws ShapeError if loss_vectors has the wrong shape.
   virtual std::vector<int> assign(int round, const std::vector<int>& participants,
                                   const torch::Tensor& loss_vectors) = 0;
+
+  /// One-shot clustering before training (PACFL Alg. 1 lines 7-11): p > 0 asks every client for
+  /// the p most significant left singular vectors of its data matrix. 0 (default) for none.
+  virtual int signature_vectors() const { return 0; }
+
+  /// Rank 0 only, when signature_vectors() > 0: clusters the clients that are present from the
+  /// start (`initial`, increasing ids) by their signatures.
+  /// @param signatures  [M, d, p] float64, every client's signature.
+  /// @return            [M] cluster of each client in [0, Z); -1 for clients not in `initial`.
+  virtual std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial);
+
+  /// Every rank: adopts the clustering rank 0 computed; num_models() becomes the number of clusters.
+  virtual void adopt_clusters(const std::vector<int>& clusters);
+
+  /// Whether all models start from the same parameters whatever --init says (PACFL Alg. 1 line 12).
+  virtual bool same_initial_models() const { return false; }
 };
 
 /// Settings the factory needs to build any algorithm.
@@ -56,6 +72,10 @@ struct AlgorithmSettings {
   bool min_cost_matching = true;   ///< clove: false = the "no matching" ablation (Table 12 row 1901).
   bool agglomerative = false;      ///< clove: Ward agglomerative clustering instead of k-means (Table 12 row 1902).
   bool select_k = false;           ///< clove: pick K <= num_clusters each round by silhouette (unknown K, ICML version).
+  int pacfl_vectors = 3;           ///< pacfl: p, singular vectors per client signature (PACFL: 3..5).
+  bool pacfl_sum_of_angles = false;  ///< pacfl: proximity by Eq. 3 (sum of angles) instead of Eq. 2.
+  double pacfl_beta = 4.9;         ///< pacfl: HC merge threshold in degrees (official pacfl.sh: 4.9).
+  int pacfl_clusters = 0;          ///< pacfl: a fixed number of clusters instead of beta; 0 = use beta.
   std::uint64_t seed = 1;          ///< run seed: clustering and random first assignment streams.
 };
 

@@ -27,6 +27,12 @@ struct RunOptions {
   int clusters = 5;                      ///< --clusters: K, ground-truth clusters (and models unless --models).
   int models = 0;                        ///< --models: K-hat, models the server keeps; 0 = --clusters.
   std::string select_k = "fixed";        ///< --select-k: fixed | silhouette (clove picks K <= K-hat each round).
+  int pacfl_vectors = 3;                 ///< --pacfl-vectors: p, singular vectors per client signature.
+  std::string pacfl_proximity = "smallest"; ///< --pacfl-proximity: smallest (Eq. 2) | sum (Eq. 3).
+  double pacfl_beta = 4.9;               ///< --pacfl-beta: HC threshold in degrees (official scripts: 4.9).
+  int pacfl_clusters = 0;                ///< --pacfl-clusters: fixed number of clusters; 0 = use beta.
+  int newcomers = 0;                     ///< --newcomers: the last N clients of every cluster join late.
+  int join_round = 2;                    ///< --join-round: 1-based round in which newcomers first take part.
   int cluster_layers = 0;                ///< --cluster-layers: IFCA weight sharing, last layers kept per cluster; 0 = off.
   int stable_rounds = 0;                 ///< --stable-rounds: rounds a client's model must stay unchanged to be stable; 0 = off.
   double stable_fraction = 1.0;          ///< --stable-fraction: share of stable participants that switches clove to FedAvg.

@@ -63,6 +63,10 @@ class ClientGroup {
   /// @param assignment  [M] model of every client (global ids), or -1.
   ClientEvaluation evaluate(const std::vector<int>& assignment, ModelSet& models);
 
+  /// PACFL signatures of every hosted client (cluster::data_signature of its training inputs).
+  /// @return [m * d * p] float64, client-major, then the [d, p] matrix row-major.
+  std::vector<double> signatures(int p) const;
+
   /// Seconds spent in LibTorch forward/backward work since the last call; resets the counter.
   double take_compute_seconds();
 

@@ -151,3 +151,30 @@ TEST(Factory, RejectsUnknownNamesAndTooManyModels) {
 
 }  // namespace
 }  // namespace cflrun::algo
+
+namespace cflrun::algo {
+namespace {
+
+TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients) {
+  AlgorithmSettings settings;
+  settings.name = "pacfl";
+  settings.num_clients = 6;
+  settings.pacfl_beta = 10.0;
+  auto pacfl = make_algorithm(settings);
+  // Signatures in 4 dimensions: clients 0, 1, 4 span axis 0, clients 2, 3, 5 axis 3 (p = 1).
+  auto signatures = torch::zeros({6, 4, 1}, torch::kFloat64);
+  for (int c : {0, 1, 4}) signatures[c][0][0] = 1.0;
+  for (int c : {2, 3, 5}) signatures[c][3][0] = 1.0;
+  const auto clusters = pacfl->cluster_signatures(signatures, {0, 1, 2, 3});
+  EXPECT_EQ(clusters, (std::vector<int>{0, 0, 1, 1, -1, -1}));
+  pacfl->adopt_clusters(clusters);
+  EXPECT_EQ(pacfl->num_models(), 2);
+  EXPECT_TRUE(pacfl->same_initial_models());
+  EXPECT_FALSE(pacfl->needs_loss_vectors(0));
+  EXPECT_EQ(pacfl->assign(0, {0, 1, 2, 3}, torch::Tensor()), (std::vector<int>{0, 0, 1, 1}));
+  // Newcomers 4 and 5 join the clusters of the old clients in their subspaces (PACFL Alg. 2).
+  EXPECT_EQ(pacfl->assign(3, {0, 1, 2, 3, 4, 5}, torch::Tensor()), (std::vector<int>{0, 0, 1, 1, 0, 1}));
+}
+
+}  // namespace
+}  // namespace cflrun::algo
