@@ -22,7 +22,7 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
   po::options_description experiment("Experiment");
   experiment.add_options()
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
-       "clove | ifca | fedavg | local")
+       "clove | ifca | fedavg | local | pacfl")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset),
        "fmnist | mnist | cifar10 | linreg (synthetic mixed linear regression)")
       ("data-dir", po::value(&o.data_dir)->default_value(o.data_dir),
@@ -267,7 +267,7 @@ std::string help_text() {
   SeedHolders seeds;
   std::string config_file;
   po::options_description everything(
-      "cflrun: clustered federated learning experiments (CLoVE, IFCA, FedAvg, Local-only)\n\n"
+      "cflrun: clustered federated learning experiments (CLoVE, IFCA, FedAvg, Local-only, PACFL)\n\n"
       "Usage: cflrun [options]            (one rank hosts the server and all clients)\n"
       "       mpirun -np P cflrun [options] (rank 0 = server, ranks 1..P-1 host the clients)\n\nOptions");
   everything.add(command_line_only(config_file)).add(describe(defaults, seeds));
