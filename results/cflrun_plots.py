@@ -7,6 +7,10 @@
   cflrun_plots.py heatmap [--out FILE] [--round N] [--scale auto|log|linear] FILE
       Client x model loss matrix of one round (/clients/loss_vectors, clove and ifca runs only),
       clients grouped by true cluster, each client's assigned model outlined; the paper's Fig. 4.
+  cflrun_plots.py soft    [--out FILE] FILE
+      A mixture-partition run (FedSoft Fig. 1): top, each center's holdout loss on each source per
+      round (/rounds/source_loss); bottom (FedSoft runs), the importance weights per round,
+      averaged over the clients with the same true mixture (/clients/importance, /clients/mixture).
 
 The output format follows the --out extension (.png, .svg, .pdf). Needs Debian's Python with
 python3-h5py, python3-matplotlib and python3-numpy (results/requirements-debian.txt).
@@ -246,6 +250,59 @@ def plot_heatmap(args):
     save(fig, args.out)
 
 
+def read_soft(path):
+    """(run, source_loss [T, K, S], importance [T, M, K] or None, mixture [M, S])."""
+    run = Run(path)
+    with h5py.File(path, "r") as f:
+        if "mixture" not in f["clients"]:
+            raise PlotError(f"{path} has no /clients/mixture: plot a run with a mixture_* --partition")
+        if run.rounds == 0:
+            raise PlotError(f"{path} has no finished rounds")
+        source_loss = np.asarray(f["rounds/source_loss"][:run.rounds], dtype=float)
+        importance = (np.asarray(f["clients/importance"][:run.rounds], dtype=float)
+                      if "importance" in f["clients"] else None)
+        mixture = np.asarray(f["clients/mixture"][:], dtype=float)
+    return run, source_loss, importance, mixture
+
+
+def plot_soft(args):
+    run, source_loss, importance, mixture = read_soft(args.file)
+    rounds, centers, sources = source_loss.shape
+    x = np.arange(1, rounds + 1)
+    panels = 2 if importance is not None else 1
+    fig, axes = plt.subplots(panels, sources, figsize=(4.2 * sources, 3.2 * panels), squeeze=False,
+                             constrained_layout=True)
+    for s in range(sources):
+        ax = axes[0][s]
+        for j in range(centers):
+            ax.plot(x, source_loss[:, j, s], label=f"center {j}")
+        ax.set_yscale("log" if source_loss[:, :, s].max() > 100 * source_loss[:, :, s].min() > 0 else "linear")
+        ax.set_title(f"holdout of source {s}", fontsize="medium")
+        ax.set_xlabel("round")
+        ax.set_ylabel("test loss")
+        ax.legend(fontsize="small")
+    if importance is not None:
+        # Clients with the same mixture (10:90, 30:70) form one line; linear and random mixtures
+        # are grouped by dominant source.
+        keys = np.round(mixture, 3) if len(np.unique(np.round(mixture, 3), axis=0)) <= 8 else None
+        groups = (np.unique(keys, axis=0, return_inverse=True)[1] if keys is not None
+                  else mixture.argmax(axis=1))
+        for s in range(min(sources, centers)):
+            ax = axes[1][s]
+            for g in np.unique(groups):
+                members = groups == g
+                share = np.round(mixture[members].mean(axis=0), 2)
+                ax.plot(x, importance[:, members, s].mean(axis=1), label=f"true shares {list(share)}")
+            ax.set_ylim(0, 1)
+            ax.set_title(f"importance weight of center {s}", fontsize="medium")
+            ax.set_xlabel("round")
+            ax.legend(fontsize="small")
+        for s in range(min(sources, centers), sources):
+            axes[1][s].axis("off")
+    fig.suptitle(f"{run.config.get('algorithm', '?')} on {run.config.get('partition', '?')}", fontsize="medium")
+    save(fig, args.out)
+
+
 def draw_matrix(fig, ax, loss, scale):
     """The [M, K] loss matrix as coloured cells with a colour bar; values written in small ones."""
     shown, norm = colour_scale(loss, scale)
@@ -331,6 +388,11 @@ def parse_args(argv):
     heatmap.add_argument("--out", default="loss_heatmap.png",
                          help="output image, .png or .svg (default: %(default)s)")
     heatmap.set_defaults(func=plot_heatmap)
+    soft = sub.add_parser("soft", help="holdout loss per source and importance weights per round")
+    soft.add_argument("file", help="result file of a run with a mixture_* partition")
+    soft.add_argument("--out", default="soft_clustering.png",
+                      help="output image, .png or .svg (default: %(default)s)")
+    soft.set_defaults(func=plot_soft)
     return parser.parse_args(argv)
 
 

@@ -8,6 +8,7 @@
 
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/fedavg.hpp>
+#include <cflrun/algo/fedsoft.hpp>
 #include <cflrun/algo/ifca.hpp>
 #include <cflrun/algo/local_only.hpp>
 #include <cflrun/algo/pacfl.hpp>
@@ -46,7 +47,15 @@ void Algorithm::adopt_clusters(const std::vector<int>& /*clusters*/) {
   throw ConfigError(name() + " does not cluster client signatures");
 }
 
+torch::Tensor Algorithm::contributions(int /*round*/, const torch::Tensor& /*importance*/,
+                                       const torch::Tensor& /*sample_counts*/) {
+  throw ConfigError(name() + " is not a soft-clustering algorithm");
+}
+
 std::unique_ptr<Algorithm> make_algorithm(const AlgorithmSettings& settings) {
+  if (settings.name == "fedsoft") {
+    return std::make_unique<FedSoft>(settings);
+  }
   if (settings.name == "pacfl") {
     return std::make_unique<Pacfl>(settings);
   }
@@ -62,7 +71,7 @@ std::unique_ptr<Algorithm> make_algorithm(const AlgorithmSettings& settings) {
   if (settings.name == "local") {
     return std::make_unique<LocalOnly>(settings);
   }
-  throw ConfigError("--algorithm must be one of clove, ifca, fedavg, local, pacfl, but got '" + settings.name + "'");
+  throw ConfigError("--algorithm must be one of clove, ifca, fedavg, local, pacfl, fedsoft, but got '" + settings.name + "'");
 }
 
 std::vector<int> random_first_assignment(int num_clients, int num_models, std::uint64_t seed) {

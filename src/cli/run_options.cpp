@@ -22,7 +22,7 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
   po::options_description experiment("Experiment");
   experiment.add_options()
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
-       "clove | ifca | fedavg | local | pacfl")
+       "clove | ifca | fedavg | local | pacfl | fedsoft")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset),
        "fmnist | mnist | cifar10 | linreg (synthetic mixed linear regression)")
       ("data-dir", po::value(&o.data_dir)->default_value(o.data_dir),
@@ -30,7 +30,16 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "datasets/mnist for mnist, datasets/cifar-10-batches-bin for cifar10)")
       ("partition", po::value(&o.partition)->default_value(o.partition),
        "label_skew_1 | concept_shift | feature_skew | label_skew_2 | label_skew_3 | label_skew_4 | "
-       "rotation | class_per_cluster (image datasets)")
+       "rotation | class_per_cluster (image datasets) | mixture_10_90 | mixture_30_70 | mixture_linear | "
+       "mixture_random (every client a mixture of --clusters source distributions, FedSoft Sec. 5)")
+      ("mixture-sources", po::value(&o.mixture_sources)->default_value(o.mixture_sources),
+       "image mixtures: rotation (source s = images rotated by s x 90 degrees) | label_groups (source s = "
+       "the s-th contiguous group of classes)")
+      ("min-train-samples", po::value(&o.min_train_samples)->default_value(o.min_train_samples),
+       "mixtures: each client's training samples are uniform in [this, --train-samples] (count; 0 = "
+       "--train-samples; FedSoft: 100..200)")
+      ("holdout-samples", po::value(&o.holdout_samples)->default_value(o.holdout_samples),
+       "mixtures: holdout samples per source on which every model is scored each round (count)")
       ("model", po::value(&o.model)->default_value(o.model),
        "auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear (auto: cnn for (f)mnist, "
        "cifar_cnn for cifar10, linear for linreg, autoencoders with --unsupervised)")
@@ -96,6 +105,15 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)")
       ("pacfl-clusters", po::value(&o.pacfl_clusters)->default_value(o.pacfl_clusters),
        "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)")
+      ("fedsoft-interval", po::value(&o.fedsoft_interval)->default_value(o.fedsoft_interval),
+       "fedsoft: tau, clients re-estimate their importance weights every this many rounds (count)")
+      ("fedsoft-selection", po::value(&o.fedsoft_selection)->default_value(o.fedsoft_selection),
+       "fedsoft: clients drawn per cluster each round with probability by importance (count; 0 = every "
+       "client trains and clusters average all local models weighted by Eq. 6)")
+      ("fedsoft-mu", po::value(&o.fedsoft_mu)->default_value(o.fedsoft_mu, "0.1"),
+       "fedsoft: mu, weight of the proximal term (mu/2) sum_s u_s ||w - c_s||^2 of local updates")
+      ("fedsoft-smoother", po::value(&o.fedsoft_smoother)->default_value(o.fedsoft_smoother, "0.0001"),
+       "fedsoft: sigma, a cluster no sample prefers gets importance sigma instead of 0")
       ("newcomers", po::value(&o.newcomers)->default_value(o.newcomers),
        "the last N clients of every cluster are absent until --join-round (PACFL Alg. 2 newcomers)")
       ("join-round", po::value(&o.join_round)->default_value(o.join_round),
@@ -213,7 +231,23 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
 }
 
 void validate(const RunOptions& o) {
-  require_choice("algorithm", o.algorithm, {"clove", "ifca", "fedavg", "local", "pacfl"});
+  require_choice("algorithm", o.algorithm, {"clove", "ifca", "fedavg", "local", "pacfl", "fedsoft"});
+  require(o.fedsoft_interval >= 1, "fedsoft-interval", "at least 1", o.fedsoft_interval);
+  require(o.fedsoft_selection >= 0, "fedsoft-selection", "0 (every client) or a positive count", o.fedsoft_selection);
+  require(o.fedsoft_mu >= 0.0, "fedsoft-mu", ">= 0", o.fedsoft_mu);
+  require(o.fedsoft_smoother > 0.0, "fedsoft-smoother", "> 0 (FedSoft: 1e-4)", o.fedsoft_smoother);
+  require_choice("mixture-sources", o.mixture_sources, {"rotation", "label_groups"});
+  require(o.min_train_samples >= 0 && o.min_train_samples <= o.train_samples, "min-train-samples",
+          "between 0 (= --train-samples) and --train-samples", o.min_train_samples);
+  require(o.holdout_samples >= 1, "holdout-samples", "at least 1", o.holdout_samples);
+  if (o.algorithm == "fedsoft") {  // FedSoft picks its own clients and keeps per-client local models
+    require(o.participation == 1.0, "participation", "1 with fedsoft (it draws clients per cluster: --fedsoft-selection)",
+            o.participation);
+    require(o.aggregation == "model", "aggregation", "model with fedsoft (centers average local models)", o.aggregation);
+    require(o.cluster_layers == 0, "cluster-layers", "0 with fedsoft (weight sharing is IFCA's)", o.cluster_layers);
+    require(o.stable_rounds == 0, "stable-rounds", "0 with fedsoft (it has no hard assignment to keep)", o.stable_rounds);
+    require(o.newcomers == 0, "newcomers", "0 with fedsoft", o.newcomers);
+  }
   require_choice("pacfl-proximity", o.pacfl_proximity, {"smallest", "sum"});
   require(o.pacfl_vectors >= 1, "pacfl-vectors", "at least 1", o.pacfl_vectors);
   require(o.pacfl_beta >= 0.0, "pacfl-beta", ">= 0 degrees", o.pacfl_beta);
@@ -225,7 +259,8 @@ void validate(const RunOptions& o) {
   require_choice("dataset", o.dataset, {"fmnist", "mnist", "cifar10", "linreg"});
   require_choice("partition", o.partition,
                  {"label_skew_1", "concept_shift", "feature_skew", "label_skew_2", "label_skew_3", "label_skew_4",
-                  "rotation", "class_per_cluster"});
+                  "rotation", "class_per_cluster", "mixture_10_90", "mixture_30_70", "mixture_linear",
+                  "mixture_random"});
   require_choice("model", o.model, {"auto", "cnn", "cifar_cnn", "mlp", "autoencoder", "conv_autoencoder", "linear"});
   require_choice("select-k", o.select_k, {"fixed", "silhouette"});
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
@@ -267,7 +302,7 @@ std::string help_text() {
   SeedHolders seeds;
   std::string config_file;
   po::options_description everything(
-      "cflrun: clustered federated learning experiments (CLoVE, IFCA, FedAvg, Local-only, PACFL)\n\n"
+      "cflrun: clustered federated learning experiments (CLoVE, IFCA, FedAvg, Local-only, PACFL, FedSoft)\n\n"
       "Usage: cflrun [options]            (one rank hosts the server and all clients)\n"
       "       mpirun -np P cflrun [options] (rank 0 = server, ranks 1..P-1 host the clients)\n\nOptions");
   everything.add(command_line_only(config_file)).add(describe(defaults, seeds));
@@ -313,6 +348,13 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"pacfl-proximity", pacfl_proximity},
           {"pacfl-beta", text(pacfl_beta)},
           {"pacfl-clusters", text(pacfl_clusters)},
+          {"fedsoft-interval", text(fedsoft_interval)},
+          {"fedsoft-selection", text(fedsoft_selection)},
+          {"fedsoft-mu", text(fedsoft_mu)},
+          {"fedsoft-smoother", text(fedsoft_smoother)},
+          {"mixture-sources", mixture_sources},
+          {"min-train-samples", text(min_train_samples)},
+          {"holdout-samples", text(holdout_samples)},
           {"newcomers", text(newcomers)},
           {"join-round", text(join_round)},
           {"cluster-layers", text(cluster_layers)},

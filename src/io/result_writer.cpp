@@ -22,7 +22,7 @@ std::string joined(const std::vector<std::string>& names) {
 
 void validate_layout(const ResultLayout& layout) {
   if (layout.num_clients < 1 || layout.num_models < 1 || layout.phase_names.empty() ||
-      layout.planned_rounds < 0) {
+      layout.planned_rounds < 0 || layout.num_sources < 0) {
     throw ShapeError(
         "result file layout needs at least 1 client, 1 model, 1 timing phase and "
         ">= 0 planned rounds, but got " +
@@ -68,6 +68,7 @@ struct ResultWriter::Impl {
   Hdf5Handle file;  // Declared first so that it is closed after the datasets below.
   Hdf5Handle ari, accuracy, test_loss, train_loss, worker_compute_seconds, seconds, bytes_sent, bytes_received;
   Hdf5Handle assignment, loss_vectors, client_accuracy, client_test_loss;
+  Hdf5Handle importance, source_accuracy, source_loss;
   std::int64_t completed_rounds = 0;
 
   void create_datasets();
@@ -103,6 +104,15 @@ void ResultWriter::Impl::create_datasets() {
     loss_vectors = create_row_dataset(f, schema::kLossVectors, H5T_IEEE_F32LE,
                                       {clients, static_cast<hsize_t>(layout.num_models)}, true);
   }
+  const auto models = static_cast<hsize_t>(layout.num_models);
+  if (layout.has_importance) {
+    importance = create_row_dataset(f, schema::kImportance, H5T_IEEE_F32LE, {clients, models}, true);
+  }
+  if (layout.num_sources > 0) {
+    const auto sources = static_cast<hsize_t>(layout.num_sources);
+    source_accuracy = create_row_dataset(f, schema::kSourceAccuracy, H5T_IEEE_F32LE, {models, sources}, true);
+    source_loss = create_row_dataset(f, schema::kSourceLoss, H5T_IEEE_F32LE, {models, sources}, true);
+  }
 }
 
 void ResultWriter::Impl::validate(const RoundRecord& record) const {
@@ -119,6 +129,13 @@ void ResultWriter::Impl::validate(const RoundRecord& record) const {
              layout.has_loss_vectors
                  ? m + " x " + std::to_string(layout.num_models) + " models, row-major"
                  : "this run's layout has no loss vectors");
+  const std::size_t models = static_cast<std::size_t>(layout.num_models);
+  check_size("importance", record.importance.size(), layout.has_importance ? clients * models : 0,
+             layout.has_importance ? m + " x " + std::to_string(models) + " models" : "this run has no importance weights");
+  const std::size_t per_source = models * static_cast<std::size_t>(layout.num_sources);
+  const std::string sources = layout.num_sources > 0 ? "models x sources" : "this run has no mixture sources";
+  check_size("source_accuracy", record.source_accuracy.size(), per_source, sources);
+  check_size("source_loss", record.source_loss.size(), per_source, sources);
 }
 
 ResultWriter::ResultWriter(const std::filesystem::path& path, const ResultLayout& layout,
@@ -184,6 +201,19 @@ void ResultWriter::write_true_clusters(const std::vector<int>& true_cluster) {
   impl_->flush();
 }
 
+void ResultWriter::write_mixture(const std::vector<double>& mixture) {
+  const auto clients = static_cast<std::size_t>(impl_->layout.num_clients);
+  const auto sources = static_cast<std::size_t>(impl_->layout.num_sources);
+  if (sources == 0 || mixture.size() != clients * sources) {
+    throw ShapeError("ResultWriter::write_mixture: got " + std::to_string(mixture.size()) + " shares for " +
+                     std::to_string(clients) + " clients and " + std::to_string(sources) +
+                     " sources; pass M x S shares of a mixture partition");
+  }
+  write_dataset(impl_->file.get(), schema::kMixture, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                {static_cast<hsize_t>(clients), static_cast<hsize_t>(sources)}, mixture.data());
+  impl_->flush();
+}
+
 void ResultWriter::append_round(const RoundRecord& record) {
   Impl& w = *impl_;
   w.validate(record);
@@ -200,6 +230,13 @@ void ResultWriter::append_round(const RoundRecord& record) {
   append_row(w.client_test_loss.get(), H5T_NATIVE_FLOAT, record.client_test_loss.data());
   if (w.layout.has_loss_vectors) {
     append_row(w.loss_vectors.get(), H5T_NATIVE_FLOAT, record.loss_vectors.data());
+  }
+  if (w.layout.has_importance) {
+    append_row(w.importance.get(), H5T_NATIVE_FLOAT, record.importance.data());
+  }
+  if (w.layout.num_sources > 0) {
+    append_row(w.source_accuracy.get(), H5T_NATIVE_FLOAT, record.source_accuracy.data());
+    append_row(w.source_loss.get(), H5T_NATIVE_FLOAT, record.source_loss.data());
   }
   // completed_rounds is written last, once every row of the round is in place.
   write_int64_attribute(w.file.get(), schema::kCompletedRounds, w.completed_rounds + 1);

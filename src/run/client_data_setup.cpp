@@ -4,14 +4,32 @@
 #include <memory>
 
 #include <cflrun/data/linear_regression.hpp>
+#include <cflrun/data/mixture.hpp>
 
 namespace cflrun::run {
 namespace {
+
+data::MixtureSpec mixture_spec(const cli::RunOptions& options) {
+  data::MixtureSpec spec;
+  spec.pattern = data::parse_mixture_pattern(options.partition);
+  spec.source_kind = data::parse_source_kind(options.mixture_sources);
+  spec.sources = options.clusters;
+  spec.clients_per_source = options.clients_per_cluster;
+  spec.max_train_samples = options.train_samples;
+  spec.min_train_samples = options.min_train_samples > 0 ? options.min_train_samples : options.train_samples;
+  spec.test_samples = options.test_samples;
+  spec.holdout_samples = options.holdout_samples;
+  spec.data_seed = options.effective_data_seed();
+  return spec;
+}
 
 data::ClientData image_client_data(const cli::RunOptions& options) {
   const auto kind = data::parse_dataset_kind(options.dataset);
   const auto dir = options.data_dir.empty() ? data::default_data_dir(kind) : std::filesystem::path(options.data_dir);
   auto dataset = std::make_shared<const data::ImageDataset>(data::load_image_dataset(kind, dir));
+  if (data::is_mixture_partition(options.partition)) {
+    return data::mixture_image_data(std::move(dataset), mixture_spec(options));
+  }
   data::PartitionSpec spec;
   spec.kind = data::parse_partition_kind(options.partition);
   spec.clusters = options.clusters;
@@ -39,6 +57,9 @@ data::ClientData linear_regression_client_data(const cli::RunOptions& options) {
   spec.separation = options.separation;
   spec.noise = options.noise;
   spec.data_seed = options.effective_data_seed();
+  if (data::is_mixture_partition(options.partition)) {
+    return data::mixture_linear_regression_data(spec, mixture_spec(options));
+  }
   return data::linear_regression_data(spec);
 }
 

@@ -1,5 +1,7 @@
 #include <cflrun/run/client_group.hpp>
 
+#include "stopwatch.hpp"
+
 #include <chrono>
 #include <limits>
 
@@ -18,18 +20,6 @@ namespace {
 /// single-threaded worker ranks scale better (3 ranks: 0.54x the round time of 2 ranks, vs 0.63x
 /// with 1 000 rows).
 constexpr std::int64_t kEvalChunk = 256;
-
-class Stopwatch {
- public:
-  explicit Stopwatch(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  ~Stopwatch() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-  Stopwatch(const Stopwatch&) = delete;
-  Stopwatch& operator=(const Stopwatch&) = delete;
-
- private:
-  double& total_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 }  // namespace
 
@@ -71,9 +61,8 @@ ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& sa
   return {torch::cat(inputs).to(device_), torch::cat(targets).to(device_), torch::cat(owners).to(device_)};
 }
 
-void ClientGroup::accumulate_per_client(ModelSet& models, int j, const Stack& data, const torch::Tensor& rows,
+void ClientGroup::accumulate_per_client(model::Network& model, const Stack& data, const torch::Tensor& rows,
                                         torch::Tensor& loss_sums, torch::Tensor& correct_sums) {
-  auto& model = models.load(j);
   model.eval();
   torch::InferenceMode inference;
   for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
@@ -96,31 +85,32 @@ torch::Tensor ClientGroup::training_rows(const std::vector<std::int64_t>& hosted
   return rows_of(hosted);
 }
 
-void ClientGroup::add_training_losses(ModelSet& models, const torch::Tensor& rows, torch::Tensor& loss_sums) {
-  const auto chunks = [&](const auto& add_chunk) {
+torch::Tensor ClientGroup::per_sample_training_losses(ModelSet& models, const torch::Tensor& rows) {
+  auto losses = torch::empty({rows.size(0), models.size()}, torch::TensorOptions(device_).dtype(torch::kFloat64));
+  const auto chunks = [&](const auto& fill_chunk) {
     for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
-      const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
-      add_chunk(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
-                train_.owner.index_select(0, chunk));
+      const auto length = std::min(kEvalChunk, rows.size(0) - start);
+      const auto chunk = rows.narrow(0, start, length);
+      fill_chunk(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
+                 losses.narrow(0, start, length));
     }
   };
   if (models.can_stack() && objective_ == model::Objective::kClassification) {
     const auto stack = models.stack_all();
-    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, const torch::Tensor& owner) {
-      loss_sums.index_add_(0, owner, stack.per_sample_losses(inputs, targets).to(torch::kFloat64));
+    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor out) {
+      out.copy_(stack.per_sample_losses(inputs, targets));
     });
-    return;
+    return losses;
   }
   for (int j = 0; j < models.size(); ++j) {
     auto& model = models.load(j);
     model.eval();
     torch::InferenceMode inference;
-    auto column = loss_sums.select(/*dim=*/1, j);
-    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, const torch::Tensor& owner) {
-      const auto losses = model::per_sample_loss(objective_, model.forward(inputs), inputs, targets);
-      column.index_add_(0, owner, losses.to(torch::kFloat64));
+    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor out) {
+      out.select(/*dim=*/1, j).copy_(model::per_sample_loss(objective_, model.forward(inputs), inputs, targets));
     });
   }
+  return losses;
 }
 
 std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vector<int>& participants) {
@@ -133,7 +123,8 @@ std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vecto
   }
   auto sums = torch::zeros({static_cast<std::int64_t>(size()), models.size()},
                            torch::TensorOptions(device_).dtype(torch::kFloat64));
-  add_training_losses(models, training_rows(hosted), sums);
+  const auto rows = training_rows(hosted);
+  sums.index_add_(0, train_.owner.index_select(0, rows), per_sample_training_losses(models, rows));
   const auto counts = torch::tensor(train_counts_, torch::kFloat64).to(device_).unsqueeze(1);
   const auto index = torch::tensor(hosted, torch::kLong).to(device_);
   const auto matrix = (sums / counts).index_select(0, index).to(torch::kCPU).contiguous();
@@ -195,15 +186,20 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
   for (int j = 0; j < models.size(); ++j) {
     const auto rows = model_of_sample.eq(j).nonzero().flatten();
     if (rows.numel() > 0) {
-      accumulate_per_client(models, j, test_, rows, loss_sums, correct_sums);
+      accumulate_per_client(models.load(j), test_, rows, loss_sums, correct_sums);
     }
   }
+  return per_client_means(loss_sums, correct_sums, torch::tensor(local_model, torch::kLong).lt(0).to(device_));
+}
+
+ClientEvaluation ClientGroup::per_client_means(const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,
+                                               const torch::Tensor& absent) const {
   const auto counts = torch::tensor(test_counts_, torch::kFloat64).to(device_);
-  const auto absent = torch::tensor(local_model, torch::kLong).lt(0).to(device_);
   const auto nan = std::numeric_limits<double>::quiet_NaN();
   const auto no_accuracy = model::has_accuracy(objective_) ? absent : torch::ones_like(absent);
   const auto accuracy = (correct_sums / counts).masked_fill(no_accuracy, nan).to(torch::kCPU).contiguous();
   const auto test_loss = (loss_sums / counts).masked_fill(absent, nan).to(torch::kCPU).contiguous();
+  const auto m = static_cast<std::int64_t>(size());
   return {std::vector<double>(accuracy.data_ptr<double>(), accuracy.data_ptr<double>() + m),
           std::vector<double>(test_loss.data_ptr<double>(), test_loss.data_ptr<double>() + m)};
 }

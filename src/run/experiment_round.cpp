@@ -1,15 +1,10 @@
-// One federated round on every rank (CLoVE Alg. 1 lines 2-14), and the end of a run.
+// One federated round on every rank (CLoVE Alg. 1 lines 2-14), its record, and the end of a run.
 #include "experiment_state.hpp"
+
+#include <iterator>
 
 namespace cflrun::run::detail {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point& start) {
-  const auto now = std::chrono::steady_clock::now();
-  const double seconds = std::chrono::duration<double>(now - start).count();
-  start = now;
-  return seconds;
-}
 
 /// Mean of values[i] over the clients i in `clients`; NaN for none.
 double mean_over(const std::vector<double>& values, const std::vector<int>& clients) {
@@ -139,7 +134,8 @@ void Experiment::average(const std::vector<double>& weighted_sums) {
 std::vector<double> Experiment::evaluate(const std::vector<int>& assignment, const std::vector<double>& train_loss) {
   std::vector<double> local;
   if (clients_->size() > 0) {
-    const auto evaluation = clients_->evaluate(assignment, *models_);
+    // FedSoft scores each client's personalised local model, the others its assigned model.
+    const auto evaluation = soft() ? clients_->evaluate_local_models(*models_) : clients_->evaluate(assignment, *models_);
     for (int i = 0; i < clients_->size(); ++i) {
       const auto at = static_cast<std::size_t>(i);
       local.insert(local.end(), {evaluation.accuracy[at], evaluation.test_loss[at], train_loss[at]});
@@ -149,9 +145,8 @@ std::vector<double> Experiment::evaluate(const std::vector<int>& assignment, con
   return comm_.gather(local);
 }
 
-void Experiment::record(const std::vector<int>& assignment, const std::vector<double>& loss_vectors,
-                        const std::vector<double>& evaluations, const std::vector<int>& newcomers,
-                        io::RoundRecord& rec) {
+void Experiment::record_clients(const std::vector<int>& assignment, const std::vector<double>& evaluations,
+                                io::RoundRecord& rec) {
   const auto m = assignment.size();
   std::vector<double> accuracy(m);
   std::vector<double> test_loss(m);
@@ -179,7 +174,22 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
   rec.accuracy = mean_over(accuracy, participants_);
   rec.test_loss = mean_over(test_loss, participants_);
   rec.train_loss = mean_over(train_loss, participants_);
+  if (soft()) {  // only the clients that trained this round have a training loss
+    std::vector<int> trained;
+    std::copy_if(participants_.begin(), participants_.end(), std::back_inserter(trained),
+                 [&](int c) { return !std::isnan(train_loss[static_cast<std::size_t>(c)]); });
+    rec.train_loss = mean_over(train_loss, trained);
+  }
   rec.assignment = assignment;
+  rec.client_accuracy.assign(accuracy.begin(), accuracy.end());
+  rec.client_test_loss.assign(test_loss.begin(), test_loss.end());
+}
+
+void Experiment::record(const std::vector<int>& assignment, const std::vector<double>& loss_vectors,
+                        const std::vector<double>& evaluations, const std::vector<int>& newcomers,
+                        io::RoundRecord& rec) {
+  record_clients(assignment, evaluations, rec);
+  const auto m = assignment.size();
   const bool sent_loss_vectors = !loss_vectors.empty();
   const int with_all_models = sent_loss_vectors ? static_cast<int>(participants_.size()) : static_cast<int>(newcomers.size());
   const auto to_all = round_traffic(with_all_models, models_->size(), models_->state_size(), models_->size(),
@@ -198,11 +208,17 @@ void Experiment::record(const std::vector<int>& assignment, const std::vector<do
                 rec.loss_vectors.begin() + static_cast<std::ptrdiff_t>(row));
     }
   }
-  rec.client_accuracy.assign(accuracy.begin(), accuracy.end());
-  rec.client_test_loss.assign(test_loss.begin(), test_loss.end());
 }
 
 void Experiment::run_round(int round) {
+  if (soft()) {
+    run_soft_round(round);
+  } else {
+    run_hard_round(round);
+  }
+}
+
+void Experiment::run_hard_round(int round) {
   auto start = std::chrono::steady_clock::now();
   participants_ = draw_participants(static_cast<int>(true_clusters_.size()), options_.participation, options_.seed, round);
   if (round + 1 < options_.join_round) {  // newcomers are absent before their join round
@@ -227,6 +243,15 @@ void Experiment::run_round(int round) {
   }
   io::RoundRecord rec;
   record(assignment, loss_vectors, evaluations, newcomers, rec);
+  publish(round, rec, start);
+}
+
+void Experiment::publish(int round, io::RoundRecord& rec, std::chrono::steady_clock::time_point& start) {
+  if (holdouts_) {  // mixture partitions: every model on every source's holdout set
+    auto scores = holdouts_->evaluate(*models_);
+    rec.source_accuracy = std::move(scores.accuracy);
+    rec.source_loss = std::move(scores.loss);
+  }
   phase_seconds_[kIo] = seconds_since(start);
   rec.seconds.assign(phase_seconds_.begin(), phase_seconds_.end());
   writer_->append_round(rec);

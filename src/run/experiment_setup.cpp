@@ -35,10 +35,19 @@ void Experiment::set_up_data() {
   settings.pacfl_sum_of_angles = options_.pacfl_proximity == "sum";
   settings.pacfl_beta = options_.pacfl_beta;
   settings.pacfl_clusters = options_.pacfl_clusters;
+  settings.fedsoft_interval = options_.fedsoft_interval;
+  settings.fedsoft_selection = options_.fedsoft_selection;
+  settings.fedsoft_mu = options_.fedsoft_mu;
+  settings.fedsoft_smoother = options_.fedsoft_smoother;
   algorithm_ = algo::make_algorithm(settings);
+  if (comm_.is_root() && data.num_sources() > 0) {
+    holdouts_ = std::make_unique<SourceHoldouts>(data, objective_of(options_), device_);
+    const auto shares = data.mixture.to(torch::kFloat64).contiguous();
+    mixture_.assign(shares.data_ptr<double>(), shares.data_ptr<double>() + shares.numel());
+  }
   const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
-  const int window = algorithm_->clusters_clients() ? options_.stable_rounds : 0;
+  const int window = algorithm_->clusters_clients() && !soft() ? options_.stable_rounds : 0;
   stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, window, options_.stable_fraction);
 }
 
@@ -91,6 +100,9 @@ void Experiment::set_up_models() {
     }
     models_->share_all_but_last_layers(options_.cluster_layers);
   }
+  if (soft()) {  // FedSoft: every client's local model starts from one client initial model
+    clients_->init_local_models(models_->fresh_state(options_.seed, static_cast<std::uint64_t>(models_->size())));
+  }
 }
 
 void Experiment::open_result_file() {
@@ -104,6 +116,8 @@ void Experiment::open_result_file() {
   layout.has_loss_vectors = has_loss_vectors_;
   layout.phase_names.assign(std::begin(kPhaseNames), std::end(kPhaseNames));
   layout.planned_rounds = options_.rounds;
+  layout.num_sources = holdouts_ ? holdouts_->size() : 0;
+  layout.has_importance = soft();
   writer_ = std::make_unique<io::ResultWriter>(options_.out, layout, options_.overwrite);
   auto attributes = options_.to_attributes();
   attributes.emplace_back("version", core::version());
@@ -117,6 +131,9 @@ void Experiment::open_result_file() {
   attributes.emplace_back("models", std::to_string(algorithm_->num_models()));
   writer_->write_config(attributes);
   writer_->write_true_clusters(true_clusters_);
+  if (!mixture_.empty()) {
+    writer_->write_mixture(mixture_);
+  }
 }
 
 void Experiment::set_up() {

@@ -30,6 +30,7 @@
 #include <cflrun/run/progress.hpp>
 #include <cflrun/run/rank_layout.hpp>
 #include <cflrun/run/round_traffic.hpp>
+#include <cflrun/run/source_holdouts.hpp>
 #include <cflrun/run/stability.hpp>
 
 namespace cflrun::run::detail {
@@ -41,12 +42,21 @@ constexpr std::size_t kClientFields = 3;
 /// Assignment of a client that does not take part in the round.
 constexpr int kNotParticipating = -1;
 
+/// Seconds since `start`; moves `start` to now.
+inline double seconds_since(std::chrono::steady_clock::time_point& start) {
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - start).count();
+  start = now;
+  return seconds;
+}
+
 /// Everything a run holds between rounds, on one rank.
 class Experiment {
  public:
   Experiment(const cli::RunOptions& options, const comm::Communicator& comm) : options_(options), comm_(comm) {}
 
   void set_up();
+  /// One round: hard clustering (run_hard_round) or soft clustering (run_soft_round).
   void run_round(int round);
   void finish();
   void fail(const std::string& message);
@@ -69,6 +79,16 @@ class Experiment {
   std::vector<double> evaluate(const std::vector<int>& assignment, const std::vector<double>& train_loss);
   void record(const std::vector<int>& assignment, const std::vector<double>& loss_vectors,
               const std::vector<double>& evaluations, const std::vector<int>& newcomers, io::RoundRecord& rec);
+  void record_clients(const std::vector<int>& assignment, const std::vector<double>& evaluations, io::RoundRecord& rec);
+  void publish(int round, io::RoundRecord& rec, std::chrono::steady_clock::time_point& start);
+  void run_hard_round(int round);
+  // FedSoft (experiment_soft_round.cpp)
+  bool soft() const { return algorithm_->importance_interval() > 0; }
+  void run_soft_round(int round);
+  void estimate_importance();
+  torch::Tensor soft_contributions(int round);
+  std::vector<double> soft_train(int round, const torch::Tensor& contributions, std::vector<double>& train_loss);
+  void record_soft(const torch::Tensor& contributions, bool estimation, io::RoundRecord& rec);
 
   const cli::RunOptions& options_;
   const comm::Communicator& comm_;
@@ -83,6 +103,11 @@ class Experiment {
   std::unique_ptr<ClientGroup> clients_;
   std::unique_ptr<StabilityMonitor> stability_;
   std::unique_ptr<io::ResultWriter> writer_;
+  std::unique_ptr<SourceHoldouts> holdouts_;  // rank 0, mixture partitions: every source's holdout set
+  std::vector<double> mixture_;               // rank 0, mixture partitions: [M * S] true shares
+  torch::Tensor hosted_importance_;           // soft clustering: [m, K] this rank's clients' u
+  torch::Tensor importance_;                  // soft clustering, rank 0: [M, K] every client's u
+  torch::Tensor sample_counts_;               // soft clustering, rank 0: [M] n_k
   std::vector<int> true_clusters_;
   std::vector<int> participants_;  // this round's participating clients, increasing ids
   std::vector<double> ari_series_, accuracy_series_, test_loss_series_;  // per round, rank 0

@@ -1,6 +1,7 @@
 #include <cflrun/run/local_update.hpp>
 
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -16,6 +17,46 @@ void require_samples(std::int64_t inputs, std::int64_t targets, const char* who)
                      std::to_string(inputs) + " inputs and " + std::to_string(targets) + " targets");
   }
 }
+
+/// The proximal term as mu/2 (U ||w||^2 - 2 <w, a>) with U = sum_s u_s and a = sum_s u_s c_s: it
+/// differs from (mu/2) sum_s u_s ||w - c_s||^2 by a constant, so it has the same gradient.
+class Proximal {
+ public:
+  Proximal(const model::Network& model, const ProximalTerm& term) : mu_(term.mu) {
+    if (mu_ <= 0.0) {
+      return;
+    }
+    const auto& centers = term.centers;
+    if (centers.dim() != 2 || term.importance.dim() != 1 || term.importance.size(0) != centers.size(0)) {
+      throw ShapeError("proximal term: expected [K, P] centers and K importance weights, but got " +
+                       c10::str(centers.sizes()) + " and " + c10::str(term.importance.sizes()));
+    }
+    total_weight_ = term.importance.sum().item<double>();
+    const auto anchor = term.importance.to(torch::kFloat32).matmul(centers);  // [P]
+    std::int64_t offset = 0;
+    for (const auto& parameter : model.parameters()) {
+      anchors_.push_back(anchor.narrow(0, offset, parameter.numel()).view(parameter.sizes()).to(parameter.device()));
+      offset += parameter.numel();
+    }
+  }
+
+  torch::Tensor add_to(torch::Tensor loss, const model::Network& model) const {
+    if (mu_ <= 0.0) {
+      return loss;
+    }
+    const auto parameters = model.parameters();
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      const auto& w = parameters[i];
+      loss = loss + (mu_ / 2.0) * (total_weight_ * w.pow(2).sum() - 2.0 * (w * anchors_[i]).sum());
+    }
+    return loss;
+  }
+
+ private:
+  double mu_;
+  double total_weight_ = 0.0;
+  std::vector<torch::Tensor> anchors_;
+};
 
 }  // namespace
 
@@ -43,6 +84,7 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
   require_samples(n, targets.size(0), "local_update");
   model.train();
   torch::optim::Adam optimizer(model.parameters(), torch::optim::AdamOptions(settings.learning_rate));
+  const Proximal proximal(model, settings.proximal);
   double epoch_loss = 0.0;
   for (int epoch = 0; epoch < settings.local_epochs; ++epoch) {
     const auto order = torch::randperm(n, generator, torch::kLong).to(inputs.device());
@@ -52,9 +94,9 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
       const auto batch = order.narrow(0, start, std::min<std::int64_t>(settings.batch_size, n - start));
       optimizer.zero_grad();
       const auto batch_inputs = inputs.index_select(0, batch);
-      auto loss = model::mean_loss(settings.objective, model.forward(batch_inputs), batch_inputs,
-                                   targets.index_select(0, batch));
-      loss.backward();
+      const auto loss = model::mean_loss(settings.objective, model.forward(batch_inputs), batch_inputs,
+                                         targets.index_select(0, batch));
+      proximal.add_to(loss, model).backward();
       optimizer.step();
       epoch_loss += loss.item<double>();
     }

@@ -28,16 +28,19 @@ void ModelSet::share_all_but_last_layers(int layers) {
 
 void ModelSet::initialize(std::uint64_t seed, bool same) {
   for (int j = 0; j < size(); ++j) {
-    const auto stream = same ? 0U : static_cast<std::uint64_t>(j);
-    torch::manual_seed(core::derive_seed(seed, core::Purpose::kModelInit, stream));
-    const auto fresh = model::make_network(architecture_, shape_);
-    states_[j].copy_(model::flatten_state(*fresh));
+    states_[j].copy_(fresh_state(seed, same ? 0U : static_cast<std::uint64_t>(j)));
   }
   if (shared_) {  // one shared copy: model 0's shared layers
     const auto part = states_.narrow(1, cluster_part_.offset, cluster_part_.size).clone();
     states_.copy_(states_[0].expand_as(states_));
     states_.narrow(1, cluster_part_.offset, cluster_part_.size).copy_(part);
   }
+}
+
+torch::Tensor ModelSet::fresh_state(std::uint64_t seed, std::uint64_t stream) const {
+  torch::manual_seed(core::derive_seed(seed, core::Purpose::kModelInit, stream));
+  const auto fresh = model::make_network(architecture_, shape_);
+  return model::flatten_state(*fresh);
 }
 
 model::Network& ModelSet::load(int j) {

@@ -17,4 +17,13 @@ RoundTraffic round_traffic(int participants, int models_per_client, std::int64_t
   return traffic;
 }
 
+RoundTraffic soft_round_traffic(int clients, int trained, int models, std::int64_t state_size, bool estimation) {
+  const std::int64_t centers_bytes = models * state_size * kFloatBytes;
+  RoundTraffic traffic;
+  traffic.sent = (estimation ? clients : trained) * centers_bytes;
+  traffic.received = static_cast<std::int64_t>(trained) * state_size * kFloatBytes +
+                     (estimation ? clients * (models * kFloatBytes + kSampleCountBytes) : 0);
+  return traffic;
+}
+
 }  // namespace cflrun::run

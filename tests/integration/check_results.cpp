@@ -14,6 +14,9 @@
 //   check_results models-used FILE N          the last round uses exactly N distinct models
 //   check_results ari-at-most FILE MAX        every round's ARI <= MAX (no cluster recovery)
 //   check_results bytes-sent FILE ROUND BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES
+//   check_results importance-recovered FILE TOL  last importance weights = true mixture within TOL (soft_checks.hpp)
+//   check_results centers-specialise FILE     every source's holdout loss is lowest on a different center
+#include "soft_checks.hpp"
 #include "variant_checks.hpp"
 
 #include <cflrun/io/result_reader.hpp>
@@ -213,6 +216,12 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 4 && args[0] == "bytes-sent") {
       return cflrun::checks::bytes_sent(args[1], std::stoi(args[2]), std::stod(args[3]));
+    }
+    if (args.size() == 3 && args[0] == "importance-recovered") {
+      return cflrun::checks::importance_recovered(args[1], std::stod(args[2]));
+    }
+    if (args.size() == 2 && args[0] == "centers-specialise") {
+      return cflrun::checks::centers_specialise(args[1]);
     }
     if (args.size() == 3 && args[0] == "models-used") {
       return cflrun::checks::models_used(args[1], std::stoi(args[2]));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Renders both plots of results/cflrun_plots.py from real cflrun result files and checks that each
+# Renders the plots of results/cflrun_plots.py from real cflrun result files and checks that each
 # is a real PNG of some substance; also checks that the heatmap refuses a run without loss vectors.
 # Usage: plots_test.sh CFLRUN WORKDIR [CLOVE_H5 FEDAVG_H5]
 #   Without the two files it first makes them: the tiny CLoVE config, 4 rounds, clove and fedavg.
@@ -46,4 +46,14 @@ if message="$("$plots" heatmap --out "$work/none.png" "$fedavg" 2>&1)"; then
 fi
 echo "$message" | grep -q "no /clients/loss_vectors" || fail "unexpected heatmap error: $message"
 [ ! -f "$work/none.png" ] || fail "heatmap wrote $work/none.png despite the error"
+# FedSoft Fig. 1 from a real FedSoft run on a 10:90 linear-regression mixture; refused on a
+# run without a mixture.
+"$cflrun" --config "$here/../../jobs/linreg_fedsoft_10_90.cfg" --rounds 6 --quiet --overwrite --out "$work/fedsoft.h5"
+rm -f "$work/soft.png" "$work/none_soft.png"
+"$plots" soft --out "$work/soft.png" "$work/fedsoft.h5" || fail "soft plot failed"
+check_png "$work/soft.png"
+if message="$("$plots" soft --out "$work/none_soft.png" "$clove" 2>&1)"; then
+  fail "soft plot of a hard-partition run succeeded; expected an error about /clients/mixture"
+fi
+echo "$message" | grep -q "no /clients/mixture" || fail "unexpected soft plot error: $message"
 echo "plots_test: PASS"

@@ -59,11 +59,30 @@ class Algorithm {
 
   /// Whether all models start from the same parameters whatever --init says (PACFL Alg. 1 line 12).
   virtual bool same_initial_models() const { return false; }
+
+  /// Soft clustering (FedSoft Alg. 1 line 3): clients re-estimate their importance weights over the
+  /// models every this many rounds (tau), keep persistent local models and run proximal local
+  /// updates; 0 (default) for the hard-clustering algorithms, which use `assign` instead.
+  virtual int importance_interval() const { return 0; }
+
+  /// Soft clustering: sigma, the counter smoother of the importance weights (FedSoft Alg. 1 line 10).
+  virtual double importance_smoother() const { return 0.0; }
+
+  /// Soft clustering: mu of the proximal term (mu / 2) sum_s u_s ||w - c_s||^2 (FedSoft Eq. 4).
+  virtual double proximal_weight() const { return 0.0; }
+
+  /// Soft clustering, rank 0: which clients' local models each model is averaged from in round
+  /// `round`, and with which weight (FedSoft Alg. 1 lines 19-22).
+  /// @param importance     [M, K] float64, every client's latest importance weights u.
+  /// @param sample_counts  [M] float64, training samples n_k of every client.
+  /// @return               [K, M] float64; row s sums to 1, 0 = client k does not contribute to model s.
+  /// @throws ConfigError if the algorithm is not a soft-clustering one.
+  virtual torch::Tensor contributions(int round, const torch::Tensor& importance, const torch::Tensor& sample_counts);
 };
 
 /// Settings the factory needs to build any algorithm.
 struct AlgorithmSettings {
-  std::string name = "clove";      ///< clove | ifca | fedavg | local.
+  std::string name = "clove";      ///< clove | ifca | fedavg | local | pacfl | fedsoft.
   int num_clients = 0;             ///< M.
   int num_clusters = 0;            ///< K (models for clove/ifca).
   bool random_first_assignment = false;  ///< round 0 assigned at random instead of by loss vectors.
@@ -76,6 +95,10 @@ struct AlgorithmSettings {
   bool pacfl_sum_of_angles = false;  ///< pacfl: proximity by Eq. 3 (sum of angles) instead of Eq. 2.
   double pacfl_beta = 4.9;         ///< pacfl: HC merge threshold in degrees (official pacfl.sh: 4.9).
   int pacfl_clusters = 0;          ///< pacfl: a fixed number of clusters instead of beta; 0 = use beta.
+  int fedsoft_interval = 2;        ///< fedsoft: tau, rounds between importance estimates (official main.py: 2).
+  int fedsoft_selection = 15;      ///< fedsoft: clients selected per cluster (official main.py: 15); 0 = all, weighted by Eq. 6.
+  double fedsoft_mu = 0.1;         ///< fedsoft: proximal weight mu (official: 0.01 CIFAR, 0.1 MNIST, 1.0 linear regression).
+  double fedsoft_smoother = 1e-4;  ///< fedsoft: counter smoother sigma (paper Sec. 5: 1e-4).
   std::uint64_t seed = 1;          ///< run seed: clustering and random first assignment streams.
 };
 

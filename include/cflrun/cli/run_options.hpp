@@ -15,10 +15,10 @@ namespace cflrun::cli {
 /// values where they differ (learning rate 1e-2 for the MNIST/FMNIST CNN).
 struct RunOptions {
   std::string config_file;               ///< --config: path of a `key = value` file; "" for none.
-  std::string algorithm = "clove";       ///< --algorithm: clove | ifca | fedavg | local.
+  std::string algorithm = "clove";       ///< --algorithm: clove | ifca | fedavg | local | pacfl | fedsoft.
   std::string dataset = "fmnist";        ///< --dataset: fmnist | mnist | cifar10 | linreg.
   std::string data_dir;                  ///< --data-dir: "" means the dataset's default directory.
-  std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation | class_per_cluster (images only).
+  std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation | class_per_cluster (images only) | mixture_10_90 | mixture_30_70 | mixture_linear | mixture_random.
   std::string model = "auto";            ///< --model: auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear.
   bool unsupervised = false;             ///< --unsupervised: train autoencoders on the MSE reconstruction loss (App. C.2).
   std::int64_t dimension = 20;           ///< --dimension: d of --dataset linreg.
@@ -31,6 +31,13 @@ struct RunOptions {
   std::string pacfl_proximity = "smallest"; ///< --pacfl-proximity: smallest (Eq. 2) | sum (Eq. 3).
   double pacfl_beta = 4.9;               ///< --pacfl-beta: HC threshold in degrees (official scripts: 4.9).
   int pacfl_clusters = 0;                ///< --pacfl-clusters: fixed number of clusters; 0 = use beta.
+  int fedsoft_interval = 2;              ///< --fedsoft-interval: tau, rounds between importance estimates.
+  int fedsoft_selection = 15;            ///< --fedsoft-selection: clients drawn per cluster; 0 = all, weighted.
+  double fedsoft_mu = 0.1;               ///< --fedsoft-mu: proximal weight mu (Eq. 4).
+  double fedsoft_smoother = 1e-4;        ///< --fedsoft-smoother: sigma, counter smoother.
+  std::string mixture_sources = "rotation"; ///< --mixture-sources: rotation | label_groups (image mixtures).
+  std::int64_t min_train_samples = 0;    ///< --min-train-samples: mixtures draw n_k in [this, --train-samples]; 0 = --train-samples.
+  std::int64_t holdout_samples = 1000;   ///< --holdout-samples: per source of a mixture partition.
   int newcomers = 0;                     ///< --newcomers: the last N clients of every cluster join late.
   int join_round = 2;                    ///< --join-round: 1-based round in which newcomers first take part.
   int cluster_layers = 0;                ///< --cluster-layers: IFCA weight sharing, last layers kept per cluster; 0 = off.

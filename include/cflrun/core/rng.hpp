@@ -24,6 +24,8 @@ enum class Purpose : std::uint64_t {
   kConceptShiftSwaps = 6, ///< label swaps drawn for clusters beyond the paper's fixed four
   kParticipation = 7,     ///< the clients sampled to participate in a round
   kSyntheticData = 8,     ///< synthetic datasets: optimal models (a = 0) and client samples (a = client + 1)
+  kMixture = 9,           ///< mixture partitions: mixture weights and sample counts (a = client), holdouts
+  kClientSelection = 10,  ///< FedSoft's per-cluster client selection (b = round)
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.

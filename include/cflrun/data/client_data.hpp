@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <torch/types.h>
+
 #include <cflrun/data/dataset.hpp>
 #include <cflrun/data/partition.hpp>
 
@@ -22,6 +24,16 @@ struct ClientData {
   /// Materialises client c's train (`train == true`) or test samples: inputs [n, ...sample_shape]
   /// float32, targets [n] int64 labels (num_classes > 0) or float32 values. Deterministic.
   std::function<ClientSamples(int client, bool train)> samples;
+  /// Mixture partitions only (FedSoft Sec. 5): [M, S] float64, the share of each of the S source
+  /// distributions in client c's data (rows sum to 1); undefined for hard partitions. There
+  /// true_clusters holds each client's dominant source (the largest share, ties to the lowest).
+  torch::Tensor mixture;
+  /// Mixture partitions only: a holdout set of source s in [0, S), drawn from the test split (or
+  /// generated) and disjoint from every client's samples; empty for hard partitions.
+  std::function<ClientSamples(int source)> holdout;
+
+  /// Number S of source distributions; 0 for hard partitions.
+  int num_sources() const { return mixture.defined() ? static_cast<int>(mixture.size(1)) : 0; }
 
   /// Number M of clients.
   int num_clients() const { return static_cast<int>(true_clusters.size()); }

@@ -31,6 +31,14 @@ inline constexpr const char* kAssignment = "/clients/assignment";     ///< [T, M
 inline constexpr const char* kLossVectors = "/clients/loss_vectors";  ///< [T, M, K] float32
 inline constexpr const char* kClientAccuracy = "/clients/accuracy";   ///< [T, M] float32
 inline constexpr const char* kClientTestLoss = "/clients/test_loss";  ///< [T, M] float32
+/// Mixture partitions (S sources): true share of each source in each client's data.
+inline constexpr const char* kMixture = "/clients/mixture";  ///< [M, S] float64
+/// Soft clustering (FedSoft): each client's importance weights u over the K models, per round.
+inline constexpr const char* kImportance = "/clients/importance";  ///< [T, M, K] float32
+/// Mixture partitions: accuracy (NaN without labels) and mean loss of model j on the holdout set
+/// of source s, per round.
+inline constexpr const char* kSourceAccuracy = "/rounds/source_accuracy";  ///< [T, K, S] float32
+inline constexpr const char* kSourceLoss = "/rounds/source_loss";          ///< [T, K, S] float32
 
 /// Attribute of kSeconds: [P] strings, the phase of each column.
 inline constexpr const char* kPhasesAttribute = "phases";

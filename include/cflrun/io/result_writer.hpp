@@ -19,6 +19,8 @@ struct ResultLayout {
   bool has_loss_vectors = false;  ///< whether the algorithm computes loss vectors (CLoVE, IFCA).
   std::vector<std::string> phase_names;  ///< P >= 1 timing phases, columns of /rounds/seconds.
   std::int64_t planned_rounds = 0;       ///< rounds the run intends to do (>= 0).
+  int num_sources = 0;            ///< S >= 0 source distributions of a mixture partition (0: none).
+  bool has_importance = false;    ///< whether clients report importance weights (FedSoft).
 };
 
 /// Everything recorded about one finished round (CLoVE paper Sec. 5 / Tables 1-2 metrics).
@@ -35,6 +37,9 @@ struct RoundRecord {
   std::vector<float> loss_vectors;      ///< [M * K] row-major (CLoVE Alg. 1), empty if none.
   std::vector<float> client_accuracy;   ///< [M] test accuracy of each client, fraction.
   std::vector<float> client_test_loss;  ///< [M] test loss of each client.
+  std::vector<float> importance;        ///< [M * K] row-major importance weights (FedSoft), empty if none.
+  std::vector<float> source_accuracy;   ///< [K * S] row-major holdout accuracy of model j on source s, empty if S = 0.
+  std::vector<float> source_loss;       ///< [K * S] row-major holdout mean loss, empty if S = 0.
 };
 
 /// Owns one result file while a run writes it. Rank 0 is the single writer (serial HDF5).
@@ -72,6 +77,12 @@ class ResultWriter {
   /// @throws ShapeError if `true_cluster` does not hold M values.
   /// @throws Hdf5Error if HDF5 cannot write it.
   void write_true_clusters(const std::vector<int>& true_cluster);
+
+  /// Writes /clients/mixture, [M, S] float64 row-major: the share of each source in each
+  /// client's data (mixture partitions, FedSoft Sec. 5); flushes.
+  /// @throws ShapeError if the layout has no sources or `mixture` does not hold M x S values.
+  /// @throws Hdf5Error if HDF5 cannot write it.
+  void write_mixture(const std::vector<double>& mixture);
 
   /// Appends one finished round: extends every per-round dataset by one row, sets
   /// `completed_rounds` to the new row count, and flushes the file to disk.

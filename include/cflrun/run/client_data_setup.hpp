@@ -11,9 +11,11 @@ namespace cflrun::run {
 
 /// Loads (image datasets: --dataset, --data-dir, partitioned by --partition and the sample
 /// options) or generates (--dataset linreg: --dimension, --separation, --noise) every client's data.
-/// Deterministic in --data-seed.
+/// A mixture --partition (mixture_*) mixes --clusters sources per client instead (data/mixture.hpp:
+/// --mixture-sources for images, the optimal models for linreg). Deterministic in --data-seed.
 /// @throws DataError for missing or corrupt data files and impossible partitions, ConfigError for
-///         impossible sizes (see data::make_partition and data::linear_regression_data).
+///         impossible sizes (see data::make_partition, data::linear_regression_data and
+///         data::mixture_image_data).
 data::ClientData load_client_data(const cli::RunOptions& options);
 
 /// The loss of the run: reconstruction with --unsupervised, regression for linreg, else classification.

@@ -63,6 +63,37 @@ class ClientGroup {
   /// @param assignment  [M] model of every client (global ids), or -1.
   ClientEvaluation evaluate(const std::vector<int>& assignment, ModelSet& models);
 
+  /// FedSoft Alg. 1 lines 5-12 (client side): every hosted client's importance weights over the K
+  /// models (algo::importance_weights of the per-sample losses of its whole training set, eval
+  /// mode, no gradients).
+  /// @param smoother  sigma > 0.
+  /// @return [m, K] float64 CPU.
+  torch::Tensor importance_weights(ModelSet& models, double smoother);
+
+  /// Training samples n_k of every hosted client, [m].
+  const std::vector<std::int64_t>& train_counts() const { return train_counts_; }
+
+  /// Gives every hosted client a persistent local model (FedSoft), a copy of `initial`.
+  /// @param initial  [P] float32 flat state (the official code's client_init_model).
+  void init_local_models(const torch::Tensor& initial);
+
+  /// FedSoft Alg. 1 lines 21-22, client side: every hosted client with a non-zero contribution
+  /// updates its persistent local model on F_k(w) + (mu/2) sum_s u_ks ||w - c_s||^2 (Eq. 4; the
+  /// centers c_s are `models`), and the local models are summed per center, weighted by the
+  /// contributions.
+  /// @param contributions  [K, M] float64 (algo::Algorithm::contributions).
+  /// @param importance     [m, K] float64, the hosted clients' importance weights u.
+  /// @param settings       local update settings; settings.proximal.mu is the proximal weight.
+  /// @param train_loss     out: [m] data loss of each client's last local epoch, NaN if it did not train.
+  /// @return               K*P contribution-weighted local-state sums (row-major) then K contribution sums.
+  /// @throws ConfigError if init_local_models was not called.
+  std::vector<double> proximal_updates(const torch::Tensor& contributions, const torch::Tensor& importance,
+                                       ModelSet& models, int round, std::uint64_t seed,
+                                       const LocalUpdateSettings& settings, std::vector<double>& train_loss);
+
+  /// Test accuracy and loss of every hosted client's local model (FedSoft's personalised models).
+  ClientEvaluation evaluate_local_models(ModelSet& models);
+
   /// PACFL signatures of every hosted client (cluster::data_signature of its training inputs).
   /// @return [m * d * p] float64, client-major, then the [d, p] matrix row-major.
   std::vector<double> signatures(int p) const;
@@ -77,15 +108,18 @@ class ClientGroup {
     torch::Tensor owner;    // [n] int64 on device: hosted-client index of each sample
   };
   Stack stack(const std::vector<data::ClientSamples>& samples, const data::ClientData& data) const;
-  /// Sums every model's per-sample training losses of `rows` into loss_sums [m, K].
-  void add_training_losses(ModelSet& models, const torch::Tensor& rows, torch::Tensor& loss_sums);
+  /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
+  torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.
   torch::Tensor rows_of(const std::vector<std::int64_t>& hosted) const;
   /// Training rows of all hosted clients, or only of `hosted`, [n] int64 on the device.
   torch::Tensor training_rows(const std::vector<std::int64_t>& hosted) const;
-  /// Test loss and correct predictions of model j on `rows` of `data`, summed per hosted client.
-  void accumulate_per_client(ModelSet& models, int j, const Stack& data, const torch::Tensor& rows,
+  /// Test loss and correct predictions of `model` on `rows` of `data`, summed per hosted client.
+  void accumulate_per_client(model::Network& model, const Stack& data, const torch::Tensor& rows,
                              torch::Tensor& loss_sums, torch::Tensor& correct_sums);
+  /// Per-client means of the sums (NaN where `absent` or, for accuracy, without labels).
+  ClientEvaluation per_client_means(const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,
+                                    const torch::Tensor& absent) const;
 
   int first_;
   model::Objective objective_;
@@ -95,6 +129,7 @@ class ClientGroup {
   std::vector<std::int64_t> train_offsets_;  // [m + 1] start of each client's rows in train_
   std::vector<std::int64_t> train_counts_;   // [m]
   std::vector<std::int64_t> test_counts_;    // [m]
+  torch::Tensor local_states_;               // [m, P] float32 CPU: FedSoft's persistent local models
   double compute_seconds_ = 0.0;
 };
 

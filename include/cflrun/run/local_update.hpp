@@ -12,6 +12,15 @@
 
 namespace cflrun::run {
 
+/// FedSoft's proximal term (FedSoft Eq. 4): (mu / 2) sum_s u_s ||w - c_s||^2, w being the model's
+/// parameters and c_s the same parameters of center s (buffers, e.g. BatchNorm statistics, are
+/// not regularised). Off while mu == 0.
+struct ProximalTerm {
+  double mu = 0.0;           ///< mu >= 0, weight of the term.
+  torch::Tensor centers;     ///< [K, P] float32 CPU flat states c_s (run::ModelSet::states()).
+  torch::Tensor importance;  ///< [K] float64 importance weights u_s of the client.
+};
+
 /// Hyperparameters of LocalUpdate (CLoVE Alg. 1 line 11; Sec. 5.1: Adam, batch 100, tau = 1).
 struct LocalUpdateSettings {
   bool gradient_averaging = false;  ///< Option II: send one gradient instead of training tau epochs.
@@ -19,16 +28,20 @@ struct LocalUpdateSettings {
   int batch_size = 100;      ///< samples per mini-batch; the last batch may be smaller.
   double learning_rate = 1e-3;  ///< Adam step size gamma.
   model::Objective objective = model::Objective::kClassification;  ///< the loss minimised.
+  ProximalTerm proximal;     ///< FedSoft: added to every mini-batch loss when proximal.mu > 0.
 };
 
 /// Trains `model` in place on one client's data with a fresh Adam optimiser (no moment state
 /// carries over between updates, as in the official code), the objective's mean loss
-/// (model::mean_loss), mini-batches in an order drawn from `generator` (one shuffle per epoch).
+/// (model::mean_loss) plus settings.proximal if its mu > 0, mini-batches in an order drawn from
+/// `generator` (one shuffle per epoch).
 /// @param inputs     [n, ...sample shape] float32 on the model's device.
 /// @param targets    [n] int64 labels or float32 values on the model's device (see model::per_sample_loss).
 /// @param generator  CPU generator of the (seed, kLocalUpdate, client, round) stream.
-/// @return           mean mini-batch training loss over the last epoch (the objective's units).
-/// @throws ShapeError if inputs and targets disagree in n or n == 0.
+/// @return           mean mini-batch training loss over the last epoch (the objective's units;
+///                   without the proximal term).
+/// @throws ShapeError if inputs and targets disagree in n or n == 0, or the proximal centers are
+///         not [K, P] with K importance weights.
 double local_update(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
                     const LocalUpdateSettings& settings, at::Generator& generator);
 

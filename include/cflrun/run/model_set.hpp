@@ -49,6 +49,10 @@ class ModelSet {
   /// model 0's parameters (the "same" initialisation of the paper's Fig. 2).
   void initialize(std::uint64_t seed, bool same = false);
 
+  /// A freshly initialised flat state from the (seed, kModelInit, stream) stream, [P] float32 CPU
+  /// (initialize() gives model j the stream j; FedSoft's client initial model uses stream K).
+  torch::Tensor fresh_state(std::uint64_t seed, std::uint64_t stream) const;
+
   /// Loads model j's state into the working model and returns it (in train mode).
   /// @throws std::out_of_range if j is not in [0, K).
   model::Network& load(int j);

@@ -27,4 +27,15 @@ struct RoundTraffic {
 RoundTraffic round_traffic(int participants, int models_per_client, std::int64_t state_size,
                            int loss_vector_length, std::int64_t shared_size = 0);
 
+/// Logical traffic of a FedSoft round (FedSoft Alg. 1): in an estimation round the server sends
+/// all K centers to every client and each returns its K importance weights (float32) and sample
+/// count (int64); the clients that train receive the K centers (unless they just did) and send back
+/// their local model.
+/// @param clients     M, all clients.
+/// @param trained     clients selected for at least one center this round.
+/// @param models      K centers.
+/// @param state_size  P, floats per model state.
+/// @param estimation  whether importance weights are estimated this round.
+RoundTraffic soft_round_traffic(int clients, int trained, int models, std::int64_t state_size, bool estimation);
+
 }  // namespace cflrun::run

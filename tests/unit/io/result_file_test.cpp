@@ -210,6 +210,45 @@ TEST_F(ResultFile, LayoutWithoutLossVectorsHasNoLossVectorDataset) {
   expect_rounds(reader, 1, false);
 }
 
+TEST_F(ResultFile, MixtureImportanceAndSourceScoresRoundTrip) {
+  constexpr int kSources = 2;
+  auto layout = make_layout(false);
+  layout.num_sources = kSources;
+  layout.has_importance = true;
+  const std::vector<double> mixture{0.9, 0.1, 0.9, 0.1, 0.1, 0.9, 0.3, 0.7};
+  std::vector<std::vector<float>> importance, accuracy;
+  {
+    ResultWriter writer(out(), layout, false);
+    EXPECT_THROW(writer.write_mixture({0.5, 0.5}), ShapeError);
+    writer.write_mixture(mixture);
+    for (int r = 0; r < 2; ++r) {
+      auto record = make_record(r, false);
+      EXPECT_THROW(writer.append_round(record), ShapeError);  // importance and scores missing
+      for (int i = 0; i < kClients * kModels; ++i) {
+        record.importance.push_back(0.01f * static_cast<float>(i + 100 * r));
+      }
+      for (int i = 0; i < kModels * kSources; ++i) {
+        record.source_accuracy.push_back(0.1f * static_cast<float>(i) + static_cast<float>(r));
+        record.source_loss.push_back(static_cast<float>(i * r));
+      }
+      importance.push_back(record.importance);
+      accuracy.push_back(record.source_accuracy);
+      writer.append_round(record);
+    }
+  }
+  const ResultReader reader(out());
+  std::vector<std::size_t> shape;
+  EXPECT_EQ(reader.read_f64(schema::kMixture, &shape), mixture);
+  EXPECT_EQ(shape, (std::vector<std::size_t>{kClients, kSources}));
+  const auto u = reader.read_f32(schema::kImportance, &shape);
+  EXPECT_EQ(shape, (std::vector<std::size_t>{2, kClients, kModels}));
+  EXPECT_EQ(std::vector<float>(u.begin() + kClients * kModels, u.end()), importance[1]);
+  const auto scores = reader.read_f32(schema::kSourceAccuracy, &shape);
+  EXPECT_EQ(shape, (std::vector<std::size_t>{2, kModels, kSources}));
+  EXPECT_EQ(std::vector<float>(scores.begin(), scores.begin() + kModels * kSources), accuracy[0]);
+  EXPECT_TRUE(reader.has_dataset(schema::kSourceLoss));
+}
+
 TEST_F(ResultFile, ExistingFileWithoutOverwriteThrowsAndKeepsItsBytes) {
   {
     ResultWriter writer(out(), make_layout(true), false);

@@ -1,0 +1,76 @@
+#include <cflrun/run/local_update.hpp>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/core/rng.hpp>
+#include <cflrun/model/flat_state.hpp>
+
+namespace cflrun::run {
+namespace {
+
+constexpr std::int64_t kDim = 3;
+constexpr std::int64_t kSamples = 200;
+
+struct Regression {
+  torch::Tensor inputs;   // [n, d]
+  torch::Tensor targets;  // [n]
+};
+
+Regression regression_data() {
+  auto generator = core::make_torch_generator(5, core::Purpose::kSyntheticData, 1);
+  const auto inputs = torch::randn({kSamples, kDim}, generator, torch::kFloat32);
+  return {inputs, inputs.matmul(torch::tensor({1.0F, 2.0F, 3.0F}))};
+}
+
+LocalUpdateSettings full_batch_settings() {
+  LocalUpdateSettings settings;
+  settings.objective = model::Objective::kRegression;
+  settings.batch_size = kSamples;
+  settings.local_epochs = 3000;
+  settings.learning_rate = 0.01;
+  return settings;
+}
+
+/// Trains a fresh linear model (no bias) and returns its weights [d].
+torch::Tensor train(const Regression& data, const LocalUpdateSettings& settings) {
+  auto model = model::make_network(model::Architecture::kLinear, model::NetworkShape{{kDim}, 0});
+  auto generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate);
+  local_update(*model, data.inputs, data.targets, settings, generator);
+  return model::flatten_state(*model);
+}
+
+TEST(LocalUpdate, WithoutProximalTermFitsTheData) {
+  const auto w = train(regression_data(), full_batch_settings());
+  EXPECT_TRUE(torch::allclose(w, torch::tensor({1.0F, 2.0F, 3.0F}), 0.0, 1e-3)) << w;
+}
+
+TEST(LocalUpdate, ProximalTermPullsTowardsTheImportanceWeightedCenters) {
+  // FedSoft Eq. 4: minimise mean (x.w - y)^2 + (mu/2) sum_s u_s ||w - c_s||^2, whose minimiser
+  // solves (2/n X^T X + mu U I) w = 2/n X^T y + mu sum_s u_s c_s with U = sum_s u_s.
+  const auto data = regression_data();
+  auto settings = full_batch_settings();
+  settings.proximal.mu = 2.0;
+  settings.proximal.centers = torch::tensor({{0.0F, 0.0F, 0.0F}, {-4.0F, 0.0F, 4.0F}});
+  settings.proximal.importance = torch::tensor({0.25, 0.75}, torch::kFloat64);
+  const auto x = data.inputs.to(torch::kFloat64);
+  const auto lhs = 2.0 / kSamples * x.t().matmul(x) + 2.0 * torch::eye(kDim, torch::kFloat64);
+  const auto rhs = 2.0 / kSamples * x.t().matmul(data.targets.to(torch::kFloat64)) +
+                   2.0 * torch::tensor({-3.0, 0.0, 3.0}, torch::kFloat64);
+  const auto expected = torch::linalg_solve(lhs, rhs).to(torch::kFloat32);
+  const auto w = train(data, settings);
+  EXPECT_TRUE(torch::allclose(w, expected, 0.0, 2e-3)) << w << expected;
+  EXPECT_FALSE(torch::allclose(w, torch::tensor({1.0F, 2.0F, 3.0F}), 0.0, 0.1));
+}
+
+TEST(LocalUpdate, RejectsProximalCentersOfTheWrongShape) {
+  auto settings = full_batch_settings();
+  settings.proximal.mu = 1.0;
+  settings.proximal.centers = torch::zeros({2, kDim});
+  settings.proximal.importance = torch::ones({3}, torch::kFloat64);
+  EXPECT_THROW(train(regression_data(), settings), ShapeError);
+}
+
+}  // namespace
+}  // namespace cflrun::run
