@@ -33,7 +33,7 @@ constexpr const char* kUsage =
     "and unreadable files are listed on stderr.\n"
     "\n"
     "Metrics per run, then mean +- std over the group's runs:\n"
-    "  accuracy             last-round mean test accuracy x 100 (unsupervised runs: test loss)\n"
+    "  accuracy             last-round mean test accuracy x 100 (unsupervised and linreg runs: test loss)\n"
     "  test_loss            last-round mean test loss\n"
     "  ari                  last-round ARI ('-' where undefined: fedavg, local)\n"
     "  ari_round10          100 x ARI(round 10) / final ARI ('-' if fewer than 10 rounds)\n"

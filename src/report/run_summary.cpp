@@ -89,7 +89,8 @@ bool RunSummary::complete() const { return status == io::schema::kStatusComplete
 
 bool RunSummary::unsupervised() const {
   const auto it = config.find(kUnsupervisedKey);
-  return it != config.end() && it->second == "true";
+  const auto dataset = config.find("dataset");
+  return (it != config.end() && it->second == "true") || (dataset != config.end() && dataset->second == "linreg");
 }
 
 RunSummary read_run_summary(const fs::path& path) {

@@ -2,8 +2,8 @@
 /// @file
 /// The soft-clustering quantities of FedSoft (Ruan et al., shared/papers/004, Algorithm 1 and
 /// Eq. 6): each client's importance weights over the S cluster centres, the server's aggregation
-/// weights, and the per-cluster random client selection. (The FedSoft algorithm itself, with its
-/// persistent local models and proximal local updates, is not in cflrun yet: issue 5.)
+/// weights, and the per-cluster random client selection. algo::FedSoft (fedsoft.hpp) and the
+/// clients' side in run::ClientGroup use them.
 
 #include <cstdint>
 #include <random>

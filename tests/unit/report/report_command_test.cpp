@@ -1,5 +1,6 @@
 #include <cflrun/report/report_command.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -244,6 +245,16 @@ TEST_F(ReportCommand, UnsupervisedRunsReportTheirTestLoss) {
       << result.out;
   EXPECT_NE(result.out.find("| 2 | - | 0.015 +- 0.001 | 1.00 +- 0.00 |"), std::string::npos)
       << result.out;
+}
+
+TEST_F(ReportCommand, LinearRegressionRunsReportTheirTestLossLikeUnsupervisedOnes) {
+  auto config = base_config("clove", 1);
+  config["dataset"] = "linreg";
+  FakeRun run{config, {1.0, 1.0}, {NAN, NAN}, {0.5, 0.002}};
+  write_run(dir_ / "linreg.h5", run);
+  const auto result = report({dir_.string()});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.out.find("| 1 | - | 0.002 +- 0.000 | 1.00 +- 0.00 |"), std::string::npos) << result.out;
 }
 
 TEST_F(ReportCommand, ArgumentErrorsReturnTwoAndHelpReturnsZero) {

@@ -26,5 +26,15 @@ TEST(RoundTraffic, WeightSharingSendsOneSharedCopyAndKHeads) {
   EXPECT_EQ(round_traffic(10, 1, 5142, 0, 2572).sent, round_traffic(10, 1, 5142, 0).sent);
 }
 
+TEST(RoundTraffic, FedSoftSendsAllCentersInImportanceRoundsOnly) {
+  // 100 clients, K = 2 centers of P = 20 floats, 15 clients trained this round.
+  const auto estimation = soft_round_traffic(100, 15, 2, 20, true);
+  EXPECT_EQ(estimation.sent, 100 * 2 * 20 * 4);
+  EXPECT_EQ(estimation.received, 15 * 20 * 4 + 100 * (2 * 4 + 8));
+  const auto plain = soft_round_traffic(100, 15, 2, 20, false);
+  EXPECT_EQ(plain.sent, 15 * 2 * 20 * 4);
+  EXPECT_EQ(plain.received, 15 * 20 * 4);
+}
+
 }  // namespace
 }  // namespace cflrun::run
