@@ -50,6 +50,9 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "linreg: Delta, optimal models pairwise between Delta and 5 Delta apart on the unit sphere")
       ("noise", po::value(&o.noise)->default_value(o.noise, "0.001"),
        "linreg: sigma, standard deviation of the label noise")
+      ("model-std", po::value(&o.model_std)->default_value(o.model_std),
+       "linreg: > 0 draws the optimal models from N(0, std^2 I) instead of the unit sphere "
+       "(FedSoft's synthetic data: 3.1623, i.e. variance 10; --separation is then unused)")
       ("clusters", po::value(&o.clusters)->default_value(o.clusters),
        "K: ground-truth clusters, and models for clove/ifca unless --models (count)")
       ("clients-per-cluster", po::value(&o.clients_per_cluster)->default_value(o.clients_per_cluster),
@@ -240,6 +243,7 @@ void validate(const RunOptions& o) {
   require(o.min_train_samples >= 0 && o.min_train_samples <= o.train_samples, "min-train-samples",
           "between 0 (= --train-samples) and --train-samples", o.min_train_samples);
   require(o.holdout_samples >= 1, "holdout-samples", "at least 1", o.holdout_samples);
+  require(o.model_std >= 0.0, "model-std", ">= 0 (0 = unit sphere)", o.model_std);
   if (o.algorithm == "fedsoft") {  // FedSoft picks its own clients and keeps per-client local models
     require(o.participation == 1.0, "participation", "1 with fedsoft (it draws clients per cluster: --fedsoft-selection)",
             o.participation);
@@ -341,6 +345,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"dimension", text(dimension)},
           {"separation", text(separation)},
           {"noise", text(noise)},
+          {"model-std", text(model_std)},
           {"clusters", text(clusters)},
           {"models", text(effective_models())},
           {"select-k", select_k},

@@ -30,6 +30,10 @@ void check_spec(const LinearRegressionSpec& spec) {
     throw ConfigError("--separation (Delta) must be in (0, 1.5] (optimal models lie on the unit sphere), but got " +
                       std::to_string(spec.separation));
   }
+  if (!(spec.model_std >= 0.0)) {
+    throw ConfigError("--model-std must be >= 0 (0 = optimal models on the unit sphere), but got " +
+                      std::to_string(spec.model_std));
+  }
   if (!(spec.noise >= 0.0)) {
     throw ConfigError("--noise (sigma) must be >= 0, but got " + std::to_string(spec.noise));
   }
@@ -65,6 +69,9 @@ bool distances_fit(const torch::Tensor& models, double separation) {
 torch::Tensor optimal_models(const LinearRegressionSpec& spec) {
   check_spec(spec);
   auto generator = core::make_torch_generator(spec.data_seed, core::Purpose::kSyntheticData, 0);
+  if (spec.model_std > 0.0) {
+    return (spec.model_std * torch::randn({spec.clusters, spec.dimension}, generator, torch::kFloat64)).to(torch::kFloat32);
+  }
   for (int draw = 0; draw < kMaxDraws; ++draw) {
     const auto models = draw_candidates(spec, generator);
     if (distances_fit(models, spec.separation)) {

@@ -56,6 +56,7 @@ data::ClientData linear_regression_client_data(const cli::RunOptions& options) {
   spec.dimension = options.dimension;
   spec.separation = options.separation;
   spec.noise = options.noise;
+  spec.model_std = options.model_std;
   spec.data_seed = options.effective_data_seed();
   if (data::is_mixture_partition(options.partition)) {
     return data::mixture_linear_regression_data(spec, mixture_spec(options));

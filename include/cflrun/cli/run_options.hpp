@@ -24,6 +24,7 @@ struct RunOptions {
   std::int64_t dimension = 20;           ///< --dimension: d of --dataset linreg.
   double separation = 1.0;               ///< --separation: Delta of --dataset linreg (pairwise distances in [Delta, 5 Delta]).
   double noise = 0.001;                  ///< --noise: sigma of the label noise of --dataset linreg.
+  double model_std = 0.0;                ///< --model-std: linreg optimal models ~ N(0, std^2 I); 0 = unit sphere.
   int clusters = 5;                      ///< --clusters: K, ground-truth clusters (and models unless --models).
   int models = 0;                        ///< --models: K-hat, models the server keeps; 0 = --clusters.
   std::string select_k = "fixed";        ///< --select-k: fixed | silhouette (clove picks K <= K-hat each round).

@@ -20,6 +20,7 @@ struct LinearRegressionSpec {
   std::int64_t dimension = 20;       ///< d (the official code's d = 20).
   double separation = 1.0;           ///< Delta: every pairwise distance of optimal models is in [Delta, 5 Delta].
   double noise = 0.001;              ///< sigma, standard deviation of the label noise (IFCA's synthetic value).
+  double model_std = 0.0;            ///< > 0: theta*_k ~ N(0, model_std^2 I_d) instead of the unit sphere (FedSoft's synthetic data: sqrt(10)).
   std::uint64_t data_seed = 1;       ///< seed of the optimal models and every client's samples.
 };
 
@@ -27,8 +28,10 @@ struct LinearRegressionSpec {
 /// distance in [Delta, min(5 Delta, 2)] (App. C.1.1). Drawn from the (data_seed, kSyntheticData, 0)
 /// stream: for 3 Delta >= sqrt(2) uniformly on the sphere, otherwise around a uniform centre u as
 /// normalize(u + s g_k), g_k ~ N(0, I_d / d), s = 3 Delta / sqrt(2); redrawn until every distance fits.
+/// With model_std > 0 instead theta*_k ~ N(0, model_std^2 I_d) from the same stream, separation
+/// unused (FedSoft's synthetic data, Sec. 5: its code draws weights with variance 10 in d = 10).
 /// @throws ConfigError if clusters, clients_per_cluster, sample counts or dimension are < 1,
-///         separation is not in (0, 1.5] or noise < 0 (naming the flag).
+///         separation is not in (0, 1.5], noise < 0 or model_std < 0 (naming the flag).
 /// @throws DataError if 10 000 draws do not give a valid set (e.g. many clusters in few dimensions;
 ///         lower --separation or --clusters).
 torch::Tensor optimal_models(const LinearRegressionSpec& spec);

@@ -1,5 +1,7 @@
 #include <cflrun/data/linear_regression.hpp>
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -53,6 +55,19 @@ TEST(LinearRegression, ClientsDrawTheirClustersLinearModelWithNoise) {
   // Deterministic, and train and test draws differ.
   EXPECT_TRUE(torch::equal(data.samples(3, true).inputs, linear_regression_data(spec).samples(3, true).inputs));
   EXPECT_FALSE(torch::equal(data.samples(3, true).inputs.narrow(0, 0, 50), data.samples(3, false).inputs));
+}
+
+TEST(LinearRegression, GaussianOptimalModelsHaveTheAskedSpread) {
+  auto spec = spec_with(1.0);
+  spec.clusters = 200;
+  spec.dimension = 10;
+  spec.model_std = std::sqrt(10.0);  // FedSoft's synthetic data: weight variance 10
+  const auto models = optimal_models(spec);
+  ASSERT_EQ(models.sizes(), (std::vector<std::int64_t>{200, 10}));
+  EXPECT_NEAR(models.var().item<double>(), 10.0, 0.8);
+  EXPECT_NEAR(models.mean().item<double>(), 0.0, 0.2);
+  spec.model_std = -1.0;
+  EXPECT_THROW(optimal_models(spec), ConfigError);
 }
 
 TEST(LinearRegression, BadSettingsNameTheFlag) {
