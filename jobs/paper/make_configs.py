@@ -13,7 +13,7 @@ Usage: jobs/paper/make_configs.py [OUTPUT_DIR]   (default: the directory of this
 import os
 import sys
 
-ALGORITHMS = ["clove", "ifca", "fedavg", "local"]
+ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl"]
 DATASETS = ["mnist", "cifar10", "fmnist"]
 
 # (partition, dataset) -> settings of the official row, and what differs here.
@@ -79,6 +79,9 @@ build/cflrun sweep --config jobs/paper/fmnist_label_skew_1_clove.cfg --set seed=
 sbatch --array=0-2 jobs/slurm/sweep.sbatch results/paper/fmnist_label_skew_1_clove/manifest.txt
 ```
 
+PACFL's configs (`*_pacfl.cfg`, the paper's PACFL rows) use the data and local updates of the
+cell and PACFL's own p = 3 and beta = 4.9 degrees; the official CLoVE code has no PACFL.
+
 Settings follow the official code for each cell (shared/papers/clove-official-setup.md): Adam,
 batch 100, tau 1, T 100 rounds, learning rate 1e-2 for the (F)MNIST CNN and 1e-3 otherwise,
 random first assignment (evaluation-based for the unsupervised rows), different initial models.
@@ -112,8 +115,14 @@ def supervised_cell(partition, dataset, algorithm, extra=(), label=None):
     settings += [("lr", learning_rate(dataset, False)), ("batch-size", 100), ("local-epochs", 1), ("rounds", 100),
                  ("first-assignment", "random"), ("init", "different"), ("seed", 1)]
     settings += list(extra)
-    comments = [f"official CSV row {cell['row'][:-1]}{ {'clove': '0', 'ifca': '0', 'fedavg': '4', 'local': '4'}[algorithm] }"
-                " (CLoVE and IFCA share a row; FedAvg and Local-only share the baseline row)"]
+    if algorithm == "pacfl":
+        settings += [("pacfl-vectors", 3), ("pacfl-beta", 4.9)]
+        comments = [f"PACFL row of the paper's tables (not in the official CLoVE code; data as its CSV row {cell['row']}): "
+                    "p = 3 singular vectors and beta = 4.9 degrees as PACFL's scripts/pacfl.sh, the local "
+                    "updates of the other rows (PACFL's own: SGD 0.01, 10 epochs of batch 10)"]
+    else:
+        comments = [f"official CSV row {cell['row'][:-1]}{ {'clove': '0', 'ifca': '0', 'fedavg': '4', 'local': '4'}[algorithm] }"
+                    " (CLoVE and IFCA share a row; FedAvg and Local-only share the baseline row)"]
     if "note" in cell:
         comments.append(cell["note"])
     comments.append("paper text: Adam lr 1e-3 for every model; the official code uses 1e-2 for the (F)MNIST CNN")

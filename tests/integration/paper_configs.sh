@@ -18,7 +18,7 @@ diff -r "$source_dir/jobs/paper" "$work/generated" || {
 }
 
 cd "$source_dir"
-for cfg in jobs/paper/fmnist_*_clove.cfg; do
+for cfg in jobs/paper/fmnist_*_clove.cfg jobs/paper/fmnist_label_skew_1_pacfl.cfg; do
   "$cflrun" --config "$cfg" --dry-run > "$work/out.txt" 2>&1 || { cat "$work/out.txt"; echo "FAIL: $cfg" >&2; exit 1; }
   grep -q "nothing (--dry-run)" "$work/out.txt"
   echo "ok: $cfg: $(grep -o '[0-9]* clients in .*models ([^)]*)' "$work/out.txt")"
