@@ -117,6 +117,9 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "fedsoft: mu, weight of the proximal term (mu/2) sum_s u_s ||w - c_s||^2 of local updates")
       ("fedsoft-smoother", po::value(&o.fedsoft_smoother)->default_value(o.fedsoft_smoother, "0.0001"),
        "fedsoft: sigma, a cluster no sample prefers gets importance sigma instead of 0")
+      ("fedsoft-optimizer", po::value(&o.fedsoft_optimizer)->default_value(o.fedsoft_optimizer),
+       "fedsoft: fresh (a new Adam per local update, as every cflrun algorithm) | persistent (each "
+       "client keeps its Adam state across rounds, as FedSoft's official code)")
       ("newcomers", po::value(&o.newcomers)->default_value(o.newcomers),
        "the last N clients of every cluster are absent until --join-round (PACFL Alg. 2 newcomers)")
       ("join-round", po::value(&o.join_round)->default_value(o.join_round),
@@ -240,6 +243,7 @@ void validate(const RunOptions& o) {
   require(o.fedsoft_mu >= 0.0, "fedsoft-mu", ">= 0", o.fedsoft_mu);
   require(o.fedsoft_smoother > 0.0, "fedsoft-smoother", "> 0 (FedSoft: 1e-4)", o.fedsoft_smoother);
   require_choice("mixture-sources", o.mixture_sources, {"rotation", "label_groups"});
+  require_choice("fedsoft-optimizer", o.fedsoft_optimizer, {"fresh", "persistent"});
   require(o.min_train_samples >= 0 && o.min_train_samples <= o.train_samples, "min-train-samples",
           "between 0 (= --train-samples) and --train-samples", o.min_train_samples);
   require(o.holdout_samples >= 1, "holdout-samples", "at least 1", o.holdout_samples);
@@ -357,6 +361,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"fedsoft-selection", text(fedsoft_selection)},
           {"fedsoft-mu", text(fedsoft_mu)},
           {"fedsoft-smoother", text(fedsoft_smoother)},
+          {"fedsoft-optimizer", fedsoft_optimizer},
           {"mixture-sources", mixture_sources},
           {"min-train-samples", text(min_train_samples)},
           {"holdout-samples", text(holdout_samples)},

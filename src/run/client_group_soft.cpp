@@ -27,8 +27,11 @@ torch::Tensor ClientGroup::importance_weights(ModelSet& models, double smoother)
   return importance;
 }
 
-void ClientGroup::init_local_models(const torch::Tensor& initial) {
+void ClientGroup::init_local_models(const torch::Tensor& initial, bool keep_optimizers) {
   local_states_ = initial.to(torch::kFloat32).reshape({1, -1}).repeat({static_cast<std::int64_t>(size()), 1});
+  keep_optimizers_ = keep_optimizers;
+  local_optimizers_.clear();
+  local_optimizers_.resize(static_cast<std::size_t>(size()));
 }
 
 std::vector<double> ClientGroup::proximal_updates(const torch::Tensor& contributions, const torch::Tensor& importance,
@@ -55,6 +58,14 @@ std::vector<double> ClientGroup::proximal_updates(const torch::Tensor& contribut
     const auto at = static_cast<std::size_t>(i);
     model::load_flat_state(model, local_states_[i]);
     local.proximal.importance = importance[i];
+    if (keep_optimizers_) {  // one Adam per client on the shared working model's parameters
+      auto& optimizer = local_optimizers_[at];
+      if (!optimizer) {
+        optimizer = std::make_unique<torch::optim::Adam>(model.parameters(),
+                                                         torch::optim::AdamOptions(settings.learning_rate));
+      }
+      local.optimizer = optimizer.get();
+    }
     auto generator = core::make_torch_generator(seed, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(client),
                                                 static_cast<std::uint64_t>(round));
     train_loss[at] = local_update(model, train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]),

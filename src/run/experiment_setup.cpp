@@ -101,7 +101,8 @@ void Experiment::set_up_models() {
     models_->share_all_but_last_layers(options_.cluster_layers);
   }
   if (soft()) {  // FedSoft: every client's local model starts from one client initial model
-    clients_->init_local_models(models_->fresh_state(options_.seed, static_cast<std::uint64_t>(models_->size())));
+    clients_->init_local_models(models_->fresh_state(options_.seed, static_cast<std::uint64_t>(models_->size())),
+                                options_.fedsoft_optimizer == "persistent");
   }
 }
 

@@ -83,7 +83,8 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
   const std::int64_t n = inputs.size(0);
   require_samples(n, targets.size(0), "local_update");
   model.train();
-  torch::optim::Adam optimizer(model.parameters(), torch::optim::AdamOptions(settings.learning_rate));
+  torch::optim::Adam fresh(model.parameters(), torch::optim::AdamOptions(settings.learning_rate));
+  torch::optim::Adam& optimizer = settings.optimizer != nullptr ? *settings.optimizer : fresh;
   const Proximal proximal(model, settings.proximal);
   double epoch_loss = 0.0;
   for (int epoch = 0; epoch < settings.local_epochs; ++epoch) {

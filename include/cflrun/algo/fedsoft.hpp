@@ -21,9 +21,10 @@ namespace cflrun::algo {
 /// The hard view used for ARI and /clients/assignment is each client's dominant center, the
 /// argmax of its latest u (ties to the lowest index).
 ///
-/// Local solver: like every cflrun local update, a fresh Adam per update (the paper allows any
-/// local solver; the official client keeps one Adam state across rounds). Every client's local
-/// model starts from one client initial model, separate from the K centers (official code).
+/// Local solver: by default, like every cflrun local update, a fresh Adam per update (the paper
+/// allows any local solver); --fedsoft-optimizer persistent keeps each client's Adam across rounds
+/// as the official client does (run::ClientGroup). Every client's local model starts from one
+/// client initial model, separate from the K centers (official code).
 class FedSoft : public Algorithm {
  public:
   /// @throws ConfigError naming the flag if fedsoft_interval < 1, fedsoft_selection is not in

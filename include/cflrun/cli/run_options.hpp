@@ -36,6 +36,7 @@ struct RunOptions {
   int fedsoft_selection = 15;            ///< --fedsoft-selection: clients drawn per cluster; 0 = all, weighted.
   double fedsoft_mu = 0.1;               ///< --fedsoft-mu: proximal weight mu (Eq. 4).
   double fedsoft_smoother = 1e-4;        ///< --fedsoft-smoother: sigma, counter smoother.
+  std::string fedsoft_optimizer = "fresh"; ///< --fedsoft-optimizer: fresh | persistent Adam per client.
   std::string mixture_sources = "rotation"; ///< --mixture-sources: rotation | label_groups (image mixtures).
   std::int64_t min_train_samples = 0;    ///< --min-train-samples: mixtures draw n_k in [this, --train-samples]; 0 = --train-samples.
   std::int64_t holdout_samples = 1000;   ///< --holdout-samples: per source of a mixture partition.

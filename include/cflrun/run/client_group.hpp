@@ -3,6 +3,7 @@
 /// The clients one rank hosts, with their data stacked so that one forward pass serves many clients.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <torch/types.h>
@@ -74,8 +75,10 @@ class ClientGroup {
   const std::vector<std::int64_t>& train_counts() const { return train_counts_; }
 
   /// Gives every hosted client a persistent local model (FedSoft), a copy of `initial`.
-  /// @param initial  [P] float32 flat state (the official code's client_init_model).
-  void init_local_models(const torch::Tensor& initial);
+  /// @param initial          [P] float32 flat state (the official code's client_init_model).
+  /// @param keep_optimizers  each client also keeps its own Adam across its updates (FedSoft's
+  ///                         official client), instead of a fresh one per update.
+  void init_local_models(const torch::Tensor& initial, bool keep_optimizers = false);
 
   /// FedSoft Alg. 1 lines 21-22, client side: every hosted client with a non-zero contribution
   /// updates its persistent local model on F_k(w) + (mu/2) sum_s u_ks ||w - c_s||^2 (Eq. 4; the
@@ -130,6 +133,8 @@ class ClientGroup {
   std::vector<std::int64_t> train_counts_;   // [m]
   std::vector<std::int64_t> test_counts_;    // [m]
   torch::Tensor local_states_;               // [m, P] float32 CPU: FedSoft's persistent local models
+  bool keep_optimizers_ = false;
+  std::vector<std::unique_ptr<torch::optim::Adam>> local_optimizers_;  // [m], made at a client's first update
   double compute_seconds_ = 0.0;
 };
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <ATen/core/Generator.h>
+#include <torch/optim/adam.h>
 #include <torch/types.h>
 
 #include <cflrun/model/network.hpp>
@@ -29,10 +30,15 @@ struct LocalUpdateSettings {
   double learning_rate = 1e-3;  ///< Adam step size gamma.
   model::Objective objective = model::Objective::kClassification;  ///< the loss minimised.
   ProximalTerm proximal;     ///< FedSoft: added to every mini-batch loss when proximal.mu > 0.
+  /// If set, the update steps this Adam (built on the same model's parameters) instead of a fresh
+  /// one, so its moment estimates carry over between a client's updates (FedSoft's official
+  /// client keeps one optimizer for its local model). Not owned.
+  torch::optim::Adam* optimizer = nullptr;
 };
 
 /// Trains `model` in place on one client's data with a fresh Adam optimiser (no moment state
-/// carries over between updates, as in the official code), the objective's mean loss
+/// carries over between updates, as in the official CLoVE code; settings.optimizer overrides it),
+/// the objective's mean loss
 /// (model::mean_loss) plus settings.proximal if its mu > 0, mini-batches in an order drawn from
 /// `generator` (one shuffle per epoch).
 /// @param inputs     [n, ...sample shape] float32 on the model's device.

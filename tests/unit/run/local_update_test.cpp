@@ -64,6 +64,41 @@ TEST(LocalUpdate, ProximalTermPullsTowardsTheImportanceWeightedCenters) {
   EXPECT_FALSE(torch::allclose(w, torch::tensor({1.0F, 2.0F, 3.0F}), 0.0, 0.1));
 }
 
+TEST(LocalUpdate, AGivenOptimizerKeepsItsMomentsAcrossUpdates) {
+  const auto data = regression_data();
+  auto settings = full_batch_settings();
+  settings.local_epochs = 5;
+  auto model = model::make_network(model::Architecture::kLinear, model::NetworkShape{{kDim}, 0});
+  const auto start = model::flatten_state(*model);
+  const auto two_updates = [&](torch::optim::Adam* optimizer) {
+    model::load_flat_state(*model, start);
+    settings.optimizer = optimizer;
+    for (int update = 0; update < 2; ++update) {
+      auto generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, 0, update);
+      local_update(*model, data.inputs, data.targets, settings, generator);
+    }
+    return model::flatten_state(*model);
+  };
+  const auto fresh = two_updates(nullptr);
+  torch::optim::Adam kept(model->parameters(), torch::optim::AdamOptions(settings.learning_rate));
+  const auto persistent = two_updates(&kept);
+  // Adam's first steps are lr-sized whatever the gradient; with carried-over moments the second
+  // update's steps are bias-corrected differently, so the two paths end apart.
+  EXPECT_FALSE(torch::allclose(fresh, persistent, 0.0, 1e-6)) << fresh << persistent;
+  // One update with the kept optimizer equals one fresh update (no state yet).
+  torch::optim::Adam first(model->parameters(), torch::optim::AdamOptions(settings.learning_rate));
+  model::load_flat_state(*model, start);
+  settings.optimizer = &first;
+  auto generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, 0, 0);
+  local_update(*model, data.inputs, data.targets, settings, generator);
+  const auto with_given = model::flatten_state(*model);
+  model::load_flat_state(*model, start);
+  settings.optimizer = nullptr;
+  auto again = core::make_torch_generator(1, core::Purpose::kLocalUpdate, 0, 0);
+  local_update(*model, data.inputs, data.targets, settings, again);
+  EXPECT_TRUE(torch::equal(with_given, model::flatten_state(*model)));
+}
+
 TEST(LocalUpdate, RejectsProximalCentersOfTheWrongShape) {
   auto settings = full_batch_settings();
   settings.proximal.mu = 1.0;
