@@ -295,6 +295,8 @@ void validate(const RunOptions& o) {
   require(o.cluster_layers >= 0, "cluster-layers", "0 (off) or a positive count", o.cluster_layers);
   require(o.stable_rounds >= 0, "stable-rounds", "0 (off) or a positive count", o.stable_rounds);
   require(o.stable_fraction > 0.0 && o.stable_fraction <= 1.0, "stable-fraction", "in (0, 1]", o.stable_fraction);
+  require(o.dataset != "linreg" || o.partition == "label_skew_1" || o.partition.rfind("mixture_", 0) == 0, "partition",
+          "a mixture_* partition or none with --dataset linreg (its clusters are its optimal models)", o.partition);
   require(!(o.unsupervised && o.dataset == "linreg"), "unsupervised", "off for --dataset linreg (it has labels only)",
           "--unsupervised");
   const bool autoencoder = o.effective_model() == "autoencoder" || o.effective_model() == "conv_autoencoder";

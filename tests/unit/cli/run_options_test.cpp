@@ -71,6 +71,22 @@ TEST(RunOptions, NamesTheFlagOfAnInvalidValue) {
   EXPECT_THROW(parse({"--lr", "0"}), ConfigError);
 }
 
+TEST(RunOptions, FedSoftAndMixtureOptionsAreChecked) {
+  const auto o = parse({"--algorithm", "fedsoft", "--partition", "mixture_10_90", "--clusters", "2",
+                        "--fedsoft-optimizer", "persistent"}).options;
+  EXPECT_EQ(o.fedsoft_selection, 15);
+  EXPECT_EQ(o.fedsoft_optimizer, "persistent");
+  EXPECT_NO_THROW(parse({"--dataset", "linreg", "--partition", "mixture_random"}));
+  EXPECT_NO_THROW(parse({"--dataset", "linreg"}));
+  EXPECT_THROW(parse({"--dataset", "linreg", "--partition", "concept_shift"}), ConfigError);
+  EXPECT_THROW(parse({"--algorithm", "fedsoft", "--participation", "0.5"}), ConfigError);
+  EXPECT_THROW(parse({"--algorithm", "fedsoft", "--aggregation", "gradient"}), ConfigError);
+  EXPECT_THROW(parse({"--fedsoft-optimizer", "sgd"}), ConfigError);
+  EXPECT_THROW(parse({"--mixture-sources", "colour"}), ConfigError);
+  EXPECT_THROW(parse({"--min-train-samples", "600", "--train-samples", "500"}), ConfigError);
+  EXPECT_THROW(parse({"--model-std", "-1"}), ConfigError);
+}
+
 TEST(RunOptions, HelpListsEveryOptionWithDefault) {
   const auto text = help_text();
   for (const auto& [name, value] : RunOptions{}.to_attributes()) {
