@@ -88,7 +88,9 @@ int identical(const std::string& a, const std::string& b, bool assignments_only)
       assignments_only ? std::vector<std::string>{"/clients/assignment"}
                        : std::vector<std::string>{"/clients/assignment", "/clients/true_cluster", "/rounds/ari",
                                                   "/rounds/accuracy", "/rounds/test_loss", "/rounds/train_loss",
-                                                  "/clients/accuracy", "/clients/test_loss", "/clients/loss_vectors"};
+                                                  "/clients/accuracy", "/clients/test_loss", "/clients/loss_vectors",
+                                                  "/clients/mixture", "/clients/importance", "/rounds/source_accuracy",
+                                                  "/rounds/source_loss"};
   const ResultReader ra(a);
   const ResultReader rb(b);
   for (const auto& name : datasets) {
