@@ -84,6 +84,13 @@ torch::Tensor optimal_models(const LinearRegressionSpec& spec) {
                   " draws; lower --separation or --clusters, or raise --dimension");
 }
 
+ClientSamples linear_samples(const torch::Tensor& theta, std::int64_t n, double noise, at::Generator& generator) {
+  auto inputs = torch::randn({n, theta.size(0)}, generator, torch::kFloat32);
+  auto eps = torch::randn({n}, generator, torch::kFloat32) * noise;
+  auto targets = inputs.matmul(theta) + eps;
+  return ClientSamples{inputs.contiguous(), targets.contiguous()};
+}
+
 ClientData linear_regression_data(const LinearRegressionSpec& spec) {
   const auto models = optimal_models(spec);
   ClientData data;
@@ -97,11 +104,7 @@ ClientData linear_regression_data(const LinearRegressionSpec& spec) {
     auto generator = core::make_torch_generator(spec.data_seed, core::Purpose::kSyntheticData,
                                                 static_cast<std::uint64_t>(client) + 1, train ? 0 : 1);
     const auto n = train ? spec.train_samples : spec.test_samples;
-    const auto theta = models[clusters.at(static_cast<std::size_t>(client))];
-    auto inputs = torch::randn({n, spec.dimension}, generator, torch::kFloat32);
-    auto noise = torch::randn({n}, generator, torch::kFloat32) * spec.noise;
-    auto targets = inputs.matmul(theta) + noise;
-    return ClientSamples{inputs.contiguous(), targets.contiguous()};
+    return linear_samples(models[clusters.at(static_cast<std::size_t>(client))], n, spec.noise, generator);
   };
   return data;
 }

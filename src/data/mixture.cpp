@@ -1,12 +1,15 @@
 #include <cflrun/data/mixture.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
+#include <utility>
 
 #include <torch/torch.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
+#include <cflrun/data/cluster_pools.hpp>
 
 namespace cflrun::data {
 namespace {
@@ -88,49 +91,64 @@ SourceDraws draw_split(const ImageSplit& split, const MixtureSpec& spec, int num
   return draws;
 }
 
-ClientSamples materialise(const ImageDataset& dataset, const std::vector<std::vector<std::int64_t>>& per_source,
-                          bool rotate, bool train) {
+/// The samples of one source of one split: its indices, rotated by `quarters` quarter turns,
+/// labels kept.
+ClientSamples source_samples(const ImageDataset& dataset, const std::vector<std::int64_t>& indices, int quarters,
+                             bool train) {
+  ClientShard shard;
+  (train ? shard.train_indices : shard.test_indices) = indices;
+  shard.rotation_quarters = quarters;
+  shard.label_map = identity_label_map(dataset.num_classes);
+  return client_samples(dataset, shard, train);
+}
+
+/// Concatenates the parts of a client's data, source by source.
+ClientSamples concatenated(const std::vector<ClientSamples>& parts) {
   std::vector<torch::Tensor> inputs;
   std::vector<torch::Tensor> targets;
-  for (std::size_t s = 0; s < per_source.size(); ++s) {
-    ClientShard shard;
-    (train ? shard.train_indices : shard.test_indices) = per_source[s];
-    shard.rotation_quarters = rotate ? static_cast<int>(s) : 0;
-    shard.label_map.resize(static_cast<std::size_t>(dataset.num_classes));
-    std::iota(shard.label_map.begin(), shard.label_map.end(), 0);
-    auto samples = client_samples(dataset, shard, train);
-    inputs.push_back(samples.inputs);
-    targets.push_back(samples.targets);
+  for (const auto& part : parts) {
+    inputs.push_back(part.inputs);
+    targets.push_back(part.targets);
   }
   return {torch::cat(inputs).contiguous(), torch::cat(targets).contiguous()};
 }
 
-/// Linear-regression samples: count_s points of every source s.
+/// A client's image samples: per source s its indices, rotated by s quarter turns if `rotate`.
+ClientSamples materialise(const ImageDataset& dataset, const std::vector<std::vector<std::int64_t>>& per_source,
+                          bool rotate, bool train) {
+  std::vector<ClientSamples> parts;
+  for (std::size_t s = 0; s < per_source.size(); ++s) {
+    parts.push_back(source_samples(dataset, per_source[s], rotate ? static_cast<int>(s) : 0, train));
+  }
+  return concatenated(parts);
+}
+
+/// A client's linear-regression samples: count_s points of every source s.
 ClientSamples regression_samples(const torch::Tensor& models, const std::vector<std::int64_t>& counts, double noise,
                                  at::Generator& generator) {
-  std::vector<torch::Tensor> inputs;
-  std::vector<torch::Tensor> targets;
+  std::vector<ClientSamples> parts;
   for (std::size_t s = 0; s < counts.size(); ++s) {
-    auto x = torch::randn({counts[s], models.size(1)}, generator, torch::kFloat32);
-    auto e = torch::randn({counts[s]}, generator, torch::kFloat32) * noise;
-    targets.push_back(x.matmul(models[static_cast<std::int64_t>(s)]) + e);
-    inputs.push_back(x);
+    parts.push_back(linear_samples(models[static_cast<std::int64_t>(s)], counts[s], noise, generator));
   }
-  return {torch::cat(inputs).contiguous(), torch::cat(targets).contiguous()};
+  return concatenated(parts);
 }
+
+/// The mixture partitions by command-line name.
+constexpr std::pair<const char*, MixturePattern> kPatterns[] = {{"mixture_10_90", MixturePattern::k10To90},
+                                                                 {"mixture_30_70", MixturePattern::k30To70},
+                                                                 {"mixture_linear", MixturePattern::kLinear},
+                                                                 {"mixture_random", MixturePattern::kRandom}};
 
 }  // namespace
 
 bool is_mixture_partition(const std::string& partition) {
-  return partition == "mixture_10_90" || partition == "mixture_30_70" || partition == "mixture_linear" ||
-         partition == "mixture_random";
+  return std::any_of(std::begin(kPatterns), std::end(kPatterns), [&](const auto& p) { return partition == p.first; });
 }
 
 MixturePattern parse_mixture_pattern(const std::string& partition) {
-  if (partition == "mixture_10_90") return MixturePattern::k10To90;
-  if (partition == "mixture_30_70") return MixturePattern::k30To70;
-  if (partition == "mixture_linear") return MixturePattern::kLinear;
-  if (partition == "mixture_random") return MixturePattern::kRandom;
+  for (const auto& [name, pattern] : kPatterns) {
+    if (partition == name) return pattern;
+  }
   throw ConfigError("--partition must be one of mixture_10_90, mixture_30_70, mixture_linear, mixture_random "
                     "for a mixture, but got '" + partition + "'");
 }
@@ -226,9 +244,8 @@ ClientData mixture_image_data(std::shared_ptr<const ImageDataset> dataset, const
     return materialise(*dataset, draws.client.at(static_cast<std::size_t>(client)), rotate, is_train);
   };
   data.holdout = [dataset, test_draws, rotate](int source) {
-    std::vector<std::vector<std::int64_t>> only(static_cast<std::size_t>(source) + 1);
-    only.back() = test_draws->holdout.at(static_cast<std::size_t>(source));  // empty lists before keep s's rotation
-    return materialise(*dataset, only, rotate, false);
+    return source_samples(*dataset, test_draws->holdout.at(static_cast<std::size_t>(source)), rotate ? source : 0,
+                          /*train=*/false);
   };
   return data;
 }
@@ -256,9 +273,7 @@ ClientData mixture_linear_regression_data(const LinearRegressionSpec& regression
   const auto holdout = spec.holdout_samples;
   data.holdout = [models, seed, noise, m, holdout](int source) {
     auto generator = core::make_torch_generator(seed, core::Purpose::kMixture, m + static_cast<std::uint64_t>(source), 4);
-    std::vector<std::int64_t> counts(static_cast<std::size_t>(source) + 1, 0);
-    counts.back() = holdout;
-    return regression_samples(models, counts, noise, generator);
+    return linear_samples(models[source], holdout, noise, generator);
   };
   return data;
 }

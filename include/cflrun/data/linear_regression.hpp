@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include <ATen/core/Generator.h>
 #include <torch/types.h>
 
 #include <cflrun/data/client_data.hpp>
@@ -35,6 +36,12 @@ struct LinearRegressionSpec {
 /// @throws DataError if 10 000 draws do not give a valid set (e.g. many clusters in few dimensions;
 ///         lower --separation or --clusters).
 torch::Tensor optimal_models(const LinearRegressionSpec& spec);
+
+/// n samples of one linear model: x ~ N(0, I_d) drawn first as one [n, d] block, then the noise
+/// eps ~ N(0, 1) as one [n] block, both from `generator`; y = <theta, x> + noise * eps.
+/// @param theta  [d] float32 optimal model.
+/// @return       inputs [n, d] float32, targets [n] float32, contiguous.
+ClientSamples linear_samples(const torch::Tensor& theta, std::int64_t n, double noise, at::Generator& generator);
 
 /// The clients' data: client c of cluster k = c / m draws its train and test samples from the
 /// (data_seed, kSyntheticData, c + 1, split) stream; inputs [n, d] float32, targets [n] float32.
