@@ -1,8 +1,8 @@
 #include <cflrun/run/client_group.hpp>
 
+#include "scores.hpp"
 #include "stopwatch.hpp"
 
-#include <chrono>
 #include <limits>
 
 #include <torch/torch.h>
@@ -12,16 +12,6 @@
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::run {
-namespace {
-
-/// Rows per forward pass when computing loss vectors and test metrics. Measured on 2 cores with
-/// jobs/fmnist_label_skew1.cfg: 10 000 rows made the loss-vector phase ~5x slower than 1 000 (page
-/// faults on ~0.5 GB of activations); 100-300 rows kept the activations cache-sized and let two
-/// single-threaded worker ranks scale better (3 ranks: 0.54x the round time of 2 ranks, vs 0.63x
-/// with 1 000 rows).
-constexpr std::int64_t kEvalChunk = 256;
-
-}  // namespace
 
 ClientGroup::ClientGroup(const data::ClientData& data, int first, int end, model::Objective objective,
                          torch::Device device)
@@ -59,23 +49,6 @@ ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& sa
     owners.push_back(torch::full({samples[i].targets.size(0)}, static_cast<std::int64_t>(i), torch::kLong));
   }
   return {torch::cat(inputs).to(device_), torch::cat(targets).to(device_), torch::cat(owners).to(device_)};
-}
-
-void ClientGroup::accumulate_per_client(model::Network& model, const Stack& data, const torch::Tensor& rows,
-                                        torch::Tensor& loss_sums, torch::Tensor& correct_sums) {
-  model.eval();
-  torch::InferenceMode inference;
-  for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
-    const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
-    const auto inputs = data.inputs.index_select(0, chunk);
-    const auto outputs = model.forward(inputs);
-    const auto targets = data.targets.index_select(0, chunk);
-    const auto owner = data.owner.index_select(0, chunk);
-    loss_sums.index_add_(0, owner, model::per_sample_loss(objective_, outputs, inputs, targets).to(torch::kFloat64));
-    if (model::has_accuracy(objective_)) {
-      correct_sums.index_add_(0, owner, outputs.argmax(/*dim=*/1).eq(targets).to(torch::kFloat64));
-    }
-  }
 }
 
 torch::Tensor ClientGroup::training_rows(const std::vector<std::int64_t>& hosted) const {
@@ -140,6 +113,19 @@ torch::Tensor ClientGroup::rows_of(const std::vector<std::int64_t>& hosted) cons
   return ranges.empty() ? torch::empty({0}, torch::kLong).to(device_) : torch::cat(ranges).to(device_);
 }
 
+double ClientGroup::train_client(model::Network& model, int i, int round, std::uint64_t seed,
+                                 const LocalUpdateSettings& settings) {
+  const auto at = static_cast<std::size_t>(i);
+  const auto inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]);
+  const auto targets = train_.targets.narrow(0, train_offsets_[at], train_counts_[at]);
+  if (settings.gradient_averaging) {
+    return local_gradient(model, inputs, targets, settings.batch_size, settings.objective);
+  }
+  auto generator = core::make_torch_generator(seed, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(first_ + i),
+                                              static_cast<std::uint64_t>(round));
+  return local_update(model, inputs, targets, settings, generator);
+}
+
 std::vector<double> ClientGroup::local_updates(const std::vector<int>& assignment, ModelSet& models, int round,
                                                std::uint64_t seed, const LocalUpdateSettings& settings,
                                                std::vector<double>& train_loss) {
@@ -156,16 +142,9 @@ std::vector<double> ClientGroup::local_updates(const std::vector<int>& assignmen
       continue;
     }
     auto& model = models.load(j);
-    auto generator = core::make_torch_generator(seed, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(client),
-                                                static_cast<std::uint64_t>(round));
-    const auto rows = train_offsets_[static_cast<std::size_t>(i)];
     const auto n = train_counts_[static_cast<std::size_t>(i)];
-    const auto inputs = train_.inputs.narrow(0, rows, n);
-    const auto targets = train_.targets.narrow(0, rows, n);
+    train_loss[static_cast<std::size_t>(i)] = train_client(model, i, round, seed, settings);
     // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
-    train_loss[static_cast<std::size_t>(i)] =
-        settings.gradient_averaging ? local_gradient(model, inputs, targets, settings.batch_size, settings.objective)
-                                    : local_update(model, inputs, targets, settings, generator);
     const auto state = (settings.gradient_averaging ? model::flatten_gradients(model) : model::flatten_state(model))
                            .to(torch::kFloat64);
     sums.narrow(0, j * p, p).add_(state, /*alpha=*/static_cast<double>(n));
@@ -186,7 +165,7 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
   for (int j = 0; j < models.size(); ++j) {
     const auto rows = model_of_sample.eq(j).nonzero().flatten();
     if (rows.numel() > 0) {
-      accumulate_per_client(models.load(j), test_, rows, loss_sums, correct_sums);
+      add_scores(models.load(j), objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
     }
   }
   return per_client_means(loss_sums, correct_sums, torch::tensor(local_model, torch::kLong).lt(0).to(device_));

@@ -2,6 +2,7 @@
 // models with proximal local updates, and their evaluation.
 #include <cflrun/run/client_group.hpp>
 
+#include "scores.hpp"
 #include "stopwatch.hpp"
 
 #include <limits>
@@ -10,7 +11,6 @@
 
 #include <cflrun/algo/soft_clustering.hpp>
 #include <cflrun/core/error.hpp>
-#include <cflrun/core/rng.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::run {
@@ -66,10 +66,7 @@ std::vector<double> ClientGroup::proximal_updates(const torch::Tensor& contribut
       }
       local.optimizer = optimizer.get();
     }
-    auto generator = core::make_torch_generator(seed, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(client),
-                                                static_cast<std::uint64_t>(round));
-    train_loss[at] = local_update(model, train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]),
-                                  train_.targets.narrow(0, train_offsets_[at], train_counts_[at]), local, generator);
+    train_loss[at] = train_client(model, i, round, seed, local);
     local_states_[i].copy_(model::flatten_state(model));
     const auto state = local_states_[i].to(torch::kFloat64);
     for (std::int64_t s = 0; s < k; ++s) {
@@ -93,7 +90,7 @@ ClientEvaluation ClientGroup::evaluate_local_models(ModelSet& models) {
   for (std::int64_t i = 0; i < m; ++i) {
     model::load_flat_state(model, local_states_[i]);
     const auto rows = test_.owner.eq(i).nonzero().flatten();
-    accumulate_per_client(model, test_, rows, loss_sums, correct_sums);
+    add_scores(model, objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
   }
   return per_client_means(loss_sums, correct_sums, torch::zeros({m}, options.dtype(torch::kBool)));
 }

@@ -57,13 +57,11 @@ void Experiment::record_clients(const std::vector<int>& assignment, const std::v
                                            : std::numeric_limits<double>::quiet_NaN();
   rec.accuracy = mean_over(accuracy, participants_);
   rec.test_loss = mean_over(test_loss, participants_);
-  rec.train_loss = mean_over(train_loss, participants_);
-  if (soft()) {  // only the clients that trained this round have a training loss
-    std::vector<int> trained;
-    std::copy_if(participants_.begin(), participants_.end(), std::back_inserter(trained),
-                 [&](int c) { return !std::isnan(train_loss[static_cast<std::size_t>(c)]); });
-    rec.train_loss = mean_over(train_loss, trained);
-  }
+  // FedSoft: only the clients drawn this round trained; the others' training loss is NaN.
+  std::vector<int> trained;
+  std::copy_if(participants_.begin(), participants_.end(), std::back_inserter(trained),
+               [&](int c) { return !soft() || !std::isnan(train_loss[static_cast<std::size_t>(c)]); });
+  rec.train_loss = mean_over(train_loss, trained);
   rec.assignment = assignment;
   rec.client_accuracy.assign(accuracy.begin(), accuracy.end());
   rec.client_test_loss.assign(test_loss.begin(), test_loss.end());

@@ -79,20 +79,21 @@ std::vector<int> Experiment::assign(int round, std::chrono::steady_clock::time_p
   return decide_assignment(round, loss_vectors);
 }
 
-std::vector<double> Experiment::train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss) {
+LocalUpdateSettings Experiment::local_update_settings() const {
   LocalUpdateSettings settings;
   settings.gradient_averaging = options_.aggregation == "gradient";
   settings.local_epochs = options_.local_epochs;
   settings.batch_size = options_.batch_size;
   settings.learning_rate = options_.lr;
   settings.objective = objective_of(options_);
-  std::vector<double> sums;
-  if (clients_->size() > 0) {
-    sums = clients_->local_updates(assignment, *models_, round, options_.seed, settings, train_loss);
-  } else {
-    sums.assign(static_cast<std::size_t>(models_->size() * (models_->state_size() + 1)), 0.0);
-  }
-  return comm_.reduce_sum(sums);
+  settings.proximal.mu = algorithm_->proximal_weight();  // FedSoft's proximal term; 0 = none
+  return settings;
+}
+
+std::vector<double> Experiment::train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss) {
+  // A rank without clients (the server) contributes zero sums.
+  return comm_.reduce_sum(
+      clients_->local_updates(assignment, *models_, round, options_.seed, local_update_settings(), train_loss));
 }
 
 void Experiment::average(const std::vector<double>& weighted_sums) {

@@ -47,7 +47,7 @@ void Experiment::set_up_data() {
   }
   const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
-  const int window = algorithm_->clusters_clients() && !soft() ? options_.stable_rounds : 0;
+  const int window = algorithm_->clusters_clients() ? options_.stable_rounds : 0;
   stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, window, options_.stable_fraction);
 }
 

@@ -38,20 +38,8 @@ torch::Tensor Experiment::soft_contributions(int round) {
 
 std::vector<double> Experiment::soft_train(int round, const torch::Tensor& contributions,
                                            std::vector<double>& train_loss) {
-  LocalUpdateSettings settings;
-  settings.local_epochs = options_.local_epochs;
-  settings.batch_size = options_.batch_size;
-  settings.learning_rate = options_.lr;
-  settings.objective = objective_of(options_);
-  settings.proximal.mu = algorithm_->proximal_weight();
-  std::vector<double> sums;
-  if (clients_->size() > 0) {
-    sums = clients_->proximal_updates(contributions, hosted_importance_, *models_, round, options_.seed, settings,
-                                      train_loss);
-  } else {
-    sums.assign(static_cast<std::size_t>(models_->size() * (models_->state_size() + 1)), 0.0);
-  }
-  return comm_.reduce_sum(sums);
+  return comm_.reduce_sum(clients_->proximal_updates(contributions, hosted_importance_, *models_, round, options_.seed,
+                                                     local_update_settings(), train_loss));
 }
 
 void Experiment::record_soft(const torch::Tensor& contributions, bool estimation, io::RoundRecord& rec) {

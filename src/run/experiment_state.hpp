@@ -74,6 +74,7 @@ class Experiment {
   std::vector<int> keep_last_models(std::vector<int>& newcomers);
   std::vector<int> assign(int round, std::chrono::steady_clock::time_point& start, std::vector<double>& loss_vectors,
                           std::vector<int>& newcomers);
+  LocalUpdateSettings local_update_settings() const;
   std::vector<double> train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss);
   void average(const std::vector<double>& weighted_sums);
   std::vector<double> evaluate(const std::vector<int>& assignment, const std::vector<double>& train_loss);

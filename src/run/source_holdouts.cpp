@@ -1,48 +1,51 @@
 #include <cflrun/run/source_holdouts.hpp>
 
+#include "scores.hpp"
+
 #include <limits>
 
 #include <torch/torch.h>
 
 namespace cflrun::run {
-namespace {
-
-constexpr std::int64_t kChunk = 256;  // rows per forward pass, as ClientGroup's evaluation
-
-}  // namespace
 
 SourceHoldouts::SourceHoldouts(const data::ClientData& data, model::Objective objective, torch::Device device)
-    : objective_(objective) {
+    : objective_(objective), counts_(torch::zeros({data.num_sources()}, torch::kFloat64)) {
+  std::vector<torch::Tensor> inputs;
+  std::vector<torch::Tensor> targets;
+  std::vector<torch::Tensor> sources;
   for (int s = 0; s < data.num_sources(); ++s) {
     const auto holdout = data.holdout(s);
-    inputs_.push_back(holdout.inputs.to(device));
-    targets_.push_back(holdout.targets.to(device));
+    inputs.push_back(holdout.inputs);
+    targets.push_back(holdout.targets);
+    sources.push_back(torch::full({holdout.targets.size(0)}, static_cast<std::int64_t>(s), torch::kLong));
+    counts_[s] = static_cast<double>(holdout.targets.size(0));
+  }
+  if (!inputs.empty()) {
+    inputs_ = torch::cat(inputs).to(device);
+    targets_ = torch::cat(targets).to(device);
+    source_ = torch::cat(sources).to(device);
   }
 }
 
 SourceScores SourceHoldouts::evaluate(ModelSet& models) const {
   SourceScores scores;
+  if (size() == 0) {
+    return scores;
+  }
+  const auto rows = torch::arange(source_.size(0), source_.options());
   for (int j = 0; j < models.size(); ++j) {
-    auto& model = models.load(j);
-    model.eval();
-    torch::InferenceMode inference;
-    for (int s = 0; s < size(); ++s) {
-      const auto n = inputs_[s].size(0);
-      double loss = 0.0;
-      double correct = 0.0;
-      for (std::int64_t start = 0; start < n; start += kChunk) {
-        const auto inputs = inputs_[s].narrow(0, start, std::min(kChunk, n - start));
-        const auto targets = targets_[s].narrow(0, start, inputs.size(0));
-        const auto outputs = model.forward(inputs);
-        loss += model::per_sample_loss(objective_, outputs, inputs, targets).sum().item<double>();
-        if (model::has_accuracy(objective_)) {
-          correct += outputs.argmax(/*dim=*/1).eq(targets).sum().item<double>();
-        }
-      }
-      const auto nan = std::numeric_limits<float>::quiet_NaN();
-      scores.accuracy.push_back(model::has_accuracy(objective_) ? static_cast<float>(correct / n) : nan);
-      scores.loss.push_back(static_cast<float>(loss / n));
+    const auto options = torch::TensorOptions(source_.device()).dtype(torch::kFloat64);
+    auto loss_sums = torch::zeros({size()}, options);
+    auto correct_sums = torch::zeros({size()}, options);
+    add_scores(models.load(j), objective_, inputs_, targets_, source_, rows, loss_sums, correct_sums);
+    const auto counts = counts_.to(options.device());
+    const auto loss = (loss_sums / counts).to(torch::kCPU).to(torch::kFloat32).contiguous();
+    auto accuracy = (correct_sums / counts).to(torch::kCPU).to(torch::kFloat32).contiguous();
+    if (!model::has_accuracy(objective_)) {
+      accuracy.fill_(std::numeric_limits<float>::quiet_NaN());
     }
+    scores.loss.insert(scores.loss.end(), loss.data_ptr<float>(), loss.data_ptr<float>() + size());
+    scores.accuracy.insert(scores.accuracy.end(), accuracy.data_ptr<float>(), accuracy.data_ptr<float>() + size());
   }
   return scores;
 }

@@ -111,15 +111,15 @@ class ClientGroup {
     torch::Tensor owner;    // [n] int64 on device: hosted-client index of each sample
   };
   Stack stack(const std::vector<data::ClientSamples>& samples, const data::ClientData& data) const;
+  /// Hosted client i's local update of `model` (a gradient with settings.gradient_averaging),
+  /// mini-batches from the (seed, kLocalUpdate, client, round) stream; returns its training loss.
+  double train_client(model::Network& model, int i, int round, std::uint64_t seed, const LocalUpdateSettings& settings);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
   torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.
   torch::Tensor rows_of(const std::vector<std::int64_t>& hosted) const;
   /// Training rows of all hosted clients, or only of `hosted`, [n] int64 on the device.
   torch::Tensor training_rows(const std::vector<std::int64_t>& hosted) const;
-  /// Test loss and correct predictions of `model` on `rows` of `data`, summed per hosted client.
-  void accumulate_per_client(model::Network& model, const Stack& data, const torch::Tensor& rows,
-                             torch::Tensor& loss_sums, torch::Tensor& correct_sums);
   /// Per-client means of the sums (NaN where `absent` or, for accuracy, without labels).
   ClientEvaluation per_client_means(const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,
                                     const torch::Tensor& absent) const;

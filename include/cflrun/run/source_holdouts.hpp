@@ -26,15 +26,17 @@ class SourceHoldouts {
   SourceHoldouts(const data::ClientData& data, model::Objective objective, torch::Device device);
 
   /// S, the number of sources (0 for a hard partition).
-  int size() const { return static_cast<int>(inputs_.size()); }
+  int size() const { return static_cast<int>(counts_.size(0)); }
 
   /// Scores every model of `models` on every source (eval mode, no gradients).
   SourceScores evaluate(ModelSet& models) const;
 
  private:
   model::Objective objective_;
-  std::vector<torch::Tensor> inputs_;   // [S] of [n_s, ...sample shape]
-  std::vector<torch::Tensor> targets_;  // [S] of [n_s]
+  torch::Tensor inputs_;   // [n, ...sample shape]: every source's holdout, source by source
+  torch::Tensor targets_;  // [n]
+  torch::Tensor source_;   // [n] int64: the source of each sample
+  torch::Tensor counts_;   // [S] float64: holdout samples per source
 };
 
 }  // namespace cflrun::run

@@ -1,0 +1,31 @@
+#pragma once
+// Private to src/run: chunked scoring of a model on stacked samples, shared by the clients' test
+// metrics (ClientGroup) and the sources' holdout metrics (SourceHoldouts).
+#include <cstdint>
+
+#include <torch/types.h>
+
+#include <cflrun/model/network.hpp>
+#include <cflrun/model/objective.hpp>
+
+namespace cflrun::run {
+
+/// Rows per forward pass when computing loss vectors and test metrics. Measured on 2 cores with
+/// jobs/fmnist_label_skew1.cfg: 10 000 rows made the loss-vector phase ~5x slower than 1 000 (page
+/// faults on ~0.5 GB of activations); 100-300 rows kept the activations cache-sized and let two
+/// single-threaded worker ranks scale better (3 ranks: 0.54x the round time of 2 ranks, vs 0.63x
+/// with 1 000 rows).
+inline constexpr std::int64_t kEvalChunk = 256;
+
+/// Adds `model`'s per-sample loss on each of `rows` to loss_sums[owner[row]] and, for objectives
+/// with an accuracy, its correct predictions to correct_sums[owner[row]] (eval mode, no gradients,
+/// kEvalChunk rows per forward pass).
+/// @param inputs, targets  stacked samples [n, ...] and [n] on the model's device.
+/// @param owner            [n] int64, the group (client, source) of each sample.
+/// @param rows             [r] int64 row indices to score.
+/// @param loss_sums, correct_sums  float64 sums per group, updated in place.
+void add_scores(model::Network& model, model::Objective objective, const torch::Tensor& inputs,
+                const torch::Tensor& targets, const torch::Tensor& owner, const torch::Tensor& rows,
+                torch::Tensor& loss_sums, torch::Tensor& correct_sums);
+
+}  // namespace cflrun::run
