@@ -1,4 +1,5 @@
 #include "soft_checks.hpp"
+#include "check_failure.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,11 +12,6 @@
 
 namespace cflrun::checks {
 namespace {
-
-int fail(const std::string& message) {
-  std::cerr << "check_results: FAIL: " << message << std::endl;
-  return 1;
-}
 
 /// Largest |u[c][j] - mixture[c][source_of[j]]| over clients and centers.
 double largest_deviation(const std::vector<float>& u, const std::vector<double>& mixture, std::size_t offset,

@@ -1,4 +1,5 @@
 #include "variant_checks.hpp"
+#include "check_failure.hpp"
 
 #include <cmath>
 #include <iostream>
@@ -9,11 +10,6 @@
 
 namespace cflrun::checks {
 namespace {
-
-int fail(const std::string& message) {
-  std::cerr << "check_results: FAIL: " << message << std::endl;
-  return 1;
-}
 
 bool row_is_nan(const std::vector<float>& values, std::size_t row, std::size_t width) {
   for (std::size_t i = row * width; i < (row + 1) * width; ++i) {
