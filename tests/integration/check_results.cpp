@@ -16,6 +16,10 @@
 //   check_results bytes-sent FILE ROUND BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES
 //   check_results importance-recovered FILE TOL  last importance weights = true mixture within TOL (soft_checks.hpp)
 //   check_results centers-specialise FILE     every source's holdout loss is lowest on a different center
+//   check_results dump FILE                   the file's fixture text on stdout (fixture_checks.hpp)
+//   check_results matches-fixture FILE FIXTURE  the file's datasets equal a recorded fixture
+#include "check_failure.hpp"
+#include "fixture_checks.hpp"
 #include "soft_checks.hpp"
 #include "variant_checks.hpp"
 
@@ -29,12 +33,8 @@
 
 namespace {
 
+using cflrun::checks::fail;
 using cflrun::io::ResultReader;
-
-int fail(const std::string& message) {
-  std::cerr << "check_results: FAIL: " << message << std::endl;
-  return 1;
-}
 
 std::string list(const std::vector<double>& values) {
   std::string text;
@@ -169,6 +169,13 @@ int rounds(const std::string& file, long expected, const std::string& status) {
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
+    if (args.size() == 2 && args[0] == "dump") {
+      std::cout << cflrun::checks::fixture_text(args[1]);
+      return 0;
+    }
+    if (args.size() == 3 && args[0] == "matches-fixture") {
+      return cflrun::checks::matches_fixture(args[1], args[2]);
+    }
     if (args.size() == 3 && args[0] == "final-ari") {
       return ari_from(args[1], static_cast<int>(ResultReader(args[1]).completed_rounds()), std::stod(args[2])) ||
              rounds(args[1], ResultReader(args[1]).planned_rounds(), "complete") || summary_matches(args[1]);
