@@ -1,17 +1,9 @@
 #include <cflrun/algo/algorithm.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <map>
 
 #include <torch/torch.h>
 
-#include <cflrun/algo/clove.hpp>
-#include <cflrun/algo/fedavg.hpp>
-#include <cflrun/algo/fedsoft.hpp>
-#include <cflrun/algo/ifca.hpp>
-#include <cflrun/algo/local_only.hpp>
-#include <cflrun/algo/pacfl.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
 
@@ -31,47 +23,36 @@ std::vector<int> renumber_by_smallest_client(const std::vector<int>& groups) {
 
 }  // namespace
 
+std::vector<int> Algorithm::cluster_signatures(const torch::Tensor& /*signatures*/, const std::vector<int>& /*initial*/) {
+  throw ConfigError(name() + " does not cluster client signatures");
+}
+
+std::vector<ClientQuery> Algorithm::queries(int /*round*/, const std::vector<int>& /*participants*/) { return {}; }
+
+Aggregation Algorithm::aggregate(const RoundInput& /*input*/, const RoundPlan& /*plan*/,
+                                 const std::vector<int>& /*trained*/, const torch::Tensor& /*updates*/) {
+  throw ConfigError(name() + " plans its aggregation weights before the local updates");
+}
+
+void Algorithm::after_aggregation(int /*round*/, const std::vector<bool>& /*trained*/, torch::Tensor& /*models*/) {}
+
+ExtraValues Algorithm::record(int /*round*/) const { return {}; }
+
+RoundTraffic Algorithm::traffic(const RoundFacts& facts) const { return round_traffic(facts); }
+
+void Algorithm::restore(const AlgorithmState& state) {
+  if (!state.empty()) {
+    throw DataError(name() + " keeps no state across rounds, but the checkpoint holds " +
+                    std::to_string(state.size()) + " tensors for it; was it written by another algorithm?");
+  }
+}
+
 void check_model_count(int num_clients, int num_models) {
   if (num_models < 1 || num_models > num_clients) {
     throw ConfigError("--clusters (K = " + std::to_string(num_models) +
                       " models) must be between 1 and the number of clients (" +
                       std::to_string(num_clients) + "); lower --clusters or add clients");
   }
-}
-
-std::vector<int> Algorithm::cluster_signatures(const torch::Tensor& /*signatures*/, const std::vector<int>& /*initial*/) {
-  throw ConfigError(name() + " does not cluster client signatures");
-}
-
-void Algorithm::adopt_clusters(const std::vector<int>& /*clusters*/) {
-  throw ConfigError(name() + " does not cluster client signatures");
-}
-
-torch::Tensor Algorithm::contributions(int /*round*/, const torch::Tensor& /*importance*/,
-                                       const torch::Tensor& /*sample_counts*/) {
-  throw ConfigError(name() + " is not a soft-clustering algorithm");
-}
-
-std::unique_ptr<Algorithm> make_algorithm(const AlgorithmSettings& settings) {
-  if (settings.name == "fedsoft") {
-    return std::make_unique<FedSoft>(settings);
-  }
-  if (settings.name == "pacfl") {
-    return std::make_unique<Pacfl>(settings);
-  }
-  if (settings.name == "clove") {
-    return std::make_unique<Clove>(settings);
-  }
-  if (settings.name == "ifca") {
-    return std::make_unique<Ifca>(settings);
-  }
-  if (settings.name == "fedavg") {
-    return std::make_unique<FedAvg>(settings);
-  }
-  if (settings.name == "local") {
-    return std::make_unique<LocalOnly>(settings);
-  }
-  throw ConfigError("--algorithm must be one of clove, ifca, fedavg, local, pacfl, fedsoft, but got '" + settings.name + "'");
 }
 
 std::vector<int> random_first_assignment(int num_clients, int num_models, std::uint64_t seed) {
@@ -108,6 +89,45 @@ void check_loss_vectors(const torch::Tensor& loss_vectors, int num_clients, int 
   if (!torch::isfinite(loss_vectors).all().item<bool>()) {
     throw Error("loss vectors hold a non-finite loss: a model diverged; lower --lr");
   }
+}
+
+const QueryAnswer& answer_of(const RoundInput& input, QueryKind kind) {
+  for (const auto& answer : input.answers) {
+    if (answer.query.kind == kind) {
+      return answer;
+    }
+  }
+  throw ConfigError("round " + std::to_string(input.round + 1) + ": the plan needs an answer to query " +
+                    std::to_string(static_cast<int>(kind)) + " that was not asked");
+}
+
+RoundPlan hard_plan(const std::vector<int>& participants, const std::vector<int>& models, int num_models,
+                    const std::vector<std::int64_t>& train_samples) {
+  const auto m = train_samples.size();
+  RoundPlan plan;
+  plan.assignment.assign(m, kNotParticipating);
+  plan.start.assign(m, kNoUpdate);
+  plan.weights = torch::zeros({num_models, static_cast<std::int64_t>(m)}, torch::kFloat64);
+  auto weights = plan.weights.accessor<double, 2>();
+  for (std::size_t i = 0; i < participants.size(); ++i) {
+    const auto client = static_cast<std::size_t>(participants[i]);
+    plan.assignment[client] = plan.start[client] = models.at(i);
+    weights[models[i]][participants[i]] = static_cast<double>(train_samples[client]);
+  }
+  return plan;
+}
+
+torch::Tensor state_tensor(const AlgorithmState& state, const std::string& algorithm, const std::string& name,
+                           const std::vector<std::int64_t>& shape) {
+  const auto found = state.find(name);
+  if (found == state.end()) {
+    throw DataError(algorithm + " state: the tensor '" + name + "' is missing; the checkpoint is from another algorithm or version");
+  }
+  if (!shape.empty() && found->second.sizes() != torch::IntArrayRef(shape)) {
+    throw DataError(algorithm + " state: '" + name + "' has shape " + c10::str(found->second.sizes()) + ", expected " +
+                    c10::str(torch::IntArrayRef(shape)) + "; the checkpoint is from another configuration");
+  }
+  return found->second;
 }
 
 }  // namespace cflrun::algo

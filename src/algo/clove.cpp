@@ -6,35 +6,73 @@
 
 namespace cflrun::algo {
 
-Clove::Clove(const AlgorithmSettings& settings) : settings_(settings) {
-  check_model_count(settings.num_clients, settings.num_clusters);
+void CloveOptions::visit(core::OptionVisitor& v) {
+  v.option("kmeans-restarts", kmeans_restarts, "clove: k-means++ starts per round; the lowest inertia wins (count)",
+           core::Range::at_least(1));
+  v.option("loss-transform", loss_transform, "clove: identity | sqrt: cluster and match sqrt(loss) (paper Sec. 4, Table 12)",
+           {"identity", "sqrt"});
+  v.option("clustering", clustering,
+           "clove: kmeans | agglomerative: how the loss vectors are clustered (agglomerative = Ward, Table 12)",
+           {"kmeans", "agglomerative"});
+  v.option("matching", matching,
+           "clove: hungarian | none: how clusters map to models (none = ablation, cluster i -> model i)",
+           {"hungarian", "none"});
+  v.option("select-k", select_k,
+           "clove: fixed | silhouette: use all K-hat models, or pick K in 2..K-hat each round by the silhouette "
+           "score of Ward clusterings (selectBestK, unknown K)",
+           {"fixed", "silhouette"});
 }
 
-bool Clove::needs_loss_vectors(int round) const {
-  return !(round == 0 && settings_.random_first_assignment);
-}
-
-std::vector<int> Clove::assign(int round, const std::vector<int>& participants, const torch::Tensor& loss_vectors) {
-  if (!needs_loss_vectors(round)) {
-    return random_first_assignment(static_cast<int>(participants.size()), settings_.num_clusters, settings_.seed);
+std::vector<ClientQuery> loss_vector_queries(int round, const std::vector<int>& participants,
+                                             const AlgorithmContext& context) {
+  if (round == 0 && context.random_first_assignment) {
+    return {};
   }
-  check_loss_vectors(loss_vectors, static_cast<int>(participants.size()), settings_.num_clusters);
-  cluster::KMeansOptions options;
-  options.restarts = settings_.kmeans_restarts;
-  auto engine = core::make_engine(settings_.seed, core::Purpose::kClustering, 0,
-                                  static_cast<std::uint64_t>(round));
+  return {ClientQuery{QueryKind::kLossVectors, participants}};
+}
+
+Clove::Clove(const CloveOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+  check_model_count(context.num_clients, context.num_models);
+}
+
+std::vector<ClientQuery> Clove::queries(int round, const std::vector<int>& participants) {
+  return loss_vector_queries(round, participants, context_);
+}
+
+RoundPlan loss_vector_plan(const RoundInput& input, const AlgorithmContext& context,
+                           const std::function<std::vector<int>(const torch::Tensor&)>& assign) {
+  const auto m = static_cast<int>(input.participants.size());
+  std::vector<int> models;
+  if (input.answers.empty()) {  // round 1 under --first-assignment random
+    models = random_first_assignment(m, context.num_models, context.seed);
+  } else {
+    const auto& losses = answer_of(input, QueryKind::kLossVectors).values;
+    check_loss_vectors(losses, m, context.num_models);
+    models = assign(losses);
+  }
+  return hard_plan(input.participants, models, context.num_models, context.train_samples);
+}
+
+RoundPlan Clove::plan(const RoundInput& input) {
+  return loss_vector_plan(input, context_, [&](const torch::Tensor& losses) { return assign(input.round, losses); });
+}
+
+std::vector<int> Clove::assign(int round, const torch::Tensor& loss_vectors) const {
+  cluster::KMeansOptions kmeans;
+  kmeans.restarts = options_.kmeans_restarts;
+  auto engine = core::make_engine(context_.seed, core::Purpose::kClustering, 0, static_cast<std::uint64_t>(round));
   // The square-root loss vectors (SLV) of the paper's analysis (Sec. 4) are clustered and matched
   // instead of the losses when asked (official code: loss_transform = square_root).
-  const auto points = settings_.sqrt_loss_vectors ? loss_vectors.sqrt() : loss_vectors;
-  const auto matching = settings_.min_cost_matching ? cluster::Matching::kMinCost : cluster::Matching::kNone;
-  if (settings_.select_k && settings_.num_clusters >= 2) {
+  const auto points = options_.loss_transform == "sqrt" ? loss_vectors.sqrt() : loss_vectors;
+  const auto matching = options_.matching == "hungarian" ? cluster::Matching::kMinCost : cluster::Matching::kNone;
+  if (options_.select_k == "silhouette" && context_.num_models >= 2) {
     // Unknown K (ICML version): the server keeps K-hat models and picks K by silhouette each round.
-    const auto chosen = cluster::select_best_k(points, settings_.num_clusters);
+    const auto chosen = cluster::select_best_k(points, context_.num_models);
     return cluster::match_clusters_to_models(points, chosen.labels, chosen.k, matching);
   }
   return cluster::assign_by_loss_vector_clustering(
-      points, options, engine, matching,
-      settings_.agglomerative ? cluster::Clusterer::kAgglomerativeWard : cluster::Clusterer::kKMeans);
+      points, kmeans, engine, matching,
+      options_.clustering == "agglomerative" ? cluster::Clusterer::kAgglomerativeWard : cluster::Clusterer::kKMeans);
 }
 
 }  // namespace cflrun::algo

@@ -2,9 +2,10 @@
 
 namespace cflrun::algo {
 
-std::vector<int> FedAvg::assign(int /*round*/, const std::vector<int>& participants,
-                                const torch::Tensor& /*loss_vectors*/) {
-  return std::vector<int>(participants.size(), 0);
+FedAvg::FedAvg(const NoOptions& /*options*/, const AlgorithmContext& context) : context_(context) {}
+
+RoundPlan FedAvg::plan(const RoundInput& input) {
+  return hard_plan(input.participants, std::vector<int>(input.participants.size(), 0), 1, context_.train_samples);
 }
 
 }  // namespace cflrun::algo

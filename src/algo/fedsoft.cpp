@@ -7,39 +7,71 @@
 #include <cflrun/core/rng.hpp>
 
 namespace cflrun::algo {
+namespace {
 
-FedSoft::FedSoft(const AlgorithmSettings& settings) : settings_(settings) {
-  check_model_count(settings.num_clients, settings.num_clusters);
-  if (settings.fedsoft_interval < 1) {
-    throw ConfigError("--fedsoft-interval must be at least 1 round, but got " + std::to_string(settings.fedsoft_interval));
-  }
-  if (settings.fedsoft_selection < 0 || settings.fedsoft_selection > settings.num_clients) {
-    throw ConfigError("--fedsoft-selection must be between 0 (every client) and the " +
-                      std::to_string(settings.num_clients) + " clients, but got " +
-                      std::to_string(settings.fedsoft_selection) + "; lower it or add clients");
-  }
-  if (settings.fedsoft_mu < 0.0) {
-    throw ConfigError("--fedsoft-mu must be >= 0, but got " + std::to_string(settings.fedsoft_mu));
-  }
-  if (settings.fedsoft_smoother <= 0.0) {
-    throw ConfigError("--fedsoft-smoother must be > 0 (FedSoft: 1e-4), but got " +
-                      std::to_string(settings.fedsoft_smoother));
+constexpr const char* kImportanceDataset = "/clients/importance";
+
+void require(bool ok, const std::string& message) {
+  if (!ok) {
+    throw ConfigError(message);
   }
 }
 
-torch::Tensor FedSoft::contributions(int round, const torch::Tensor& importance, const torch::Tensor& sample_counts) {
-  const auto m = static_cast<std::int64_t>(settings_.num_clients);
-  if (importance.dim() != 2 || importance.size(0) != m || importance.size(1) != num_models()) {
-    throw ShapeError("fedsoft: expected importance weights [" + std::to_string(m) + ", " +
-                     std::to_string(num_models()) + "], but got " + c10::str(importance.sizes()));
+}  // namespace
+
+void FedSoftOptions::visit(core::OptionVisitor& v) {
+  v.option("fedsoft-interval", interval,
+           "fedsoft: tau, clients re-estimate their importance weights every this many rounds (count)",
+           core::Range::at_least(1));
+  v.option("fedsoft-selection", selection,
+           "fedsoft: clients drawn per cluster each round with probability by importance (count; 0 = every "
+           "client trains and clusters average all local models weighted by Eq. 6)",
+           core::Range::at_least(0));
+  v.option("fedsoft-mu", mu, "fedsoft: mu, weight of the proximal term (mu/2) sum_s u_s ||w - c_s||^2 of local updates",
+           core::Range::at_least(0.0));
+  v.option("fedsoft-smoother", smoother, "fedsoft: sigma, a cluster no sample prefers gets importance sigma instead of 0",
+           core::Range::above(0.0));
+  v.option("fedsoft-optimizer", optimizer,
+           "fedsoft: fresh (a new Adam per local update, as every cflrun algorithm) | persistent (each client keeps "
+           "its Adam state across rounds, as FedSoft's official code)",
+           {"fresh", "persistent"});
+}
+
+FedSoft::FedSoft(const FedSoftOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+  check_model_count(context.num_clients, context.num_models);
+  require(options.selection <= context.num_clients,
+          "--fedsoft-selection must be between 0 (every client) and the " + std::to_string(context.num_clients) +
+              " clients, but got " + std::to_string(options.selection) + "; lower it or add clients");
+  // FedSoft picks its own clients and keeps per-client local models.
+  require(context.participation == 1.0,
+          "--participation must be 1 with fedsoft (it draws clients per cluster: --fedsoft-selection)");
+  require(!context.gradient_averaging, "--aggregation must be model with fedsoft (centers average local models)");
+  require(context.cluster_layers == 0, "--cluster-layers must be 0 with fedsoft (weight sharing is IFCA's)");
+  require(context.stable_rounds == 0, "--stable-rounds must be 0 with fedsoft (it has no hard assignment to keep)");
+  require(context.newcomers == 0, "--newcomers must be 0 with fedsoft");
+}
+
+std::vector<ExtraDataset> FedSoft::extra_datasets() const {
+  return {{kImportanceDataset, {context_.num_clients, context_.num_models}}};
+}
+
+std::vector<ClientQuery> FedSoft::queries(int round, const std::vector<int>& participants) {
+  if (round % options_.interval != 0) {
+    return {};
   }
-  importance_ = importance.to(torch::kFloat64).clone();
-  const auto weights = aggregation_weights(importance_, sample_counts.to(torch::kFloat64));  // [K, M], Eq. 6
-  if (settings_.fedsoft_selection == 0) {
+  ClientQuery query{QueryKind::kImportanceWeights, participants};
+  query.smoother = options_.smoother;
+  return {query};
+}
+
+torch::Tensor FedSoft::contributions(int round, const torch::Tensor& importance) const {
+  const auto counts = torch::tensor(context_.train_samples, torch::kInt64).to(torch::kFloat64);
+  const auto weights = aggregation_weights(importance, counts);  // [K, M], Eq. 6
+  if (options_.selection == 0) {
     return weights;
   }
-  auto engine = core::make_engine(settings_.seed, core::Purpose::kClientSelection, 0, static_cast<std::uint64_t>(round));
-  const auto selected = select_clients(weights, settings_.fedsoft_selection, engine);
+  auto engine = core::make_engine(context_.seed, core::Purpose::kClientSelection, 0, static_cast<std::uint64_t>(round));
+  const auto selected = select_clients(weights, options_.selection, engine);
   auto chosen = torch::zeros_like(weights);
   for (std::size_t s = 0; s < selected.size(); ++s) {
     for (int k : selected[s]) {
@@ -49,16 +81,49 @@ torch::Tensor FedSoft::contributions(int round, const torch::Tensor& importance,
   return chosen;
 }
 
-std::vector<int> FedSoft::assign(int /*round*/, const std::vector<int>& participants, const torch::Tensor& /*loss_vectors*/) {
+RoundPlan FedSoft::plan(const RoundInput& input) {
+  if (!input.answers.empty()) {
+    const auto& u = answer_of(input, QueryKind::kImportanceWeights).values;
+    const auto m = static_cast<std::int64_t>(context_.num_clients);
+    if (u.dim() != 2 || u.size(0) != m || u.size(1) != num_models()) {
+      throw ShapeError("fedsoft: expected importance weights [" + std::to_string(m) + ", " +
+                       std::to_string(num_models()) + "], but got " + c10::str(u.sizes()));
+    }
+    importance_ = u.to(torch::kFloat64).clone();
+  }
   if (!importance_.defined()) {
-    throw ConfigError("fedsoft: assign() needs the importance weights of a contributions() call first");
+    throw ConfigError("fedsoft: round " + std::to_string(input.round + 1) + " has no importance weights yet");
   }
+  RoundPlan plan;
+  plan.weights = contributions(input.round, importance_).contiguous();
+  plan.proximal_weights = importance_;
   const auto dominant = importance_.argmax(/*dim=*/1);
-  std::vector<int> models;
-  for (int client : participants) {
-    models.push_back(static_cast<int>(dominant[client].item<std::int64_t>()));
+  const auto selected = plan.weights.gt(0.0).any(/*dim=*/0);
+  plan.assignment.assign(static_cast<std::size_t>(context_.num_clients), kNotParticipating);
+  plan.start.assign(static_cast<std::size_t>(context_.num_clients), kNoUpdate);
+  for (int client : input.participants) {
+    plan.assignment[static_cast<std::size_t>(client)] = static_cast<int>(dominant[client].item<std::int64_t>());
+    plan.start[static_cast<std::size_t>(client)] = selected[client].item<bool>() ? kLocalModel : kNoUpdate;
   }
-  return models;
+  return plan;
+}
+
+ExtraValues FedSoft::record(int /*round*/) const {
+  const auto u = importance_.to(torch::kFloat32).contiguous();
+  return {{kImportanceDataset, std::vector<float>(u.data_ptr<float>(), u.data_ptr<float>() + u.numel())}};
+}
+
+RoundTraffic FedSoft::traffic(const RoundFacts& facts) const {
+  return soft_round_traffic(facts.received_all_models, facts.states, facts.num_models, facts.state_size);
+}
+
+AlgorithmState FedSoft::state() const {
+  return importance_.defined() ? AlgorithmState{{"importance", importance_}} : AlgorithmState{};
+}
+
+void FedSoft::restore(const AlgorithmState& state) {
+  importance_ = state.empty() ? torch::Tensor()
+                              : state_tensor(state, kName, "importance", {context_.num_clients, context_.num_models}).clone();
 }
 
 }  // namespace cflrun::algo

@@ -2,24 +2,23 @@
 
 #include <torch/torch.h>
 
+#include <cflrun/algo/clove.hpp>
+
 namespace cflrun::algo {
 
-Ifca::Ifca(const AlgorithmSettings& settings) : settings_(settings) {
-  check_model_count(settings.num_clients, settings.num_clusters);
+Ifca::Ifca(const NoOptions& /*options*/, const AlgorithmContext& context) : context_(context) {
+  check_model_count(context.num_clients, context.num_models);
 }
 
-bool Ifca::needs_loss_vectors(int round) const {
-  return !(round == 0 && settings_.random_first_assignment);
+std::vector<ClientQuery> Ifca::queries(int round, const std::vector<int>& participants) {
+  return loss_vector_queries(round, participants, context_);
 }
 
-std::vector<int> Ifca::assign(int round, const std::vector<int>& participants, const torch::Tensor& loss_vectors) {
-  if (!needs_loss_vectors(round)) {
-    return random_first_assignment(static_cast<int>(participants.size()), settings_.num_clusters, settings_.seed);
-  }
-  check_loss_vectors(loss_vectors, static_cast<int>(participants.size()), settings_.num_clusters);
-  const auto best = loss_vectors.argmin(/*dim=*/1).contiguous();
-  const auto* data = best.data_ptr<std::int64_t>();
-  return std::vector<int>(data, data + best.numel());
+RoundPlan Ifca::plan(const RoundInput& input) {
+  return loss_vector_plan(input, context_, [](const torch::Tensor& losses) {
+    const auto best = losses.argmin(/*dim=*/1).contiguous();
+    return std::vector<int>(best.data_ptr<std::int64_t>(), best.data_ptr<std::int64_t>() + best.numel());
+  });
 }
 
 }  // namespace cflrun::algo

@@ -2,11 +2,10 @@
 
 namespace cflrun::algo {
 
-LocalOnly::LocalOnly(const AlgorithmSettings& settings) : num_clients_(settings.num_clients) {}
+LocalOnly::LocalOnly(const NoOptions& /*options*/, const AlgorithmContext& context) : context_(context) {}
 
-std::vector<int> LocalOnly::assign(int /*round*/, const std::vector<int>& participants,
-                                   const torch::Tensor& /*loss_vectors*/) {
-  return participants;
+RoundPlan LocalOnly::plan(const RoundInput& input) {
+  return hard_plan(input.participants, input.participants, context_.num_clients, context_.train_samples);
 }
 
 }  // namespace cflrun::algo

@@ -18,47 +18,53 @@ torch::Tensor rows_and_columns(const torch::Tensor& matrix, const std::vector<in
 
 }  // namespace
 
-Pacfl::Pacfl(const AlgorithmSettings& settings) : settings_(settings) {
-  if (settings.pacfl_vectors < 1) {
-    throw ConfigError("--pacfl-vectors must be at least 1, but got " + std::to_string(settings.pacfl_vectors));
-  }
-  if (settings.pacfl_clusters < 0 || settings.pacfl_clusters > settings.num_clients) {
+void PacflOptions::visit(core::OptionVisitor& v) {
+  v.option("pacfl-vectors", vectors,
+           "pacfl: p, left singular vectors of each client's data matrix sent as its signature (count)",
+           core::Range::at_least(1));
+  v.option("pacfl-proximity", proximity,
+           "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal angles)",
+           {"smallest", "sum"});
+  v.option("pacfl-beta", beta, "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)",
+           core::Range::at_least(0.0));
+  v.option("pacfl-clusters", clusters, "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)",
+           core::Range::at_least(0));
+}
+
+Pacfl::Pacfl(const PacflOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+  if (options.clusters > context.num_clients) {
     throw ConfigError("--pacfl-clusters must be between 0 (use --pacfl-beta) and the number of clients, " +
-                      std::to_string(settings.num_clients) + ", but got " + std::to_string(settings.pacfl_clusters));
+                      std::to_string(context.num_clients) + ", but got " + std::to_string(options.clusters));
   }
 }
 
 std::vector<int> Pacfl::cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial) {
-  if (signatures.dim() != 3 || signatures.size(0) != settings_.num_clients) {
-    throw ConfigError("pacfl: expected one signature per client, [" + std::to_string(settings_.num_clients) +
+  if (signatures.dim() != 3 || signatures.size(0) != context_.num_clients) {
+    throw ConfigError("pacfl: expected one signature per client, [" + std::to_string(context_.num_clients) +
                       ", d, p], but got " + c10::str(signatures.sizes()));
   }
-  const auto kind = settings_.pacfl_sum_of_angles ? cluster::Proximity::kSumOfAngles : cluster::Proximity::kSmallestAngle;
+  const auto kind = options_.proximity == "sum" ? cluster::Proximity::kSumOfAngles : cluster::Proximity::kSmallestAngle;
   proximity_ = cluster::proximity_matrix(signatures, kind);
-  const auto labels = cluster::hierarchical_clustering(rows_and_columns(proximity_, initial), settings_.pacfl_beta,
-                                                       std::min<int>(settings_.pacfl_clusters, initial.size()));
-  std::vector<int> clusters(static_cast<std::size_t>(settings_.num_clients), -1);
+  const auto labels = cluster::hierarchical_clustering(rows_and_columns(proximity_, initial), options_.beta,
+                                                       std::min<int>(options_.clusters, initial.size()));
+  cluster_.assign(static_cast<std::size_t>(context_.num_clients), -1);
   for (std::size_t i = 0; i < initial.size(); ++i) {
-    clusters[static_cast<std::size_t>(initial[i])] = labels[i];
+    cluster_[static_cast<std::size_t>(initial[i])] = labels[i];
   }
-  return clusters;
-}
-
-void Pacfl::adopt_clusters(const std::vector<int>& clusters) {
-  cluster_ = clusters;
-  num_clusters_ = std::max(1, *std::max_element(clusters.begin(), clusters.end()) + 1);
+  num_clusters_ = std::max(1, *std::max_element(cluster_.begin(), cluster_.end()) + 1);
+  return cluster_;
 }
 
 int Pacfl::place_newcomer(int client, const std::vector<int>& newcomers) {
   std::vector<int> members;  // old clients, then the newcomers (PME: A_old extended by the new rows)
-  for (int c = 0; c < settings_.num_clients; ++c) {
+  for (int c = 0; c < context_.num_clients; ++c) {
     if (cluster_[static_cast<std::size_t>(c)] >= 0) {
       members.push_back(c);
     }
   }
   const auto old_count = members.size();
   members.insert(members.end(), newcomers.begin(), newcomers.end());
-  const auto labels = cluster::hierarchical_clustering(rows_and_columns(proximity_, members), settings_.pacfl_beta);
+  const auto labels = cluster::hierarchical_clustering(rows_and_columns(proximity_, members), options_.beta);
   const auto at = std::find(members.begin(), members.end(), client) - members.begin();
   std::map<int, int> votes;  // old cluster -> old clients sharing the newcomer's new cluster
   for (std::size_t i = 0; i < old_count; ++i) {
@@ -85,7 +91,8 @@ int Pacfl::place_newcomer(int client, const std::vector<int>& newcomers) {
   return best;
 }
 
-std::vector<int> Pacfl::assign(int /*round*/, const std::vector<int>& participants, const torch::Tensor& /*loss_vectors*/) {
+RoundPlan Pacfl::plan(const RoundInput& input) {
+  const auto& participants = input.participants;
   std::vector<int> newcomers;
   for (int client : participants) {
     if (cluster_.at(static_cast<std::size_t>(client)) < 0) {
@@ -103,7 +110,20 @@ std::vector<int> Pacfl::assign(int /*round*/, const std::vector<int>& participan
   for (int client : participants) {
     models.push_back(cluster_[static_cast<std::size_t>(client)]);
   }
-  return models;
+  return hard_plan(participants, models, num_clusters_, context_.train_samples);
+}
+
+AlgorithmState Pacfl::state() const {
+  return {{"cluster", torch::tensor(std::vector<std::int64_t>(cluster_.begin(), cluster_.end()), torch::kInt64)},
+          {"proximity", proximity_}};
+}
+
+void Pacfl::restore(const AlgorithmState& state) {
+  const auto m = static_cast<std::int64_t>(context_.num_clients);
+  const auto cluster = state_tensor(state, kName, "cluster", {m}).contiguous();
+  cluster_.assign(cluster.data_ptr<std::int64_t>(), cluster.data_ptr<std::int64_t>() + m);
+  proximity_ = state_tensor(state, kName, "proximity", {m, m}).clone();
+  num_clusters_ = std::max(1, *std::max_element(cluster_.begin(), cluster_.end()) + 1);
 }
 
 }  // namespace cflrun::algo

@@ -7,6 +7,8 @@
 
 #include <cflrun/core/error.hpp>
 
+#include "option_visitors.hpp"
+
 namespace po = boost::program_options;
 
 namespace cflrun::cli {
@@ -18,11 +20,19 @@ struct SeedHolders {
   std::int64_t data_seed = -1;
 };
 
+/// The --algorithm help: every registered algorithm's name and summary.
+std::string algorithm_help() {
+  std::string help = "one of:";
+  for (const auto& entry : algo::registered_algorithms()) {
+    help += "\n  " + entry.name + ": " + entry.summary;
+  }
+  return help;
+}
+
 po::options_description describe(RunOptions& o, SeedHolders& seeds) {
   po::options_description experiment("Experiment");
   experiment.add_options()
-      ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm),
-       "clove | ifca | fedavg | local | pacfl | fedsoft")
+      ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm), algorithm_help().c_str())
       ("dataset", po::value(&o.dataset)->default_value(o.dataset),
        "fmnist | mnist | cifar10 | linreg (synthetic mixed linear regression)")
       ("data-dir", po::value(&o.data_dir)->default_value(o.data_dir),
@@ -80,46 +90,15 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "seed of model initialisation, training order and clustering (integer >= 0)")
       ("first-assignment", po::value(&o.first_assignment)->default_value(o.first_assignment),
        "evaluation | random: how clove/ifca assign clients in round 1")
-      ("kmeans-restarts", po::value(&o.kmeans_restarts)->default_value(o.kmeans_restarts),
-       "k-means++ starts per round; the lowest inertia wins (count)")
-      ("loss-transform", po::value(&o.loss_transform)->default_value(o.loss_transform),
-       "identity | sqrt: clove clusters and matches sqrt(loss) (paper Sec. 4, Table 12)")
       ("aggregation", po::value(&o.aggregation)->default_value(o.aggregation),
        "model | gradient: Option I model averaging (clients train tau epochs with Adam) or Option II "
        "gradient averaging (clients send their full-batch gradient; the server steps by --lr)")
-      ("clustering", po::value(&o.clustering)->default_value(o.clustering),
-       "kmeans | agglomerative: how clove clusters loss vectors (agglomerative = Ward, Table 12)")
-      ("matching", po::value(&o.matching)->default_value(o.matching),
-       "hungarian | none: how clove maps clusters to models (none = ablation, cluster i -> model i)")
       ("init", po::value(&o.init)->default_value(o.init),
        "different | same: initial parameters of the K models (paper Fig. 2)")
       ("participation", po::value(&o.participation)->default_value(o.participation),
        "fraction of clients sampled (seeded) to take part in each round, in (0, 1]")
       ("models", po::value(&o.models)->default_value(o.models),
        "K-hat: models clove/ifca keep (count; 0 = --clusters); with --select-k silhouette an upper bound")
-      ("select-k", po::value(&o.select_k)->default_value(o.select_k),
-       "fixed | silhouette: clove uses all K-hat models, or picks K in 2..K-hat each round by the "
-       "silhouette score of Ward clusterings (selectBestK, unknown K)")
-      ("pacfl-vectors", po::value(&o.pacfl_vectors)->default_value(o.pacfl_vectors),
-       "pacfl: p, left singular vectors of each client's data matrix sent as its signature (count)")
-      ("pacfl-proximity", po::value(&o.pacfl_proximity)->default_value(o.pacfl_proximity),
-       "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal angles)")
-      ("pacfl-beta", po::value(&o.pacfl_beta)->default_value(o.pacfl_beta),
-       "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)")
-      ("pacfl-clusters", po::value(&o.pacfl_clusters)->default_value(o.pacfl_clusters),
-       "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)")
-      ("fedsoft-interval", po::value(&o.fedsoft_interval)->default_value(o.fedsoft_interval),
-       "fedsoft: tau, clients re-estimate their importance weights every this many rounds (count)")
-      ("fedsoft-selection", po::value(&o.fedsoft_selection)->default_value(o.fedsoft_selection),
-       "fedsoft: clients drawn per cluster each round with probability by importance (count; 0 = every "
-       "client trains and clusters average all local models weighted by Eq. 6)")
-      ("fedsoft-mu", po::value(&o.fedsoft_mu)->default_value(o.fedsoft_mu, "0.1"),
-       "fedsoft: mu, weight of the proximal term (mu/2) sum_s u_s ||w - c_s||^2 of local updates")
-      ("fedsoft-smoother", po::value(&o.fedsoft_smoother)->default_value(o.fedsoft_smoother, "0.0001"),
-       "fedsoft: sigma, a cluster no sample prefers gets importance sigma instead of 0")
-      ("fedsoft-optimizer", po::value(&o.fedsoft_optimizer)->default_value(o.fedsoft_optimizer),
-       "fedsoft: fresh (a new Adam per local update, as every cflrun algorithm) | persistent (each "
-       "client keeps its Adam state across rounds, as FedSoft's official code)")
       ("newcomers", po::value(&o.newcomers)->default_value(o.newcomers),
        "the last N clients of every cluster are absent until --join-round (PACFL Alg. 2 newcomers)")
       ("join-round", po::value(&o.join_round)->default_value(o.join_round),
@@ -152,6 +131,15 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
 
   po::options_description all;
   all.add(experiment).add(training).add(system);
+  o.algorithm_options.for_each([&](const std::string& /*name*/, core::OptionGroup& group) {
+    if (group.title().empty()) {
+      return;
+    }
+    po::options_description own(group.title() + " options");
+    OptionDescriber describer(own);
+    group.visit(describer);
+    all.add(own);
+  });
   return all;
 }
 
@@ -172,20 +160,6 @@ void require(bool ok, const std::string& flag, const std::string& expectation, c
     message << "--" << flag << " must be " << expectation << ", but got " << got;
     throw ConfigError(message.str());
   }
-}
-
-void require_choice(const std::string& flag, const std::string& value,
-                    const std::vector<std::string>& choices) {
-  for (const auto& choice : choices) {
-    if (value == choice) {
-      return;
-    }
-  }
-  std::string list;
-  for (const auto& choice : choices) {
-    list += (list.empty() ? "" : ", ") + choice;
-  }
-  throw ConfigError("--" + flag + " must be one of " + list + ", but got '" + value + "'");
 }
 
 void store_config_file(const std::string& path, const po::options_description& description,
@@ -237,29 +211,15 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
 }
 
 void validate(const RunOptions& o) {
-  require_choice("algorithm", o.algorithm, {"clove", "ifca", "fedavg", "local", "pacfl", "fedsoft"});
-  require(o.fedsoft_interval >= 1, "fedsoft-interval", "at least 1", o.fedsoft_interval);
-  require(o.fedsoft_selection >= 0, "fedsoft-selection", "0 (every client) or a positive count", o.fedsoft_selection);
-  require(o.fedsoft_mu >= 0.0, "fedsoft-mu", ">= 0", o.fedsoft_mu);
-  require(o.fedsoft_smoother > 0.0, "fedsoft-smoother", "> 0 (FedSoft: 1e-4)", o.fedsoft_smoother);
+  algo::find_algorithm(o.algorithm);
+  OptionValidator validator;
+  auto algorithm_options = o.algorithm_options;
+  algorithm_options.for_each([&](const std::string& /*name*/, core::OptionGroup& group) { group.visit(validator); });
   require_choice("mixture-sources", o.mixture_sources, {"rotation", "label_groups"});
-  require_choice("fedsoft-optimizer", o.fedsoft_optimizer, {"fresh", "persistent"});
   require(o.min_train_samples >= 0 && o.min_train_samples <= o.train_samples, "min-train-samples",
           "between 0 (= --train-samples) and --train-samples", o.min_train_samples);
   require(o.holdout_samples >= 1, "holdout-samples", "at least 1", o.holdout_samples);
   require(o.model_std >= 0.0, "model-std", ">= 0 (0 = unit sphere)", o.model_std);
-  if (o.algorithm == "fedsoft") {  // FedSoft picks its own clients and keeps per-client local models
-    require(o.participation == 1.0, "participation", "1 with fedsoft (it draws clients per cluster: --fedsoft-selection)",
-            o.participation);
-    require(o.aggregation == "model", "aggregation", "model with fedsoft (centers average local models)", o.aggregation);
-    require(o.cluster_layers == 0, "cluster-layers", "0 with fedsoft (weight sharing is IFCA's)", o.cluster_layers);
-    require(o.stable_rounds == 0, "stable-rounds", "0 with fedsoft (it has no hard assignment to keep)", o.stable_rounds);
-    require(o.newcomers == 0, "newcomers", "0 with fedsoft", o.newcomers);
-  }
-  require_choice("pacfl-proximity", o.pacfl_proximity, {"smallest", "sum"});
-  require(o.pacfl_vectors >= 1, "pacfl-vectors", "at least 1", o.pacfl_vectors);
-  require(o.pacfl_beta >= 0.0, "pacfl-beta", ">= 0 degrees", o.pacfl_beta);
-  require(o.pacfl_clusters >= 0, "pacfl-clusters", "0 (use beta) or a positive count", o.pacfl_clusters);
   require(o.newcomers >= 0 && o.newcomers < o.clients_per_cluster, "newcomers",
           "between 0 and --clients-per-cluster - 1 (some clients of every cluster must be there from the start)",
           o.newcomers);
@@ -270,13 +230,9 @@ void validate(const RunOptions& o) {
                   "rotation", "class_per_cluster", "mixture_10_90", "mixture_30_70", "mixture_linear",
                   "mixture_random"});
   require_choice("model", o.model, {"auto", "cnn", "cifar_cnn", "mlp", "autoencoder", "conv_autoencoder", "linear"});
-  require_choice("select-k", o.select_k, {"fixed", "silhouette"});
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
-  require_choice("loss-transform", o.loss_transform, {"identity", "sqrt"});
   require_choice("aggregation", o.aggregation, {"model", "gradient"});
-  require_choice("clustering", o.clustering, {"kmeans", "agglomerative"});
-  require_choice("matching", o.matching, {"hungarian", "none"});
   require_choice("init", o.init, {"different", "same"});
   require(o.clusters >= 1, "clusters", "at least 1", o.clusters);
   require(o.clients_per_cluster >= 1, "clients-per-cluster", "at least 1", o.clients_per_cluster);
@@ -289,7 +245,6 @@ void validate(const RunOptions& o) {
   require(o.batch_size >= 1, "batch-size", "at least 1", o.batch_size);
   require(o.lr > 0.0 && o.lr < 10.0, "lr", "in (0, 10)", o.lr);
   require(o.participation > 0.0 && o.participation <= 1.0, "participation", "in (0, 1]", o.participation);
-  require(o.kmeans_restarts >= 1, "kmeans-restarts", "at least 1", o.kmeans_restarts);
   require(o.threads >= 0, "threads", "0 (auto) or a positive count", o.threads);
   require(o.models >= 0, "models", "0 (= --clusters) or a positive count", o.models);
   require(o.cluster_layers >= 0, "cluster-layers", "0 (off) or a positive count", o.cluster_layers);
@@ -312,7 +267,7 @@ std::string help_text() {
   SeedHolders seeds;
   std::string config_file;
   po::options_description everything(
-      "cflrun: clustered federated learning experiments (CLoVE, IFCA, FedAvg, Local-only, PACFL, FedSoft)\n\n"
+      "cflrun: clustered federated learning experiments\n\n"
       "Usage: cflrun [options]            (one rank hosts the server and all clients)\n"
       "       mpirun -np P cflrun [options] (rank 0 = server, ranks 1..P-1 host the clients)\n\nOptions");
   everything.add(command_line_only(config_file)).add(describe(defaults, seeds));
@@ -341,7 +296,8 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
     s << value;
     return s.str();
   };
-  return {{"config", config_file},
+  std::vector<std::pair<std::string, std::string>> attributes{
+          {"config", config_file},
           {"algorithm", algorithm},
           {"dataset", dataset},
           {"data-dir", data_dir},
@@ -354,16 +310,6 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"model-std", text(model_std)},
           {"clusters", text(clusters)},
           {"models", text(effective_models())},
-          {"select-k", select_k},
-          {"pacfl-vectors", text(pacfl_vectors)},
-          {"pacfl-proximity", pacfl_proximity},
-          {"pacfl-beta", text(pacfl_beta)},
-          {"pacfl-clusters", text(pacfl_clusters)},
-          {"fedsoft-interval", text(fedsoft_interval)},
-          {"fedsoft-selection", text(fedsoft_selection)},
-          {"fedsoft-mu", text(fedsoft_mu)},
-          {"fedsoft-smoother", text(fedsoft_smoother)},
-          {"fedsoft-optimizer", fedsoft_optimizer},
           {"mixture-sources", mixture_sources},
           {"min-train-samples", text(min_train_samples)},
           {"holdout-samples", text(holdout_samples)},
@@ -384,11 +330,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"seed", text(seed)},
           {"data-seed", text(effective_data_seed())},
           {"first-assignment", first_assignment},
-          {"kmeans-restarts", text(kmeans_restarts)},
-          {"loss-transform", loss_transform},
           {"aggregation", aggregation},
-          {"clustering", clustering},
-          {"matching", matching},
           {"init", init},
           {"participation", text(participation)},
           {"threads", text(threads)},
@@ -396,6 +338,13 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"out", out},
           {"overwrite", overwrite ? "true" : "false"},
           {"skip-complete", skip_complete ? "true" : "false"}};
+  OptionRecorder recorder;
+  auto own = algorithm_options;
+  own.for_each([&](const std::string& /*name*/, core::OptionGroup& group) { group.visit(recorder); });
+  for (auto& attribute : recorder.take()) {
+    attributes.push_back(std::move(attribute));
+  }
+  return attributes;
 }
 
 }  // namespace cflrun::cli

@@ -1,5 +1,6 @@
 #include <cflrun/io/result_writer.hpp>
 
+#include <map>
 #include <system_error>
 
 #include <cflrun/core/error.hpp>
@@ -60,6 +61,14 @@ void create_group(hid_t file, const char* name) {
               "cannot create group " + std::string(name) + " in " + describe_object(file));
 }
 
+/// Creates the group holding `path` (one level below the root) unless it exists.
+void create_parent_group(hid_t file, const std::string& path) {
+  const auto parent = path.substr(0, path.find_last_of('/'));
+  if (!parent.empty() && H5Lexists(file, parent.c_str(), H5P_DEFAULT) <= 0) {
+    create_group(file, parent.c_str());
+  }
+}
+
 }  // namespace
 
 struct ResultWriter::Impl {
@@ -68,7 +77,8 @@ struct ResultWriter::Impl {
   Hdf5Handle file;  // Declared first so that it is closed after the datasets below.
   Hdf5Handle ari, accuracy, test_loss, train_loss, worker_compute_seconds, seconds, bytes_sent, bytes_received;
   Hdf5Handle assignment, loss_vectors, client_accuracy, client_test_loss;
-  Hdf5Handle importance, source_accuracy, source_loss;
+  Hdf5Handle live_models, source_accuracy, source_loss;
+  std::map<std::string, Hdf5Handle> extra;  // path -> dataset
   std::int64_t completed_rounds = 0;
 
   void create_datasets();
@@ -105,8 +115,11 @@ void ResultWriter::Impl::create_datasets() {
                                       {clients, static_cast<hsize_t>(layout.num_models)}, true);
   }
   const auto models = static_cast<hsize_t>(layout.num_models);
-  if (layout.has_importance) {
-    importance = create_row_dataset(f, schema::kImportance, H5T_IEEE_F32LE, {clients, models}, true);
+  live_models = create_row_dataset(f, schema::kLiveModels, H5T_STD_I32LE, {}, false);
+  for (const auto& dataset : layout.extra_datasets) {
+    create_parent_group(f, dataset.path);
+    const std::vector<hsize_t> row(dataset.shape.begin(), dataset.shape.end());
+    extra.emplace(dataset.path, create_row_dataset(f, dataset.path, H5T_IEEE_F32LE, row, true));
   }
   if (layout.num_sources > 0) {
     const auto sources = static_cast<hsize_t>(layout.num_sources);
@@ -130,8 +143,16 @@ void ResultWriter::Impl::validate(const RoundRecord& record) const {
                  ? m + " x " + std::to_string(layout.num_models) + " models, row-major"
                  : "this run's layout has no loss vectors");
   const std::size_t models = static_cast<std::size_t>(layout.num_models);
-  check_size("importance", record.importance.size(), layout.has_importance ? clients * models : 0,
-             layout.has_importance ? m + " x " + std::to_string(models) + " models" : "this run has no importance weights");
+  check_size("extra", record.extra.size(), layout.extra_datasets.size(), "one per extra dataset of the layout");
+  for (const auto& dataset : layout.extra_datasets) {
+    const auto found = record.extra.find(dataset.path);
+    std::size_t values = 1;
+    for (auto extent : dataset.shape) {
+      values *= static_cast<std::size_t>(extent);
+    }
+    check_size(dataset.path.c_str(), found == record.extra.end() ? 0 : found->second.size(), values,
+               "the extra dataset's row");
+  }
   const std::size_t per_source = models * static_cast<std::size_t>(layout.num_sources);
   const std::string sources = layout.num_sources > 0 ? "models x sources" : "this run has no mixture sources";
   check_size("source_accuracy", record.source_accuracy.size(), per_source, sources);
@@ -231,8 +252,9 @@ void ResultWriter::append_round(const RoundRecord& record) {
   if (w.layout.has_loss_vectors) {
     append_row(w.loss_vectors.get(), H5T_NATIVE_FLOAT, record.loss_vectors.data());
   }
-  if (w.layout.has_importance) {
-    append_row(w.importance.get(), H5T_NATIVE_FLOAT, record.importance.data());
+  append_row(w.live_models.get(), H5T_NATIVE_INT, &record.live_models);
+  for (const auto& [path, dataset] : w.extra) {
+    append_row(dataset.get(), H5T_NATIVE_FLOAT, record.extra.at(path).data());
   }
   if (w.layout.num_sources > 0) {
     append_row(w.source_accuracy.get(), H5T_NATIVE_FLOAT, record.source_accuracy.data());

@@ -8,7 +8,6 @@
 #include <torch/torch.h>
 
 #include <cflrun/cluster/principal_angles.hpp>
-#include <cflrun/core/rng.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::run {
@@ -51,57 +50,14 @@ ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& sa
   return {torch::cat(inputs).to(device_), torch::cat(targets).to(device_), torch::cat(owners).to(device_)};
 }
 
-torch::Tensor ClientGroup::training_rows(const std::vector<std::int64_t>& hosted) const {
-  if (static_cast<int>(hosted.size()) == size()) {
-    return torch::arange(train_.targets.size(0), torch::TensorOptions(device_).dtype(torch::kLong));
-  }
-  return rows_of(hosted);
-}
-
-torch::Tensor ClientGroup::per_sample_training_losses(ModelSet& models, const torch::Tensor& rows) {
-  auto losses = torch::empty({rows.size(0), models.size()}, torch::TensorOptions(device_).dtype(torch::kFloat64));
-  const auto chunks = [&](const auto& fill_chunk) {
-    for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
-      const auto length = std::min(kEvalChunk, rows.size(0) - start);
-      const auto chunk = rows.narrow(0, start, length);
-      fill_chunk(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
-                 losses.narrow(0, start, length));
-    }
-  };
-  if (models.can_stack() && objective_ == model::Objective::kClassification) {
-    const auto stack = models.stack_all();
-    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor out) {
-      out.copy_(stack.per_sample_losses(inputs, targets));
-    });
-    return losses;
-  }
-  for (int j = 0; j < models.size(); ++j) {
-    auto& model = models.load(j);
-    model.eval();
-    torch::InferenceMode inference;
-    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor out) {
-      out.select(/*dim=*/1, j).copy_(model::per_sample_loss(objective_, model.forward(inputs), inputs, targets));
-    });
-  }
-  return losses;
-}
-
-std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vector<int>& participants) {
-  Stopwatch watch(compute_seconds_);
-  std::vector<std::int64_t> hosted;  // hosted-client indices of the participants
-  for (int client : participants) {
-    if (client >= first_ && client < first_ + size()) {
+std::vector<std::int64_t> ClientGroup::hosted_among(const std::vector<int>& clients) const {
+  std::vector<std::int64_t> hosted;
+  for (int client : clients) {
+    if (hosts(client)) {
       hosted.push_back(client - first_);
     }
   }
-  auto sums = torch::zeros({static_cast<std::int64_t>(size()), models.size()},
-                           torch::TensorOptions(device_).dtype(torch::kFloat64));
-  const auto rows = training_rows(hosted);
-  sums.index_add_(0, train_.owner.index_select(0, rows), per_sample_training_losses(models, rows));
-  const auto counts = torch::tensor(train_counts_, torch::kFloat64).to(device_).unsqueeze(1);
-  const auto index = torch::tensor(hosted, torch::kLong).to(device_);
-  const auto matrix = (sums / counts).index_select(0, index).to(torch::kCPU).contiguous();
-  return std::vector<double>(matrix.data_ptr<double>(), matrix.data_ptr<double>() + matrix.numel());
+  return hosted;
 }
 
 torch::Tensor ClientGroup::rows_of(const std::vector<std::int64_t>& hosted) const {
@@ -113,44 +69,11 @@ torch::Tensor ClientGroup::rows_of(const std::vector<std::int64_t>& hosted) cons
   return ranges.empty() ? torch::empty({0}, torch::kLong).to(device_) : torch::cat(ranges).to(device_);
 }
 
-double ClientGroup::train_client(model::Network& model, int i, int round, std::uint64_t seed,
-                                 const LocalUpdateSettings& settings) {
-  const auto at = static_cast<std::size_t>(i);
-  const auto inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]);
-  const auto targets = train_.targets.narrow(0, train_offsets_[at], train_counts_[at]);
-  if (settings.gradient_averaging) {
-    return local_gradient(model, inputs, targets, settings.batch_size, settings.objective);
+torch::Tensor ClientGroup::training_rows(const std::vector<std::int64_t>& hosted) const {
+  if (static_cast<int>(hosted.size()) == size()) {
+    return torch::arange(train_.targets.size(0), torch::TensorOptions(device_).dtype(torch::kLong));
   }
-  auto generator = core::make_torch_generator(seed, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(first_ + i),
-                                              static_cast<std::uint64_t>(round));
-  return local_update(model, inputs, targets, settings, generator);
-}
-
-std::vector<double> ClientGroup::local_updates(const std::vector<int>& assignment, ModelSet& models, int round,
-                                               std::uint64_t seed, const LocalUpdateSettings& settings,
-                                               std::vector<double>& train_loss) {
-  Stopwatch watch(compute_seconds_);
-  const std::int64_t k = models.size();
-  const std::int64_t p = models.state_size();
-  auto sums = torch::zeros({k * p + k}, torch::kFloat64);
-  train_loss.assign(static_cast<std::size_t>(size()), 0.0);
-  for (int i = 0; i < size(); ++i) {
-    const int client = first_ + i;
-    const int j = assignment.at(static_cast<std::size_t>(client));
-    if (j < 0) {
-      train_loss[static_cast<std::size_t>(i)] = std::numeric_limits<double>::quiet_NaN();
-      continue;
-    }
-    auto& model = models.load(j);
-    const auto n = train_counts_[static_cast<std::size_t>(i)];
-    train_loss[static_cast<std::size_t>(i)] = train_client(model, i, round, seed, settings);
-    // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
-    const auto state = (settings.gradient_averaging ? model::flatten_gradients(model) : model::flatten_state(model))
-                           .to(torch::kFloat64);
-    sums.narrow(0, j * p, p).add_(state, /*alpha=*/static_cast<double>(n));
-    sums[k * p + j] += static_cast<double>(n);
-  }
-  return std::vector<double>(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel());
+  return rows_of(hosted);
 }
 
 ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, ModelSet& models) {
@@ -169,6 +92,21 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
     }
   }
   return per_client_means(loss_sums, correct_sums, torch::tensor(local_model, torch::kLong).lt(0).to(device_));
+}
+
+ClientEvaluation ClientGroup::evaluate_local_models(ModelSet& models) {
+  Stopwatch watch(compute_seconds_);
+  const auto m = static_cast<std::int64_t>(size());
+  const auto options = torch::TensorOptions(device_).dtype(torch::kFloat64);
+  auto loss_sums = torch::zeros({m}, options);
+  auto correct_sums = torch::zeros({m}, options);
+  auto& model = models.working_model();
+  for (std::int64_t i = 0; i < m; ++i) {
+    model::load_flat_state(model, local_states_[i]);
+    const auto rows = test_.owner.eq(i).nonzero().flatten();
+    add_scores(model, objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
+  }
+  return per_client_means(loss_sums, correct_sums, torch::zeros({m}, options.dtype(torch::kBool)));
 }
 
 ClientEvaluation ClientGroup::per_client_means(const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,

@@ -29,8 +29,8 @@ std::int64_t Experiment::signature_bytes() {
   return first_time * signature_floats_ * kFloatBytes;  // PACFL: a signature with a client's first update
 }
 
-void Experiment::record_clients(const std::vector<int>& assignment, const std::vector<double>& evaluations,
-                                io::RoundRecord& rec) {
+void Experiment::record_clients(const std::vector<int>& assignment, const std::vector<int>& start,
+                                const std::vector<double>& evaluations, io::RoundRecord& rec) {
   const auto m = assignment.size();
   std::vector<double> accuracy(m);
   std::vector<double> test_loss(m);
@@ -57,39 +57,73 @@ void Experiment::record_clients(const std::vector<int>& assignment, const std::v
                                            : std::numeric_limits<double>::quiet_NaN();
   rec.accuracy = mean_over(accuracy, participants_);
   rec.test_loss = mean_over(test_loss, participants_);
-  // FedSoft: only the clients drawn this round trained; the others' training loss is NaN.
+  // Only the clients that trained this round have a training loss (FedSoft draws some of them).
   std::vector<int> trained;
   std::copy_if(participants_.begin(), participants_.end(), std::back_inserter(trained),
-               [&](int c) { return !soft() || !std::isnan(train_loss[static_cast<std::size_t>(c)]); });
+               [&](int c) { return start[static_cast<std::size_t>(c)] != algo::kNoUpdate; });
   rec.train_loss = mean_over(train_loss, trained);
   rec.assignment = assignment;
   rec.client_accuracy.assign(accuracy.begin(), accuracy.end());
   rec.client_test_loss.assign(test_loss.begin(), test_loss.end());
 }
 
-void Experiment::record(const std::vector<int>& assignment, const std::vector<double>& loss_vectors,
-                        const std::vector<double>& evaluations, const std::vector<int>& newcomers,
-                        io::RoundRecord& rec) {
-  record_clients(assignment, evaluations, rec);
-  const auto m = assignment.size();
-  const bool sent_loss_vectors = !loss_vectors.empty();
-  const int with_all_models = sent_loss_vectors ? static_cast<int>(participants_.size()) : static_cast<int>(newcomers.size());
-  const auto to_all = round_traffic(with_all_models, models_->size(), models_->state_size(), models_->size(),
-                                    models_->shared_size());
-  const auto to_one = round_traffic(static_cast<int>(participants_.size()) - with_all_models, 1,
-                                    models_->state_size(), 0, models_->shared_size());
-  rec.bytes_sent = to_all.sent + to_one.sent;
-  rec.bytes_received = to_all.received + to_one.received + signature_bytes();
-  if (has_loss_vectors_) {
-    const auto k = static_cast<std::size_t>(models_->size());
-    rec.loss_vectors.assign(m * k, std::numeric_limits<float>::quiet_NaN());
-    for (std::size_t i = 0; i < participants_.size() && !loss_vectors.empty(); ++i) {
-      const auto row = static_cast<std::size_t>(participants_[i]) * k;
-      std::copy(loss_vectors.begin() + static_cast<std::ptrdiff_t>(i * k),
-                loss_vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * k),
-                rec.loss_vectors.begin() + static_cast<std::ptrdiff_t>(row));
+algo::RoundFacts Experiment::round_facts(const RoundOutcome& outcome) const {
+  algo::RoundFacts facts;
+  facts.num_models = num_models_;
+  facts.state_size = models_->state_size();
+  facts.shared_size = models_->shared_size();
+  std::vector<bool> all_models(true_clusters_.size(), false);
+  const auto count_answers = [&](const algo::ClientQuery& query) {
+    const bool warm_up = query.kind == algo::QueryKind::kWarmUpUpdate;
+    for (int client : query.clients) {
+      all_models[static_cast<std::size_t>(client)] = all_models[static_cast<std::size_t>(client)] || !warm_up;
+      facts.received_initial_model += warm_up ? 1 : 0;
+      facts.answer_floats += warm_up ? facts.state_size : facts.num_models;
+    }
+  };
+  std::for_each(outcome.queries.begin(), outcome.queries.end(), count_answers);
+  if (!outcome.newcomers.empty()) {  // after the stability switch: newcomers' loss vectors
+    count_answers({algo::QueryKind::kLossVectors, outcome.newcomers});
+  }
+  for (std::size_t c = 0; c < all_models.size(); ++c) {
+    const int start = outcome.plan.start[c];
+    facts.received_all_models += all_models[c] ? 1 : 0;
+    facts.received_one_model += start >= 0 && !all_models[c] ? 1 : 0;
+    facts.assignments += start >= 0 ? 1 : 0;
+    facts.states += start != algo::kNoUpdate ? 1 : 0;
+  }
+  return facts;
+}
+
+void Experiment::record_loss_vectors(const RoundOutcome& outcome, io::RoundRecord& rec) const {
+  if (!algorithm_->records_loss_vectors()) {
+    return;
+  }
+  const auto k = static_cast<std::size_t>(num_models_);
+  rec.loss_vectors.assign(true_clusters_.size() * k, std::numeric_limits<float>::quiet_NaN());
+  for (const auto& answer : outcome.answers) {
+    if (answer.query.kind != algo::QueryKind::kLossVectors) {
+      continue;
+    }
+    const auto values = answer.values.to(torch::kFloat32).contiguous();
+    for (std::size_t i = 0; i < answer.query.clients.size(); ++i) {
+      std::copy(values.data_ptr<float>() + i * k, values.data_ptr<float>() + (i + 1) * k,
+                rec.loss_vectors.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(answer.query.clients[i]) * k));
     }
   }
+}
+
+void Experiment::record(int round, const RoundOutcome& outcome, const std::vector<double>& evaluations,
+                        io::RoundRecord& rec) {
+  record_clients(outcome.plan.assignment, outcome.plan.start, evaluations, rec);
+  const auto traffic = algorithm_->traffic(round_facts(outcome));
+  rec.bytes_sent = traffic.sent;
+  rec.bytes_received = traffic.received + signature_bytes();
+  record_loss_vectors(outcome, rec);
+  for (auto& [path, values] : algorithm_->record(round)) {
+    rec.extra.emplace(path, std::move(values));
+  }
+  rec.live_models = algorithm_->live_models();
 }
 
 void Experiment::publish(int round, io::RoundRecord& rec, std::chrono::steady_clock::time_point& start) {

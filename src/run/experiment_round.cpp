@@ -1,35 +1,50 @@
-// One federated round of a hard-clustering algorithm on every rank (CLoVE Alg. 1 lines 2-14).
+// One federated round on every rank: the round protocol of algo/algorithm.hpp (queries, plan,
+// local updates, aggregation, evaluation; CLoVE Alg. 1 lines 2-14 for CLoVE).
 #include "experiment_state.hpp"
 
 namespace cflrun::run::detail {
 
-std::vector<double> Experiment::gather_loss_vectors(int round) {
-  if (!algorithm_->needs_loss_vectors(round)) {
-    return {};
+std::vector<int> Experiment::draw_round_participants(int round) const {
+  auto participants = draw_participants(static_cast<int>(true_clusters_.size()), options_.participation, options_.seed, round);
+  if (round + 1 < options_.join_round) {  // newcomers are absent before their join round
+    participants.erase(std::remove_if(participants.begin(), participants.end(), [&](int c) { return is_newcomer(c); }),
+                       participants.end());
   }
-  const auto local = clients_->size() > 0 ? clients_->loss_vectors(*models_, participants_) : std::vector<double>{};
-  return comm_.gather(local);
+  return participants;
 }
 
-std::vector<int> Experiment::decide_assignment(int round, const std::vector<double>& loss_vectors) {
-  std::vector<int> assignment(true_clusters_.size(), kNotParticipating);
+algo::RoundInput Experiment::round_input(int round) const {
+  algo::RoundInput input;
+  input.round = round;
+  input.participants = participants_;
+  input.models = models_->states();
+  input.client_initial_model = client_initial_model_;
+  return input;
+}
+
+void Experiment::plan_round(int round, RoundOutcome& outcome, Clock& start) {
+  auto input = round_input(round);
+  outcome.queries = share_queries(comm_.is_root() ? algorithm_->queries(round, participants_)
+                                                  : std::vector<algo::ClientQuery>{});
+  outcome.answers = answer_queries(outcome.queries, round);
+  phase_seconds_[kLossVectors] = seconds_since(start);
   if (comm_.is_root()) {
-    torch::Tensor matrix;
-    if (!loss_vectors.empty()) {
-      matrix = torch::from_blob(const_cast<double*>(loss_vectors.data()),
-                                {static_cast<std::int64_t>(participants_.size()), models_->size()}, torch::kFloat64);
-    }
-    const auto chosen = algorithm_->assign(round, participants_, matrix);
-    for (std::size_t i = 0; i < participants_.size(); ++i) {
-      assignment[static_cast<std::size_t>(participants_[i])] = chosen.at(i);
-    }
+    input.answers = outcome.answers;
+    outcome.plan = algorithm_->plan(input);
   }
-  comm_.broadcast(assignment.data(), static_cast<std::int64_t>(assignment.size()));
-  return assignment;
+  share_plan(outcome.plan);
+  if (outcome.plan.models.defined()) {  // e.g. FlexCFL's cold start sets the group models
+    models_->states().copy_(outcome.plan.models);
+  }
 }
 
-std::vector<int> Experiment::keep_last_models(std::vector<int>& newcomers) {
+void Experiment::plan_stable_round(RoundOutcome& outcome, Clock& start) {
+  // After the stability switch (ICML version): every client keeps training its last model;
+  // a newcomer (partial participation) computes one loss vector and takes its arg-min model (the
+  // official code uses the nearest k-means centroid of a test-set loss vector; no centroids exist
+  // here once clustering has stopped).
   const auto last = stability_->last_models(participants_);
+  std::vector<int> newcomers;
   if (comm_.is_root()) {
     for (std::size_t i = 0; i < participants_.size(); ++i) {
       if (last.at(i) < 0) {
@@ -37,46 +52,22 @@ std::vector<int> Experiment::keep_last_models(std::vector<int>& newcomers) {
       }
     }
   }
-  int count = static_cast<int>(newcomers.size());
-  comm_.broadcast(&count, 1);
-  newcomers.resize(static_cast<std::size_t>(count));
-  comm_.broadcast(newcomers.data(), count);
-  // A newcomer (partial participation) computes one loss vector and takes its arg-min model (the
-  // official code uses the nearest k-means centroid of a test-set loss vector; no centroids exist
-  // here once clustering has stopped).
-  const auto local = count > 0 && clients_->size() > 0 ? clients_->loss_vectors(*models_, newcomers)
-                                                        : std::vector<double>{};
-  const auto losses = count > 0 ? comm_.gather(local) : std::vector<double>{};
-  std::vector<int> assignment(true_clusters_.size(), kNotParticipating);
-  if (comm_.is_root()) {
-    const auto k = static_cast<std::size_t>(models_->size());
-    for (std::size_t i = 0, n = 0; i < participants_.size(); ++i) {
-      auto& model = assignment[static_cast<std::size_t>(participants_[i])];
-      model = last[i] >= 0 ? last[i]
-                           : static_cast<int>(std::min_element(losses.begin() + static_cast<std::ptrdiff_t>(n * k),
-                                                               losses.begin() + static_cast<std::ptrdiff_t>((n + 1) * k)) -
-                                              (losses.begin() + static_cast<std::ptrdiff_t>(n * k)));
-      n += last[i] >= 0 ? 0 : 1;
-    }
+  std::vector<algo::ClientQuery> queries;
+  if (!newcomers.empty()) {
+    queries.push_back({algo::QueryKind::kLossVectors, newcomers});
   }
-  comm_.broadcast(assignment.data(), static_cast<std::int64_t>(assignment.size()));
-  return assignment;
-}
-
-std::vector<int> Experiment::assign(int round, std::chrono::steady_clock::time_point& start,
-                                    std::vector<double>& loss_vectors, std::vector<int>& newcomers) {
-  if (stability_->check(round, participants_)) {
-    if (comm_.is_root() && round == stability_->switch_round() && !options_.quiet) {
-      std::cout << "round " << round + 1 << ": assignments stable; clustering stops, per-cluster FedAvg from now on"
-                << std::endl;
-    }
-    auto assignment = keep_last_models(newcomers);
-    phase_seconds_[kLossVectors] = seconds_since(start);
-    return assignment;
-  }
-  loss_vectors = gather_loss_vectors(round);
+  const auto shared = share_queries(queries);
+  const auto answers = answer_queries(shared, 0);
   phase_seconds_[kLossVectors] = seconds_since(start);
-  return decide_assignment(round, loss_vectors);
+  outcome.newcomers = shared.empty() ? std::vector<int>{} : shared.front().clients;
+  if (comm_.is_root()) {
+    std::vector<int> models;
+    for (std::size_t i = 0, n = 0; i < participants_.size(); ++i) {
+      models.push_back(last[i] >= 0 ? last[i] : static_cast<int>(answers.front().values[n++].argmin().item<std::int64_t>()));
+    }
+    outcome.plan = algo::hard_plan(participants_, models, num_models_, train_samples_);
+  }
+  share_plan(outcome.plan);
 }
 
 LocalUpdateSettings Experiment::local_update_settings() const {
@@ -86,35 +77,112 @@ LocalUpdateSettings Experiment::local_update_settings() const {
   settings.batch_size = options_.batch_size;
   settings.learning_rate = options_.lr;
   settings.objective = objective_of(options_);
-  settings.proximal.mu = algorithm_->proximal_weight();  // FedSoft's proximal term; 0 = none
+  settings.proximal.mu = algorithm_->proximal_mu();  // FedSoft's proximal term; 0 = none
   return settings;
 }
 
-std::vector<double> Experiment::train(int round, const std::vector<int>& assignment, std::vector<double>& train_loss) {
-  // A rank without clients (the server) contributes zero sums.
-  return comm_.reduce_sum(
-      clients_->local_updates(assignment, *models_, round, options_.seed, local_update_settings(), train_loss));
+namespace {
+
+/// Adds one client's result to the per-model sums: sums[s] += W[s, client] x, count[s] += W[s, client].
+void add_weighted(torch::Tensor& sums, const torch::Tensor& weights, int client, const torch::Tensor& result) {
+  const auto k = weights.size(0);
+  const auto p = result.size(0);
+  const auto w = weights.accessor<double, 2>();
+  for (std::int64_t s = 0; s < k; ++s) {
+    const double weight = w[s][client];
+    if (weight > 0.0) {
+      sums.narrow(0, s * p, p).add_(result, weight);
+      sums[k * p + s] += weight;
+    }
+  }
 }
 
-void Experiment::average(const std::vector<double>& weighted_sums) {
+}  // namespace
+
+std::vector<double> Experiment::train(int round, RoundOutcome& outcome) {
+  if (!outcome.plan.weights.defined()) {
+    return train_then_aggregate(round, outcome);
+  }
+  const auto k = static_cast<std::int64_t>(num_models_);
+  auto sums = torch::zeros({k * models_->state_size() + k}, torch::kFloat64);
+  clients_->local_updates(
+      outcome.plan, *models_, round, options_.seed, local_update_settings(),
+      [&](int client, const torch::Tensor& result) { add_weighted(sums, outcome.plan.weights, client, result); },
+      outcome.train_loss);
+  // A rank without clients (the server) contributes zero sums.
+  return comm_.reduce_sum(std::vector<double>(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel()));
+}
+
+std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& outcome) {
+  auto& plan = outcome.plan;
+  std::vector<int> trained;
+  std::vector<torch::Tensor> results;  // float32: exact for states and gradients, half the memory
+  clients_->local_updates(
+      plan, *models_, round, options_.seed, local_update_settings(),
+      [&](int client, const torch::Tensor& result) {
+        trained.push_back(client);
+        results.push_back(result.to(torch::kFloat32));
+      },
+      outcome.train_loss);
+  std::vector<double> local;  // per trained client: its id, then its update (trained - start)
+  for (std::size_t i = 0; i < trained.size(); ++i) {
+    const int start = plan.start[static_cast<std::size_t>(trained[i])];
+    const auto update = (results[i].to(torch::kFloat64) - models_->states()[start].to(torch::kFloat64)).contiguous();
+    local.push_back(trained[i]);
+    local.insert(local.end(), update.data_ptr<double>(), update.data_ptr<double>() + update.numel());
+  }
+  const auto gathered = comm_.gather(local);
+  algo::Aggregation aggregation;
+  if (comm_.is_root()) {
+    const auto p = models_->state_size();
+    const auto table = torch::tensor(gathered, torch::kFloat64).view({-1, p + 1});
+    const auto ids = table.select(1, 0).to(torch::kInt64).contiguous();
+    auto input = round_input(round);
+    input.answers = outcome.answers;
+    aggregation = algorithm_->aggregate(input, plan, std::vector<int>(ids.data_ptr<std::int64_t>(),
+                                                                      ids.data_ptr<std::int64_t>() + ids.numel()),
+                                        table.narrow(1, 1, p));
+  }
+  share_weights(aggregation.weights);
+  plan.weights = aggregation.weights;
+  share_assignment(aggregation.assignment);
+  if (!aggregation.assignment.empty()) {
+    plan.assignment = aggregation.assignment;
+  }
+  const auto k = static_cast<std::int64_t>(num_models_);
+  auto sums = torch::zeros({k * models_->state_size() + k}, torch::kFloat64);
+  for (std::size_t i = 0; i < trained.size(); ++i) {
+    add_weighted(sums, plan.weights, trained[i], results[i].to(torch::kFloat64));
+  }
+  return comm_.reduce_sum(std::vector<double>(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel()));
+}
+
+void Experiment::average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome) {
   if (comm_.is_root()) {
     if (options_.aggregation == "gradient") {
       models_->gradient_step(weighted_sums, options_.lr);
     } else {
       models_->average(weighted_sums);
     }
+    const auto k = static_cast<std::size_t>(num_models_);
+    const auto p = static_cast<std::size_t>(models_->state_size());
+    outcome.trained_models.assign(k, false);
+    for (std::size_t s = 0; s < k; ++s) {
+      outcome.trained_models[s] = weighted_sums[k * p + s] > 0.0;
+    }
+    algorithm_->after_aggregation(round, outcome.trained_models, models_->states());
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
 }
 
-std::vector<double> Experiment::evaluate(const std::vector<int>& assignment, const std::vector<double>& train_loss) {
+std::vector<double> Experiment::evaluate(const RoundOutcome& outcome) {
   std::vector<double> local;
   if (clients_->size() > 0) {
-    // FedSoft scores each client's personalised local model, the others its assigned model.
-    const auto evaluation = soft() ? clients_->evaluate_local_models(*models_) : clients_->evaluate(assignment, *models_);
+    const auto evaluation = algorithm_->evaluates_local_models() ? clients_->evaluate_local_models(*models_)
+                                                                 : clients_->evaluate(outcome.plan.assignment, *models_);
     for (int i = 0; i < clients_->size(); ++i) {
       const auto at = static_cast<std::size_t>(i);
-      local.insert(local.end(), {evaluation.accuracy[at], evaluation.test_loss[at], train_loss[at]});
+      local.insert(local.end(), {evaluation.accuracy[at], evaluation.test_loss[at], outcome.train_loss[at]});
     }
   }
   local.push_back(clients_->take_compute_seconds());
@@ -122,38 +190,31 @@ std::vector<double> Experiment::evaluate(const std::vector<int>& assignment, con
 }
 
 void Experiment::run_round(int round) {
-  if (soft()) {
-    run_soft_round(round);
-  } else {
-    run_hard_round(round);
-  }
-}
-
-void Experiment::run_hard_round(int round) {
   auto start = std::chrono::steady_clock::now();
-  participants_ = draw_participants(static_cast<int>(true_clusters_.size()), options_.participation, options_.seed, round);
-  if (round + 1 < options_.join_round) {  // newcomers are absent before their join round
-    participants_.erase(std::remove_if(participants_.begin(), participants_.end(),
-                                       [&](int c) { return is_newcomer(c); }),
-                        participants_.end());
+  participants_ = draw_round_participants(round);
+  RoundOutcome outcome;
+  if (stability_->check(round, participants_)) {
+    if (comm_.is_root() && round == stability_->switch_round() && !options_.quiet) {
+      std::cout << "round " << round + 1 << ": assignments stable; clustering stops, per-cluster FedAvg from now on"
+                << std::endl;
+    }
+    plan_stable_round(outcome, start);
+  } else {
+    plan_round(round, outcome, start);
   }
-  std::vector<double> loss_vectors;
-  std::vector<int> newcomers;
-  const auto assignment = assign(round, start, loss_vectors, newcomers);
   phase_seconds_[kClustering] = seconds_since(start);
-  stability_->record(assignment);
-  std::vector<double> train_loss;
-  const auto weighted_sums = train(round, assignment, train_loss);
+  stability_->record(outcome.plan.assignment);
+  const auto weighted_sums = train(round, outcome);
   phase_seconds_[kLocalUpdate] = seconds_since(start);
-  average(weighted_sums);
+  average(round, weighted_sums, outcome);
   phase_seconds_[kAggregation] = seconds_since(start);
-  const auto evaluations = evaluate(assignment, train_loss);
+  const auto evaluations = evaluate(outcome);
   phase_seconds_[kEvaluation] = seconds_since(start);
   if (!comm_.is_root()) {
     return;
   }
   io::RoundRecord rec;
-  record(assignment, loss_vectors, evaluations, newcomers, rec);
+  record(round, outcome, evaluations, rec);
   publish(round, rec, start);
 }
 

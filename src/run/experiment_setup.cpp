@@ -19,27 +19,6 @@ void Experiment::set_up_data() {
   network_shape_ = network_shape_of(data);
   true_clusters_ = data.true_clusters;
   const int num_clients = data.num_clients();
-
-  algo::AlgorithmSettings settings;
-  settings.name = options_.algorithm;
-  settings.num_clients = num_clients;
-  settings.num_clusters = options_.effective_models();
-  settings.random_first_assignment = options_.first_assignment == "random";
-  settings.kmeans_restarts = options_.kmeans_restarts;
-  settings.sqrt_loss_vectors = options_.loss_transform == "sqrt";
-  settings.min_cost_matching = options_.matching == "hungarian";
-  settings.agglomerative = options_.clustering == "agglomerative";
-  settings.select_k = options_.select_k == "silhouette";
-  settings.seed = options_.seed;
-  settings.pacfl_vectors = options_.pacfl_vectors;
-  settings.pacfl_sum_of_angles = options_.pacfl_proximity == "sum";
-  settings.pacfl_beta = options_.pacfl_beta;
-  settings.pacfl_clusters = options_.pacfl_clusters;
-  settings.fedsoft_interval = options_.fedsoft_interval;
-  settings.fedsoft_selection = options_.fedsoft_selection;
-  settings.fedsoft_mu = options_.fedsoft_mu;
-  settings.fedsoft_smoother = options_.fedsoft_smoother;
-  algorithm_ = algo::make_algorithm(settings);
   if (comm_.is_root() && data.num_sources() > 0) {
     holdouts_ = std::make_unique<SourceHoldouts>(data, objective_of(options_), device_);
     const auto shares = data.mixture.to(torch::kFloat64).contiguous();
@@ -47,8 +26,41 @@ void Experiment::set_up_data() {
   }
   const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
-  const int window = algorithm_->clusters_clients() ? options_.stable_rounds : 0;
-  stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, window, options_.stable_fraction);
+}
+
+void Experiment::share_train_samples() {
+  const auto& hosted = clients_->train_counts();
+  auto counts = comm_.gather(std::vector<double>(hosted.begin(), hosted.end()));
+  counts.resize(true_clusters_.size());
+  comm_.broadcast(counts.data(), static_cast<std::int64_t>(counts.size()));
+  train_samples_.assign(counts.begin(), counts.end());
+}
+
+algo::AlgorithmContext Experiment::algorithm_context() const {
+  algo::AlgorithmContext context;
+  context.num_clients = static_cast<int>(true_clusters_.size());
+  context.num_models = options_.effective_models();
+  context.train_samples = train_samples_;
+  context.seed = options_.seed;
+  context.random_first_assignment = options_.first_assignment == "random";
+  context.gradient_averaging = options_.aggregation == "gradient";
+  context.participation = options_.participation;
+  context.newcomers = options_.newcomers;
+  context.cluster_layers = options_.cluster_layers;
+  context.stable_rounds = options_.stable_rounds;
+  return context;
+}
+
+void Experiment::set_up_algorithm() {
+  algorithm_ = algo::make_algorithm(options_.algorithm, options_.algorithm_options, algorithm_context());
+  if (options_.stable_rounds > 0 && !algorithm_->records_loss_vectors()) {
+    throw ConfigError("--stable-rounds needs an algorithm that clusters loss vectors (clove, ifca), not " +
+                      options_.algorithm + "; remove --stable-rounds");
+  }
+  num_models_ = algorithm_->num_models();
+  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), static_cast<int>(true_clusters_.size()));
+  stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, options_.stable_rounds,
+                                                  options_.stable_fraction);
 }
 
 bool Experiment::is_newcomer(int client) const {
@@ -62,7 +74,7 @@ void Experiment::cluster_signatures() {
   }
   const auto gathered = comm_.gather(clients_->signatures(p));
   const auto m = static_cast<std::int64_t>(true_clusters_.size());
-  std::vector<int> clusters(static_cast<std::size_t>(m), -1);
+  std::vector<int> clusters;
   std::exception_ptr failure;  // rank 0 must still reach the broadcast the others wait in
   if (comm_.is_root()) try {
     const auto d = static_cast<std::int64_t>(gathered.size()) / (m * p);
@@ -74,25 +86,25 @@ void Experiment::cluster_signatures() {
       }
     }
     clusters = algorithm_->cluster_signatures(signatures, initial);
+    num_models_ = algorithm_->num_models();
     signature_floats_ = d * p;
   } catch (...) {
     failure = std::current_exception();
   }
-  comm_.broadcast(clusters.data(), m);
+  comm_.broadcast(&num_models_, 1);  // the other ranks size their models by the clusters found
   if (failure) {
     std::rethrow_exception(failure);
   }
-  algorithm_->adopt_clusters(clusters);
 }
 
 void Experiment::set_up_models() {
   const int per_round = participants_per_round(static_cast<int>(true_clusters_.size()), options_.participation);
-  if (algorithm_->clusters_clients() && per_round < algorithm_->num_models()) {
+  if (algorithm_->clusters_clients() && per_round < num_models_) {
     throw ConfigError("--participation " + std::to_string(options_.participation) + " gives " +
                       std::to_string(per_round) + " clients per round, fewer than the " +
-                      std::to_string(algorithm_->num_models()) + " models to assign; raise --participation");
+                      std::to_string(num_models_) + " models to assign; raise --participation");
   }
-  models_ = std::make_unique<ModelSet>(algorithm_->num_models(), architecture_, network_shape_, device_);
+  models_ = std::make_unique<ModelSet>(num_models_, architecture_, network_shape_, device_);
   if (options_.cluster_layers > 0) {
     if (!algorithm_->clusters_clients()) {
       throw ConfigError("--cluster-layers (weight sharing) needs a clustering algorithm (clove, ifca), not " +
@@ -100,9 +112,11 @@ void Experiment::set_up_models() {
     }
     models_->share_all_but_last_layers(options_.cluster_layers);
   }
-  if (soft()) {  // FedSoft: every client's local model starts from one client initial model
-    clients_->init_local_models(models_->fresh_state(options_.seed, static_cast<std::uint64_t>(models_->size())),
-                                options_.fedsoft_optimizer == "persistent");
+  if (algorithm_->uses_client_initial_model()) {  // one client initial model, separate from the K models
+    client_initial_model_ = models_->fresh_state(options_.seed, static_cast<std::uint64_t>(num_models_));
+  }
+  if (algorithm_->keeps_local_models()) {  // every client's local model starts from it
+    clients_->init_local_models(client_initial_model_, algorithm_->keeps_optimizers());
   }
 }
 
@@ -112,13 +126,14 @@ void Experiment::open_result_file() {
   }
   io::ResultLayout layout;
   layout.num_clients = static_cast<int>(true_clusters_.size());
-  layout.num_models = algorithm_->num_models();
-  has_loss_vectors_ = algorithm_->needs_loss_vectors(1);
-  layout.has_loss_vectors = has_loss_vectors_;
+  layout.num_models = num_models_;
+  layout.has_loss_vectors = algorithm_->records_loss_vectors();
   layout.phase_names.assign(std::begin(kPhaseNames), std::end(kPhaseNames));
   layout.planned_rounds = options_.rounds;
   layout.num_sources = holdouts_ ? holdouts_->size() : 0;
-  layout.has_importance = soft();
+  for (const auto& dataset : algorithm_->extra_datasets()) {
+    layout.extra_datasets.push_back({dataset.path, dataset.shape});
+  }
   writer_ = std::make_unique<io::ResultWriter>(options_.out, layout, options_.overwrite);
   auto attributes = options_.to_attributes();
   attributes.emplace_back("version", core::version());
@@ -129,7 +144,7 @@ void Experiment::open_result_file() {
   attributes.emplace_back("threads_per_rank", std::to_string(threads_));
   attributes.emplace_back("device", device_.str());
   attributes.emplace_back("clients", std::to_string(true_clusters_.size()));
-  attributes.emplace_back("models", std::to_string(algorithm_->num_models()));
+  attributes.emplace_back("models", std::to_string(num_models_));
   writer_->write_config(attributes);
   writer_->write_true_clusters(true_clusters_);
   if (!mixture_.empty()) {
@@ -140,6 +155,8 @@ void Experiment::open_result_file() {
 void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_compute(); });
   collective_step(comm_, [&] { set_up_data(); });
+  share_train_samples();
+  collective_step(comm_, [&] { set_up_algorithm(); });
   collective_step(comm_, [&] { cluster_signatures(); });
   collective_step(comm_, [&] { set_up_models(); });
   if (!options_.dry_run) {
@@ -154,7 +171,7 @@ void Experiment::set_up() {
               << (options_.dataset == "linreg" ? "(Delta " + std::to_string(options_.separation) + ")" : options_.partition)
               << ": "
               << true_clusters_.size() << " clients in " << options_.clusters << " clusters, "
-              << algorithm_->num_models() << " models (" << options_.effective_model() << ", "
+ << num_models_ << " models (" << options_.effective_model() << ", "
               << models_->state_size() << " floats each), " << comm_.size() << " rank(s) x " << threads_
               << " thread(s) on " << device_.str() << " -> " << (options_.dry_run ? "nothing (--dry-run)" : options_.out)
               << std::endl;

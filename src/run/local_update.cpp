@@ -86,12 +86,16 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
   torch::optim::Adam fresh(model.parameters(), torch::optim::AdamOptions(settings.learning_rate));
   torch::optim::Adam& optimizer = settings.optimizer != nullptr ? *settings.optimizer : fresh;
   const Proximal proximal(model, settings.proximal);
+  const std::int64_t batches_per_epoch = (n + settings.batch_size - 1) / settings.batch_size;
+  const std::int64_t epochs =
+      settings.max_steps > 0 ? (settings.max_steps + batches_per_epoch - 1) / batches_per_epoch : settings.local_epochs;
+  std::int64_t steps_left = settings.max_steps > 0 ? settings.max_steps : epochs * batches_per_epoch;
   double epoch_loss = 0.0;
-  for (int epoch = 0; epoch < settings.local_epochs; ++epoch) {
+  for (std::int64_t epoch = 0; epoch < epochs; ++epoch) {
     const auto order = torch::randperm(n, generator, torch::kLong).to(inputs.device());
     epoch_loss = 0.0;
     std::int64_t batches = 0;
-    for (std::int64_t start = 0; start < n; start += settings.batch_size, ++batches) {
+    for (std::int64_t start = 0; start < n && steps_left > 0; start += settings.batch_size, ++batches, --steps_left) {
       const auto batch = order.narrow(0, start, std::min<std::int64_t>(settings.batch_size, n - start));
       optimizer.zero_grad();
       const auto batch_inputs = inputs.index_select(0, batch);

@@ -1,111 +1,202 @@
 #pragma once
 /// @file
-/// The interface every federated algorithm implements: how many models the server keeps and which
-/// model each client trains in a round. Local updates, averaging and communication are shared
-/// machinery in cflrun::run, identical for every algorithm.
+/// The round protocol every federated algorithm implements. One round (0-based t) on every rank:
+///
+///  1. `queries(t)`: the server names what it needs from which clients before it plans the round
+///     (loss vectors, importance weights, model distances, warm-up updates); the clients answer.
+///  2. `plan(t)`: from the answers the server plans the round (RoundPlan): the model each client
+///     belongs to, where each client's local update starts, and the aggregation weights W [K, M].
+///  3. The clients run their local updates (run::ClientGroup, the same code for every algorithm).
+///  4. `aggregate(t)`, only for an algorithm that decides after seeing the updates (CFL): the
+///     server gets every update and returns W (and may change the assignment).
+///  5. The server sets model s to sum_i W[s,i] x_i / sum_i W[s,i] (x_i: client i's trained state,
+///     or its gradient under gradient averaging); a model whose row of W is zero keeps its state.
+///     `after_aggregation(t)` may then adjust the models (FlexCFL's inter-group aggregation).
+///  6. Every client is scored on its assigned model, or on its local model (`evaluates_local_models`).
+///
+/// The Algorithm object lives on every rank; its option-derived properties (the `const` methods
+/// below) are the same everywhere, and the decisions (`queries`, `plan`, `aggregate`, ...) are
+/// made on rank 0 only and sent to the other ranks by run::Experiment. Communication, local
+/// updates, averaging and recording are shared machinery in cflrun::run. How to add an algorithm:
+/// include/cflrun/algo/README.md.
 
 #include <cstdint>
-#include <memory>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/types.h>
 
+#include <cflrun/algo/round_traffic.hpp>
+
 namespace cflrun::algo {
 
-/// The server-side decision of a federated algorithm (CLoVE Alg. 1 lines 8-10; IFCA Alg. 1).
+/// What the server can ask clients to compute before it plans a round. Each answer is one row of
+/// floats per client.
+enum class QueryKind : int {
+  kLossVectors = 1,    ///< [K] mean training loss under every model (CLoVE Alg. 1 lines 5-7; IFCA Alg. 1).
+  kImportanceWeights,  ///< [K] importance weights u over the models (FedSoft Alg. 1 lines 5-12).
+  kModelDistances,     ///< [K] ||w_i - theta_j||_2 of the client's local model w_i to every model (FeSEM E-step).
+  kWarmUpUpdate,       ///< [P] update w - w0 after `steps` mini-batch steps from the client initial model w0 (FlexCFL cold start).
+};
+
+/// A request for the clients in `clients` to answer `kind`.
+struct ClientQuery {
+  QueryKind kind = QueryKind::kLossVectors;
+  std::vector<int> clients;  ///< client ids, increasing.
+  int steps = 0;             ///< kWarmUpUpdate: mini-batch steps of the warm-up training.
+  double smoother = 0.0;     ///< kImportanceWeights: sigma > 0, the counter smoother.
+};
+
+/// The clients' answers to one query, on rank 0.
+struct QueryAnswer {
+  ClientQuery query;
+  torch::Tensor values;  ///< [n, L] float64, row i from query.clients[i] (L = K, or P for warm-up updates).
+};
+
+/// Entries of RoundPlan::start besides a model index.
+inline constexpr int kNoUpdate = -1;    ///< the client does not train this round.
+inline constexpr int kLocalModel = -2;  ///< it trains its own persistent local model (Algorithm::keeps_local_models).
+/// Entry of RoundPlan::assignment for a client that does not take part in the round.
+inline constexpr int kNotParticipating = -1;
+
+/// The server's plan of one round.
+struct RoundPlan {
+  /// [M] the model (cluster) of each client this round, in [0, K), or kNotParticipating. It is the
+  /// clustering whose ARI is recorded, the model a client is scored on, and /clients/assignment.
+  std::vector<int> assignment;
+  /// [M] where each client's local update starts: a model index, kLocalModel or kNoUpdate.
+  std::vector<int> start;
+  /// [K, M] float64 >= 0, the aggregation weights (hard clustering: the client's sample count in
+  /// its model's row; FedSoft: Eq. 6 contributions). Undefined: the algorithm decides them in
+  /// aggregate() after seeing the updates.
+  torch::Tensor weights;
+  /// [M, K] float64: client i's local objective adds (mu/2) sum_s a_is ||w - theta_s||^2 with
+  /// mu = proximal_mu() (FedSoft Eq. 4). Undefined: no proximal term.
+  torch::Tensor proximal_weights;
+  /// [K, P] float32: the server models are replaced by these before the local updates (FlexCFL's
+  /// cold start). Undefined: unchanged.
+  torch::Tensor models;
+};
+
+/// What aggregate() decides after seeing the round's updates.
+struct Aggregation {
+  torch::Tensor weights;        ///< [K, M] float64 >= 0, as RoundPlan::weights.
+  std::vector<int> assignment;  ///< [M] the clients' models after aggregation; empty keeps the plan's.
+};
+
+/// What the server knows when it plans a round (rank 0).
+struct RoundInput {
+  int round = 0;                          ///< 0-based t.
+  std::vector<int> participants;          ///< M(t), increasing ids (CLoVE Alg. 1 line 2).
+  std::vector<QueryAnswer> answers;       ///< one per query of queries(t), in that order.
+  torch::Tensor models;                   ///< [K, P] float32, the current server models.
+  torch::Tensor client_initial_model;     ///< [P] float32, the model every local model starts from.
+};
+
+/// A dataset an algorithm adds to the result file: `path` (e.g. "/algorithm/cfl_max_update_norm")
+/// with one row of `shape` per round, float32.
+struct ExtraDataset {
+  std::string path;
+  std::vector<std::int64_t> shape;  ///< per-round shape, e.g. {K} or {M, K}.
+};
+
+/// Values of the algorithm's extra datasets for one round: path -> row-major values.
+using ExtraValues = std::map<std::string, std::vector<float>>;
+
+/// Everything an algorithm keeps across rounds, as named tensors (written to and read from
+/// checkpoints as a whole; stateless algorithms return none).
+using AlgorithmState = std::map<std::string, torch::Tensor>;
+
+/// Facts of a run every algorithm may use (no ground truth).
+struct AlgorithmContext {
+  int num_clients = 0;                      ///< M.
+  int num_models = 0;                       ///< K-hat: --models, or --clusters.
+  std::vector<std::int64_t> train_samples;  ///< [M] n_i, training samples of every client.
+  std::uint64_t seed = 1;                   ///< --seed.
+  bool random_first_assignment = false;     ///< --first-assignment random (round 1 assigned at random).
+  bool gradient_averaging = false;          ///< --aggregation gradient (Option II).
+  double participation = 1.0;               ///< --participation.
+  int newcomers = 0;                        ///< --newcomers.
+  int cluster_layers = 0;                   ///< --cluster-layers (IFCA weight sharing).
+  int stable_rounds = 0;                    ///< --stable-rounds (stability switch).
+};
+
+/// The server side of a federated algorithm (see the file comment for the round).
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
 
   /// Command-line name, e.g. "clove".
   virtual std::string name() const = 0;
-
-  /// Number of models the server keeps and broadcasts: K for CLoVE and IFCA, 1 for FedAvg, M for
-  /// Local-only.
+  /// K, the models the server keeps and broadcasts (CFL: a capacity, see live_models()).
   virtual int num_models() const = 0;
-
-  /// Whether clients must send loss vectors (mean training loss on every model) in round `round`
-  /// (0-based) before `assign` is called.
-  virtual bool needs_loss_vectors(int round) const = 0;
-
-  /// Whether the assignment is a clustering of the clients whose agreement with the ground truth
-  /// (ARI) is meaningful; false for FedAvg and Local-only, whose ARI is recorded as NaN.
+  /// Whether the assignment is a clustering whose ARI against the truth is meaningful; false for
+  /// FedAvg and Local-only, whose ARI is recorded as NaN.
   virtual bool clusters_clients() const = 0;
-
-  /// The model each participating client trains in round `round` (CLoVE Alg. 1 line 2: the
-  /// participants M(t) are drawn by the caller; all clients under full participation).
-  /// @param round         0-based round index t.
-  /// @param participants  [m] ids of the participating clients, increasing.
-  /// @param loss_vectors  [m, K] float64, row i for participants[i], when
-  ///                      `needs_loss_vectors(round)`; else an undefined tensor.
-  /// @return              [m] model indices in [0, num_models()), entry i for participants[i].
-  /// @throws ShapeError if loss_vectors has the wrong shape.
-  virtual std::vector<int> assign(int round, const std::vector<int>& participants,
-                                  const torch::Tensor& loss_vectors) = 0;
+  /// Whether the algorithm queries loss vectors (then /clients/loss_vectors is recorded and the
+  /// stability switch, --stable-rounds, may apply).
+  virtual bool records_loss_vectors() const { return false; }
+  /// Whether every client keeps a persistent local model, starting from the client initial model
+  /// (FedSoft's personalised models, FeSEM's local solutions); a local update may then start from
+  /// it (kLocalModel), and every trained state is kept as the client's local model.
+  virtual bool keeps_local_models() const { return false; }
+  /// Whether the run builds the client initial model (a fresh model from the (seed, kModelInit, K)
+  /// stream, separate from the K server models): local models start from it, warm-up updates too.
+  virtual bool uses_client_initial_model() const { return keeps_local_models(); }
+  /// Whether each client is scored on its local model instead of its assigned model (FedSoft).
+  virtual bool evaluates_local_models() const { return false; }
+  /// Whether each client keeps its optimizer's state across its local updates (FedSoft's
+  /// official client) instead of a fresh optimizer per update.
+  virtual bool keeps_optimizers() const { return false; }
+  /// mu of the proximal term of RoundPlan::proximal_weights (0: none).
+  virtual double proximal_mu() const { return 0.0; }
+  /// Whether all models start from the same parameters whatever --init says (PACFL Alg. 1 line 12).
+  virtual bool same_initial_models() const { return false; }
+  /// Extra per-round datasets the algorithm records (record()).
+  virtual std::vector<ExtraDataset> extra_datasets() const { return {}; }
 
   /// One-shot clustering before training (PACFL Alg. 1 lines 7-11): p > 0 asks every client for
   /// the p most significant left singular vectors of its data matrix. 0 (default) for none.
   virtual int signature_vectors() const { return 0; }
-
-  /// Rank 0 only, when signature_vectors() > 0: clusters the clients that are present from the
-  /// start (`initial`, increasing ids) by their signatures.
+  /// Rank 0, when signature_vectors() > 0: clusters the clients present from the start
+  /// (`initial`, increasing ids) by their signatures and adopts the clustering; num_models()
+  /// becomes the number of clusters (the run sends it to the other ranks).
   /// @param signatures  [M, d, p] float64, every client's signature.
   /// @return            [M] cluster of each client in [0, Z); -1 for clients not in `initial`.
+  /// @throws ConfigError if the algorithm takes no signatures.
   virtual std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial);
 
-  /// Every rank: adopts the clustering rank 0 computed; num_models() becomes the number of clusters.
-  virtual void adopt_clusters(const std::vector<int>& clusters);
+  /// Rank 0: the queries the clients answer before round `round` is planned (none by default).
+  /// @param participants  this round's participants, increasing ids.
+  virtual std::vector<ClientQuery> queries(int round, const std::vector<int>& participants);
+  /// Rank 0: plans the round (see RoundPlan).
+  /// @throws ShapeError if an answer has the wrong shape; Error for a non-finite loss.
+  virtual RoundPlan plan(const RoundInput& input) = 0;
+  /// Rank 0, called only when plan() left the weights undefined: decides them from the updates.
+  /// @param updates  [n, P] float64, the update (trained state - start state) of every client
+  ///                 that trained, in increasing id order (`trained` lists them).
+  /// @throws ConfigError if the algorithm always plans its weights (the default).
+  virtual Aggregation aggregate(const RoundInput& input, const RoundPlan& plan, const std::vector<int>& trained,
+                                const torch::Tensor& updates);
+  /// Rank 0, after the server averaged the models: may change them (default: nothing).
+  /// @param trained  [K] whether model s received a non-zero aggregation weight this round.
+  /// @param models   [K, P] float32, changed in place.
+  virtual void after_aggregation(int round, const std::vector<bool>& trained, torch::Tensor& models);
+  /// Rank 0: the models the algorithm currently maintains (/rounds/live_models); num_models() by default.
+  virtual int live_models() const { return num_models(); }
+  /// Rank 0: this round's values of extra_datasets() (default: none).
+  virtual ExtraValues record(int round) const;
+  /// The round's logical traffic (bytes between server and clients); default: round_traffic().
+  virtual RoundTraffic traffic(const RoundFacts& facts) const;
 
-  /// Whether all models start from the same parameters whatever --init says (PACFL Alg. 1 line 12).
-  virtual bool same_initial_models() const { return false; }
-
-  /// Soft clustering (FedSoft Alg. 1 line 3): clients re-estimate their importance weights over the
-  /// models every this many rounds (tau), keep persistent local models and run proximal local
-  /// updates; 0 (default) for the hard-clustering algorithms, which use `assign` instead.
-  virtual int importance_interval() const { return 0; }
-
-  /// Soft clustering: sigma, the counter smoother of the importance weights (FedSoft Alg. 1 line 10).
-  virtual double importance_smoother() const { return 0.0; }
-
-  /// Soft clustering: mu of the proximal term (mu / 2) sum_s u_s ||w - c_s||^2 (FedSoft Eq. 4).
-  virtual double proximal_weight() const { return 0.0; }
-
-  /// Soft clustering, rank 0: which clients' local models each model is averaged from in round
-  /// `round`, and with which weight (FedSoft Alg. 1 lines 19-22).
-  /// @param importance     [M, K] float64, every client's latest importance weights u.
-  /// @param sample_counts  [M] float64, training samples n_k of every client.
-  /// @return               [K, M] float64; row s sums to 1, 0 = client k does not contribute to model s.
-  /// @throws ConfigError if the algorithm is not a soft-clustering one.
-  virtual torch::Tensor contributions(int round, const torch::Tensor& importance, const torch::Tensor& sample_counts);
+  /// Rank 0: everything kept across rounds (default: none).
+  virtual AlgorithmState state() const { return {}; }
+  /// Rank 0: restores what state() returned, so that the next rounds decide as the original would.
+  /// @throws DataError if a tensor is missing or has the wrong shape.
+  virtual void restore(const AlgorithmState& state);
 };
-
-/// Settings the factory needs to build any algorithm.
-struct AlgorithmSettings {
-  std::string name = "clove";      ///< clove | ifca | fedavg | local | pacfl | fedsoft.
-  int num_clients = 0;             ///< M.
-  int num_clusters = 0;            ///< K (models for clove/ifca).
-  bool random_first_assignment = false;  ///< round 0 assigned at random instead of by loss vectors.
-  int kmeans_restarts = 10;        ///< k-means++ starts per round (clove).
-  bool sqrt_loss_vectors = false;  ///< clove: cluster and match sqrt(loss vectors) (paper Sec. 4 SLV; Table 12 row 1903).
-  bool min_cost_matching = true;   ///< clove: false = the "no matching" ablation (Table 12 row 1901).
-  bool agglomerative = false;      ///< clove: Ward agglomerative clustering instead of k-means (Table 12 row 1902).
-  bool select_k = false;           ///< clove: pick K <= num_clusters each round by silhouette (unknown K, ICML version).
-  int pacfl_vectors = 3;           ///< pacfl: p, singular vectors per client signature (PACFL: 3..5).
-  bool pacfl_sum_of_angles = false;  ///< pacfl: proximity by Eq. 3 (sum of angles) instead of Eq. 2.
-  double pacfl_beta = 4.9;         ///< pacfl: HC merge threshold in degrees (official pacfl.sh: 4.9).
-  int pacfl_clusters = 0;          ///< pacfl: a fixed number of clusters instead of beta; 0 = use beta.
-  int fedsoft_interval = 2;        ///< fedsoft: tau, rounds between importance estimates (official main.py: 2).
-  int fedsoft_selection = 15;      ///< fedsoft: clients selected per cluster (official main.py: 15); 0 = all, weighted by Eq. 6.
-  double fedsoft_mu = 0.1;         ///< fedsoft: proximal weight mu (official: 0.01 CIFAR, 0.1 MNIST, 1.0 linear regression).
-  double fedsoft_smoother = 1e-4;  ///< fedsoft: counter smoother sigma (paper Sec. 5: 1e-4).
-  std::uint64_t seed = 1;          ///< run seed: clustering and random first assignment streams.
-};
-
-/// Builds the algorithm named in `settings` (the single place names map to types).
-/// @throws ConfigError for an unknown name, or if K is not in [1, M] for clove/ifca
-///         ("--clusters (K models) must not exceed the number of clients").
-std::unique_ptr<Algorithm> make_algorithm(const AlgorithmSettings& settings);
 
 /// The official code's random first assignment (clove-official-setup.md Sec. 10): each client
 /// draws a model uniformly; while some model has nobody, a random client of a model with several
@@ -123,5 +214,20 @@ void check_model_count(int num_clients, int num_models);
 /// @throws ShapeError naming the expected and found shape, or Error for a non-finite loss (a
 ///         diverged model: lower --lr).
 void check_loss_vectors(const torch::Tensor& loss_vectors, int num_clients, int num_models);
+
+/// The answer to query kind `kind` in `input`. @throws ConfigError if there is none.
+const QueryAnswer& answer_of(const RoundInput& input, QueryKind kind);
+
+/// A hard-clustering plan: client participants[i] belongs to and trains model models[i], with its
+/// sample count as aggregation weight (FedAvg within each model, CLoVE Alg. 1 line 14).
+/// @param models  [m] model of each participant, in [0, num_models).
+/// @return a plan with assignment = start = the models, weights [num_models, M] = n_i.
+RoundPlan hard_plan(const std::vector<int>& participants, const std::vector<int>& models, int num_models,
+                    const std::vector<std::int64_t>& train_samples);
+
+/// The tensor `name` of a state, checked to have `shape` (an empty shape accepts any).
+/// @throws DataError naming the algorithm and the tensor if missing or of another shape.
+torch::Tensor state_tensor(const AlgorithmState& state, const std::string& algorithm, const std::string& name,
+                           const std::vector<std::int64_t>& shape = {});
 
 }  // namespace cflrun::algo

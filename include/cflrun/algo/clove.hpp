@@ -2,29 +2,61 @@
 /// @file
 /// CLoVE: Clustering of Loss Vector Embeddings (CLoVE paper, Alg. 1, Option I model averaging).
 
-#include <cflrun/algo/algorithm.hpp>
+#include <functional>
+
+#include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
 
-/// Each round the server clusters the clients' loss vectors with k-means (k-means++ seeding,
-/// `kmeans_restarts` starts, K clusters), orders the clusters by their smallest client id and
-/// matches them to the K models by min-cost bipartite matching (Hungarian algorithm), where the
-/// cost of cluster c on model j is the sum of c's clients' losses on j (Alg. 1 lines 8-10;
-/// clove-official-setup.md Sec. 11). Every client then trains its cluster's model.
-/// Variants (settings): square-root loss vectors; no matching (cluster i -> model i).
+/// CLoVE's options (--kmeans-restarts, --loss-transform, --clustering, --matching, --select-k).
+struct CloveOptions : Options<CloveOptions> {
+  int kmeans_restarts = 10;               ///< k-means++ starts per round (the official code: 1).
+  std::string loss_transform = "identity";  ///< identity | sqrt: cluster sqrt(loss vectors) (paper Sec. 4, Table 12).
+  std::string clustering = "kmeans";      ///< kmeans | agglomerative (Ward, Table 12 row 1902).
+  std::string matching = "hungarian";     ///< hungarian | none (the no-matching ablation, Table 12 row 1901).
+  std::string select_k = "fixed";         ///< fixed | silhouette (unknown K: K <= K-hat by silhouette each round).
+  std::string title() const override { return "CLoVE"; }
+  void visit(core::OptionVisitor& v) override;
+};
+
+/// Each round every participant sends its loss vector (its mean training loss on each of the K
+/// models); the server clusters the loss vectors with k-means (k-means++ seeding, restarts, K
+/// clusters), orders the clusters by their smallest client id and matches them to the K models
+/// by min-cost bipartite matching (Hungarian algorithm), the cost of cluster c on model j being
+/// the sum of c's clients' losses on j (Alg. 1 lines 5-10; clove-official-setup.md Sec. 11).
+/// Every participant then trains its cluster's model, and each model becomes the sample-weighted
+/// average of its clients (line 14). With --first-assignment random round 1 is assigned at random.
+/// Variants (CloveOptions): square-root loss vectors, Ward clustering, no matching, unknown K.
 class Clove : public Algorithm {
  public:
-  /// @throws ConfigError if settings.num_clusters is not in [1, settings.num_clients].
-  explicit Clove(const AlgorithmSettings& settings);
-  std::string name() const override { return "clove"; }
-  int num_models() const override { return settings_.num_clusters; }
-  bool needs_loss_vectors(int round) const override;
+  static constexpr const char* kName = "clove";
+  static constexpr const char* kSummary = "CLoVE: k-means on loss vectors, min-cost matching to models (CLoVE Alg. 1)";
+  using Options = CloveOptions;
+  /// @throws ConfigError if K is not in [1, M].
+  Clove(const CloveOptions& options, const AlgorithmContext& context);
+  std::string name() const override { return kName; }
+  int num_models() const override { return context_.num_models; }
   bool clusters_clients() const override { return true; }
-  std::vector<int> assign(int round, const std::vector<int>& participants,
-                          const torch::Tensor& loss_vectors) override;
+  bool records_loss_vectors() const override { return true; }
+  std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
+  RoundPlan plan(const RoundInput& input) override;
 
  private:
-  AlgorithmSettings settings_;
+  std::vector<int> assign(int round, const torch::Tensor& loss_vectors) const;
+
+  CloveOptions options_;
+  AlgorithmContext context_;
 };
+
+/// The loss-vector query of CLoVE and IFCA: every participant, except in round 1 under a random
+/// first assignment.
+std::vector<ClientQuery> loss_vector_queries(int round, const std::vector<int>& participants,
+                                             const AlgorithmContext& context);
+
+/// The plan of CLoVE and IFCA: in round 1 under a random first assignment the official code's
+/// random assignment, else `assign` of the checked [m, K] loss vectors; each participant trains
+/// its model (hard_plan). @throws as check_loss_vectors.
+RoundPlan loss_vector_plan(const RoundInput& input, const AlgorithmContext& context,
+                           const std::function<std::vector<int>(const torch::Tensor&)>& assign);
 
 }  // namespace cflrun::algo

@@ -2,7 +2,7 @@
 /// @file
 /// Local-only: every client trains its own model on its own data; nothing is shared.
 
-#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
 
@@ -11,16 +11,17 @@ namespace cflrun::algo {
 /// shared machinery needs no special case. No clustering: ARI is undefined.
 class LocalOnly : public Algorithm {
  public:
-  explicit LocalOnly(const AlgorithmSettings& settings);
-  std::string name() const override { return "local"; }
-  int num_models() const override { return num_clients_; }
-  bool needs_loss_vectors(int /*round*/) const override { return false; }
+  static constexpr const char* kName = "local";
+  static constexpr const char* kSummary = "Local-only: every client trains its own model";
+  using Options = NoOptions;
+  LocalOnly(const NoOptions& options, const AlgorithmContext& context);
+  std::string name() const override { return kName; }
+  int num_models() const override { return context_.num_clients; }
   bool clusters_clients() const override { return false; }
-  std::vector<int> assign(int round, const std::vector<int>& participants,
-                          const torch::Tensor& loss_vectors) override;
+  RoundPlan plan(const RoundInput& input) override;
 
  private:
-  int num_clients_;
+  AlgorithmContext context_;
 };
 
 }  // namespace cflrun::algo

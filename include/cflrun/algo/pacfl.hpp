@@ -3,13 +3,23 @@
 /// PACFL: clustered FL by principal angles between client data subspaces (Vahidian, Morafah et al.,
 /// shared/papers/002; Algorithm 1 and Algorithm 2).
 
-#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
 
+/// PACFL's options (--pacfl-vectors, --pacfl-proximity, --pacfl-beta, --pacfl-clusters).
+struct PacflOptions : Options<PacflOptions> {
+  int vectors = 3;                     ///< p, singular vectors per client signature (PACFL: 3..5).
+  std::string proximity = "smallest";  ///< smallest (Eq. 2) | sum (Eq. 3).
+  double beta = 4.9;                   ///< HC merge threshold in degrees (official pacfl.sh: 4.9).
+  int clusters = 0;                    ///< a fixed number of clusters instead of beta; 0 = use beta.
+  std::string title() const override { return "PACFL"; }
+  void visit(core::OptionVisitor& v) override;
+};
+
 /// One-shot clustering, then per-cluster FedAvg. Before round 1 every client sends the p most
 /// significant left singular vectors of its data matrix (its signature, Alg. 1 line 8); the server
-/// builds the proximity matrix of principal angles (Eq. 2, or Eq. 3 with pacfl_sum_of_angles) and
+/// builds the proximity matrix of principal angles (Eq. 2, or Eq. 3 with --pacfl-proximity sum) and
 /// clusters it by hierarchical clustering with threshold beta (or into a fixed number of clusters);
 /// every cluster model starts from the same initial model (line 12) and is the sample-weighted
 /// average of its clients' local updates each round (lines 21-24). The assignment never changes,
@@ -22,27 +32,34 @@ namespace cflrun::algo {
 /// model), it joins the old cluster with the smallest mean angle to it. Old clients never move.
 class Pacfl : public Algorithm {
  public:
-  explicit Pacfl(const AlgorithmSettings& settings);
-  std::string name() const override { return "pacfl"; }
-  /// Z, the number of clusters found; 1 before adopt_clusters.
+  static constexpr const char* kName = "pacfl";
+  static constexpr const char* kSummary =
+      "PACFL: one-shot clustering by principal angles of the clients' data subspaces (Vahidian et al. 2023)";
+  using Options = PacflOptions;
+  /// @throws ConfigError if --pacfl-clusters exceeds the number of clients.
+  Pacfl(const PacflOptions& options, const AlgorithmContext& context);
+  std::string name() const override { return kName; }
+  /// Z, the number of clusters found; 1 before cluster_signatures.
   int num_models() const override { return num_clusters_; }
-  bool needs_loss_vectors(int /*round*/) const override { return false; }
   bool clusters_clients() const override { return true; }
-  int signature_vectors() const override { return settings_.pacfl_vectors; }
+  int signature_vectors() const override { return options_.vectors; }
   bool same_initial_models() const override { return true; }
   /// @throws ConfigError if signatures is not [M, d, p] with M = num_clients.
   std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial) override;
-  void adopt_clusters(const std::vector<int>& clusters) override;
-  /// The cluster of each participant; newcomers are placed as described above (rank 0 only).
-  std::vector<int> assign(int round, const std::vector<int>& participants, const torch::Tensor& loss_vectors) override;
+  /// The cluster of each participant; newcomers are placed as described above.
+  RoundPlan plan(const RoundInput& input) override;
+  /// "cluster" [M] int64 (-1 = not yet placed), "proximity" [M, M] float64 degrees.
+  AlgorithmState state() const override;
+  void restore(const AlgorithmState& state) override;
 
  private:
   int place_newcomer(int client, const std::vector<int>& newcomers);
 
-  AlgorithmSettings settings_;
+  PacflOptions options_;
+  AlgorithmContext context_;
   int num_clusters_ = 1;
   std::vector<int> cluster_;  // [M] cluster of each client, -1 until placed
-  torch::Tensor proximity_;   // [M, M] degrees, rank 0 only
+  torch::Tensor proximity_;   // [M, M] degrees
 };
 
 }  // namespace cflrun::algo

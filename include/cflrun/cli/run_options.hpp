@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <cflrun/algo/registry.hpp>
+
 namespace cflrun::cli {
 
 /// Every setting of a run. Defaults are the CLoVE paper's text (Sec. 5.1: Adam, learning rate
@@ -15,7 +17,10 @@ namespace cflrun::cli {
 /// values where they differ (learning rate 1e-2 for the MNIST/FMNIST CNN).
 struct RunOptions {
   std::string config_file;               ///< --config: path of a `key = value` file; "" for none.
-  std::string algorithm = "clove";       ///< --algorithm: clove | ifca | fedavg | local | pacfl | fedsoft.
+  std::string algorithm = "clove";       ///< --algorithm: a registered algorithm (algo::registered_algorithms()).
+  /// Every registered algorithm's own options (--kmeans-restarts, --pacfl-beta, --cfl-eps1, ...),
+  /// declared in the algorithm's options struct (algo::CloveOptions, ...).
+  algo::AlgorithmOptionSet algorithm_options;
   std::string dataset = "fmnist";        ///< --dataset: fmnist | mnist | cifar10 | linreg.
   std::string data_dir;                  ///< --data-dir: "" means the dataset's default directory.
   std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation | class_per_cluster (images only) | mixture_10_90 | mixture_30_70 | mixture_linear | mixture_random.
@@ -27,16 +32,6 @@ struct RunOptions {
   double model_std = 0.0;                ///< --model-std: linreg optimal models ~ N(0, std^2 I); 0 = unit sphere.
   int clusters = 5;                      ///< --clusters: K, ground-truth clusters (and models unless --models).
   int models = 0;                        ///< --models: K-hat, models the server keeps; 0 = --clusters.
-  std::string select_k = "fixed";        ///< --select-k: fixed | silhouette (clove picks K <= K-hat each round).
-  int pacfl_vectors = 3;                 ///< --pacfl-vectors: p, singular vectors per client signature.
-  std::string pacfl_proximity = "smallest"; ///< --pacfl-proximity: smallest (Eq. 2) | sum (Eq. 3).
-  double pacfl_beta = 4.9;               ///< --pacfl-beta: HC threshold in degrees (official scripts: 4.9).
-  int pacfl_clusters = 0;                ///< --pacfl-clusters: fixed number of clusters; 0 = use beta.
-  int fedsoft_interval = 2;              ///< --fedsoft-interval: tau, rounds between importance estimates.
-  int fedsoft_selection = 15;            ///< --fedsoft-selection: clients drawn per cluster; 0 = all, weighted.
-  double fedsoft_mu = 0.1;               ///< --fedsoft-mu: proximal weight mu (Eq. 4).
-  double fedsoft_smoother = 1e-4;        ///< --fedsoft-smoother: sigma, counter smoother.
-  std::string fedsoft_optimizer = "fresh"; ///< --fedsoft-optimizer: fresh | persistent Adam per client.
   std::string mixture_sources = "rotation"; ///< --mixture-sources: rotation | label_groups (image mixtures).
   std::int64_t min_train_samples = 0;    ///< --min-train-samples: mixtures draw n_k in [this, --train-samples]; 0 = --train-samples.
   std::int64_t holdout_samples = 1000;   ///< --holdout-samples: per source of a mixture partition.
@@ -57,11 +52,7 @@ struct RunOptions {
   std::uint64_t seed = 1;                ///< --seed: model initialisation, training, clustering.
   std::optional<std::uint64_t> data_seed;///< --data-seed: data partition; defaults to --seed.
   std::string first_assignment = "evaluation"; ///< --first-assignment: evaluation | random.
-  int kmeans_restarts = 10;              ///< --kmeans-restarts: k-means++ starts per round.
-  std::string loss_transform = "identity"; ///< --loss-transform: identity | sqrt (clove).
   std::string aggregation = "model";     ///< --aggregation: model (Option I) | gradient (Option II).
-  std::string clustering = "kmeans";     ///< --clustering: kmeans | agglomerative (clove).
-  std::string matching = "hungarian";    ///< --matching: hungarian | none (clove ablation).
   std::string init = "different";        ///< --init: different | same initial parameters of the K models.
   double participation = 1.0;            ///< --participation: fraction of clients per round (Alg. 1 line 2).
   int threads = 0;                       ///< --threads: torch intra-op threads per rank; 0 = auto.

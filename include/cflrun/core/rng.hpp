@@ -26,6 +26,8 @@ enum class Purpose : std::uint64_t {
   kSyntheticData = 8,     ///< synthetic datasets: optimal models (a = 0) and client samples (a = client + 1)
   kMixture = 9,           ///< mixture partitions: mixture weights and sample counts (a = client), holdouts
   kClientSelection = 10,  ///< FedSoft's per-cluster client selection (b = round)
+  kWarmUp = 11,           ///< mini-batch order of a warm-up (pre-training) update, FlexCFL (a = client, b = round)
+  kColdStart = 12,        ///< FlexCFL's cold-start sample of clients and its k-means (b = round)
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.

@@ -16,6 +16,8 @@ inline constexpr const char* kRoundsGroup = "/rounds";
 inline constexpr const char* kClientsGroup = "/clients";
 /// Group whose float64 attributes hold the run's table figures, written when the run completes.
 inline constexpr const char* kSummaryGroup = "/summary";
+/// Group of an algorithm's own per-round datasets (e.g. CFL's update norms).
+inline constexpr const char* kAlgorithmGroup = "/algorithm";
 
 inline constexpr const char* kAri = "/rounds/ari";               ///< [T] float64
 inline constexpr const char* kAccuracy = "/rounds/accuracy";     ///< [T] float64
@@ -25,6 +27,8 @@ inline constexpr const char* kSeconds = "/rounds/seconds";       ///< [T, P] flo
 inline constexpr const char* kWorkerComputeSeconds = "/rounds/worker_compute_seconds";  ///< [T]
 inline constexpr const char* kBytesSent = "/rounds/bytes_sent";          ///< [T] int64
 inline constexpr const char* kBytesReceived = "/rounds/bytes_received";  ///< [T] int64
+/// Models the algorithm maintains in each round, <= num_models (CFL's cluster count grows).
+inline constexpr const char* kLiveModels = "/rounds/live_models";  ///< [T] int32
 
 inline constexpr const char* kTrueCluster = "/clients/true_cluster";  ///< [M] int32
 inline constexpr const char* kAssignment = "/clients/assignment";     ///< [T, M] int32
@@ -33,7 +37,8 @@ inline constexpr const char* kClientAccuracy = "/clients/accuracy";   ///< [T, M
 inline constexpr const char* kClientTestLoss = "/clients/test_loss";  ///< [T, M] float32
 /// Mixture partitions (S sources): true share of each source in each client's data.
 inline constexpr const char* kMixture = "/clients/mixture";  ///< [M, S] float64
-/// Soft clustering (FedSoft): each client's importance weights u over the K models, per round.
+/// Soft clustering (FedSoft): each client's importance weights u over the K models, per round
+/// (an extra dataset of algo::FedSoft).
 inline constexpr const char* kImportance = "/clients/importance";  ///< [T, M, K] float32
 /// Mixture partitions: accuracy (NaN without labels) and mean loss of model j on the holdout set
 /// of source s, per round.

@@ -5,12 +5,20 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace cflrun::io {
+
+/// A per-round float32 dataset an algorithm adds (its Algorithm::extra_datasets()), e.g.
+/// /clients/importance [T, M, K] (FedSoft) or /algorithm/cfl_max_update_norm [T, K] (CFL).
+struct ExtraDatasetLayout {
+  std::string path;                  ///< absolute path; a missing parent group is created.
+  std::vector<std::int64_t> shape;   ///< shape of one round's row, every extent >= 1.
+};
 
 /// The sizes fixed for a whole run, which set the shape of every per-round dataset.
 struct ResultLayout {
@@ -20,7 +28,7 @@ struct ResultLayout {
   std::vector<std::string> phase_names;  ///< P >= 1 timing phases, columns of /rounds/seconds.
   std::int64_t planned_rounds = 0;       ///< rounds the run intends to do (>= 0).
   int num_sources = 0;            ///< S >= 0 source distributions of a mixture partition (0: none).
-  bool has_importance = false;    ///< whether clients report importance weights (FedSoft).
+  std::vector<ExtraDatasetLayout> extra_datasets;  ///< the algorithm's own per-round datasets.
 };
 
 /// Everything recorded about one finished round (CLoVE paper Sec. 5 / Tables 1-2 metrics).
@@ -37,7 +45,9 @@ struct RoundRecord {
   std::vector<float> loss_vectors;      ///< [M * K] row-major (CLoVE Alg. 1), empty if none.
   std::vector<float> client_accuracy;   ///< [M] test accuracy of each client, fraction.
   std::vector<float> client_test_loss;  ///< [M] test loss of each client.
-  std::vector<float> importance;        ///< [M * K] row-major importance weights (FedSoft), empty if none.
+  int live_models = 0;                  ///< models the algorithm maintains this round, <= K (CFL grows it).
+  /// Values of the layout's extra datasets: path -> row-major values of one row.
+  std::map<std::string, std::vector<float>> extra;
   std::vector<float> source_accuracy;   ///< [K * S] row-major holdout accuracy of model j on source s, empty if S = 0.
   std::vector<float> source_loss;       ///< [K * S] row-major holdout mean loss, empty if S = 0.
 };

@@ -1,13 +1,19 @@
 #pragma once
 /// @file
-/// The clients one rank hosts, with their data stacked so that one forward pass serves many clients.
+/// The clients one rank hosts, with their data stacked so that one forward pass serves many
+/// clients: they answer the server's queries, run the local updates a round plan asks for, keep
+/// their persistent state (local models, optimizers) and score models on their test data. The
+/// same code serves every algorithm (algo/algorithm.hpp describes the round).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include <torch/types.h>
 
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/core/rng.hpp>
 #include <cflrun/data/client_data.hpp>
 #include <cflrun/model/objective.hpp>
 #include <cflrun/run/local_update.hpp>
@@ -15,11 +21,15 @@
 
 namespace cflrun::run {
 
-/// What each hosted client measured on its assigned model after aggregation.
+/// What each hosted client measured on a model after aggregation.
 struct ClientEvaluation {
   std::vector<double> accuracy;   ///< [m] fraction of test samples classified correctly (NaN without labels).
   std::vector<double> test_loss;  ///< [m] mean per-sample loss on the test samples (model::per_sample_loss).
 };
+
+/// Receives one trained client's result: its global id and its trained flat state (or, under
+/// gradient averaging, its gradient), [P] float64.
+using TrainedClient = std::function<void(int client, const torch::Tensor& result)>;
 
 /// Clients [first, first + m) of a run, hosted on this rank. Their training (test) samples are
 /// stacked into one [n, ...sample shape] tensor with a per-sample owner index, so computing loss
@@ -29,73 +39,94 @@ class ClientGroup {
  public:
   /// Materialises the clients' samples on `device`.
   /// @param first, end  client ids [first, end) of `data`; may be empty.
-  /// @param objective   the loss of loss vectors, local updates and evaluation.
+  /// @param objective   the loss of queries, local updates and evaluation.
   ClientGroup(const data::ClientData& data, int first, int end, model::Objective objective, torch::Device device);
 
   /// Global id of the first hosted client.
   int first_client() const { return first_; }
   /// Number m of hosted clients (0 on the server rank when there are workers).
   int size() const { return static_cast<int>(train_counts_.size()); }
+  /// Whether global client `client` is hosted here.
+  bool hosts(int client) const { return client >= first_ && client < first_ + size(); }
+  /// Training samples n_k of every hosted client, [m].
+  const std::vector<std::int64_t>& train_counts() const { return train_counts_; }
 
-  /// Loss vectors of the hosted participating clients (CLoVE Alg. 1 lines 5-7): entry [i, j] is
-  /// the mean per-sample loss of the i-th hosted participant's whole training set under model j,
-  /// in eval mode without gradients (clove-official-setup.md Sec. 11). The small CNN runs all K
-  /// models in one stacked pass (ConvNetStack); other models run one after another.
-  /// @param participants  ids of this round's participants (all clients, increasing).
-  /// @return [p, K] float64, row-major, p = hosted participants in increasing id order.
-  std::vector<double> loss_vectors(ModelSet& models, const std::vector<int>& participants);
+  // --- Queries (algo::QueryKind), each for the hosted clients among `clients` (increasing ids) ---
 
-  /// Runs every hosted client's local update on its assigned model (Alg. 1 line 11) and sums the
-  /// results per model, weighted by training-set size (the numerator and denominator of line 14).
-  /// @param assignment  [M] model of every client (global ids); -1 for a client that does not
-  ///                    participate this round (it does not train).
-  /// @param round       0-based round, selects the clients' random streams.
-  /// @param seed        run seed.
+  /// Loss vectors (CLoVE Alg. 1 lines 5-7): entry [i, j] is the mean per-sample loss of the i-th
+  /// hosted client's whole training set under model j, in eval mode without gradients
+  /// (clove-official-setup.md Sec. 11). The small CNN runs all K models in one stacked pass
+  /// (ConvNetStack); other models run one after another.
+  /// @return [p, K] float64, row-major, p = hosted clients of `clients` in increasing id order.
+  std::vector<double> loss_vectors(ModelSet& models, const std::vector<int>& clients);
+
+  /// FedSoft Alg. 1 lines 5-12 (client side): importance weights over the K models
+  /// (algo::importance_weights of the per-sample losses of the client's training set, eval mode).
+  /// @param smoother  sigma > 0.
+  /// @return [p, K] float64, row-major.
+  std::vector<double> importance_weights(ModelSet& models, double smoother, const std::vector<int>& clients);
+
+  /// FeSEM's E-step distances (client side): ||w_i - theta_j||_2 between the client's local model
+  /// and every model, over the whole flat state.
+  /// @return [p, K] float64, row-major.
+  /// @throws ConfigError if init_local_models was not called.
+  std::vector<double> model_distances(const ModelSet& models, const std::vector<int>& clients) const;
+
+  /// FlexCFL's pre-training (client side): `steps` mini-batch steps of the local solver from
+  /// `initial`, on mini-batches from the (seed, kWarmUp, client, round) stream (reshuffled every
+  /// epoch); returns the update w - initial.
+  /// @param model    a working model (ModelSet::working_model), overwritten.
+  /// @param initial  [P] float32, the client initial model.
+  /// @return [p, P] float64, row-major.
+  std::vector<double> warm_up_updates(model::Network& model, const torch::Tensor& initial, int steps, int round,
+                                      std::uint64_t seed, const LocalUpdateSettings& settings,
+                                      const std::vector<int>& clients);
+
+  // --- Local updates ---
+
+  /// Runs the local update of every hosted client with plan.start[client] != kNoUpdate (CLoVE
+  /// Alg. 1 line 11), from that model or from its local model (kLocalModel), with the proximal
+  /// term of plan.proximal_weights when defined (FedSoft Eq. 4), and passes each result to
+  /// `receive` in increasing id order. With local models (init_local_models) every trained state
+  /// is also kept as the client's local model.
+  /// @param settings    the local solver; settings.proximal.mu is the proximal weight.
   /// @param train_loss  out: [m] mean training loss of each hosted client's last local epoch
-  ///                    (NaN for a client that does not participate).
-  /// @return            K*P weighted state sums (row-major) followed by K sample counts; with
-  ///                    settings.gradient_averaging, weighted gradient sums (Option II).
-  std::vector<double> local_updates(const std::vector<int>& assignment, ModelSet& models, int round,
-                                    std::uint64_t seed, const LocalUpdateSettings& settings,
-                                    std::vector<double>& train_loss);
+  ///                    (NaN for a client that did not train).
+  /// @throws ConfigError if the plan starts from local models that were not initialised.
+  void local_updates(const algo::RoundPlan& plan, ModelSet& models, int round, std::uint64_t seed,
+                     const LocalUpdateSettings& settings, const TrainedClient& receive,
+                     std::vector<double>& train_loss);
+
+  /// Gives every hosted client a persistent local model, a copy of `initial` (the client initial
+  /// model of FedSoft and FeSEM).
+  /// @param initial          [P] float32 flat state.
+  /// @param keep_optimizers  each client also keeps its own Adam across its updates (FedSoft's
+  ///                         official client), instead of a fresh one per update.
+  void init_local_models(const torch::Tensor& initial, bool keep_optimizers = false);
+
+  // --- Evaluation ---
 
   /// Test accuracy and loss of every hosted client on its assigned model (NaN for a client
   /// assigned -1, i.e. not participating).
   /// @param assignment  [M] model of every client (global ids), or -1.
   ClientEvaluation evaluate(const std::vector<int>& assignment, ModelSet& models);
 
-  /// FedSoft Alg. 1 lines 5-12 (client side): every hosted client's importance weights over the K
-  /// models (algo::importance_weights of the per-sample losses of its whole training set, eval
-  /// mode, no gradients).
-  /// @param smoother  sigma > 0.
-  /// @return [m, K] float64 CPU.
-  torch::Tensor importance_weights(ModelSet& models, double smoother);
-
-  /// Training samples n_k of every hosted client, [m].
-  const std::vector<std::int64_t>& train_counts() const { return train_counts_; }
-
-  /// Gives every hosted client a persistent local model (FedSoft), a copy of `initial`.
-  /// @param initial          [P] float32 flat state (the official code's client_init_model).
-  /// @param keep_optimizers  each client also keeps its own Adam across its updates (FedSoft's
-  ///                         official client), instead of a fresh one per update.
-  void init_local_models(const torch::Tensor& initial, bool keep_optimizers = false);
-
-  /// FedSoft Alg. 1 lines 21-22, client side: every hosted client with a non-zero contribution
-  /// updates its persistent local model on F_k(w) + (mu/2) sum_s u_ks ||w - c_s||^2 (Eq. 4; the
-  /// centers c_s are `models`), and the local models are summed per center, weighted by the
-  /// contributions.
-  /// @param contributions  [K, M] float64 (algo::Algorithm::contributions).
-  /// @param importance     [m, K] float64, the hosted clients' importance weights u.
-  /// @param settings       local update settings; settings.proximal.mu is the proximal weight.
-  /// @param train_loss     out: [m] data loss of each client's last local epoch, NaN if it did not train.
-  /// @return               K*P contribution-weighted local-state sums (row-major) then K contribution sums.
-  /// @throws ConfigError if init_local_models was not called.
-  std::vector<double> proximal_updates(const torch::Tensor& contributions, const torch::Tensor& importance,
-                                       ModelSet& models, int round, std::uint64_t seed,
-                                       const LocalUpdateSettings& settings, std::vector<double>& train_loss);
-
   /// Test accuracy and loss of every hosted client's local model (FedSoft's personalised models).
   ClientEvaluation evaluate_local_models(ModelSet& models);
+
+  // --- Persistent state ---
+
+  /// Everything the hosted clients keep across rounds, as named tensors: "local_models" [m, P]
+  /// float32, and with kept optimizers the Adam moments of each client ("adam_step" [m] int64, 0 for
+  /// a client without an optimizer yet, "adam_exp_avg" and "adam_exp_avg_sq" [m, P] float32). Empty
+  /// for algorithms without local models.
+  algo::AlgorithmState state() const;
+  /// Restores what state() returned (after init_local_models with the same settings), so that
+  /// the next local updates are as the original's.
+  /// @param model          the working model the kept optimizers step (ModelSet::working_model).
+  /// @param learning_rate  the optimizers' step size (--lr).
+  /// @throws DataError if a tensor is missing or has another shape.
+  void restore(const algo::AlgorithmState& state, model::Network& model, double learning_rate);
 
   /// PACFL signatures of every hosted client (cluster::data_signature of its training inputs).
   /// @return [m * d * p] float64, client-major, then the [d, p] matrix row-major.
@@ -111,9 +142,14 @@ class ClientGroup {
     torch::Tensor owner;    // [n] int64 on device: hosted-client index of each sample
   };
   Stack stack(const std::vector<data::ClientSamples>& samples, const data::ClientData& data) const;
+  /// Hosted indices of the hosted clients among `clients`.
+  std::vector<std::int64_t> hosted_among(const std::vector<int>& clients) const;
   /// Hosted client i's local update of `model` (a gradient with settings.gradient_averaging),
-  /// mini-batches from the (seed, kLocalUpdate, client, round) stream; returns its training loss.
-  double train_client(model::Network& model, int i, int round, std::uint64_t seed, const LocalUpdateSettings& settings);
+  /// mini-batches from the (seed, purpose, client, round) stream; returns its training loss.
+  double train_client(model::Network& model, int i, int round, std::uint64_t seed, const LocalUpdateSettings& settings,
+                      core::Purpose purpose = core::Purpose::kLocalUpdate);
+  /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first use.
+  torch::optim::Adam* kept_optimizer(int i, model::Network& model, double learning_rate);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
   torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.
@@ -132,7 +168,7 @@ class ClientGroup {
   std::vector<std::int64_t> train_offsets_;  // [m + 1] start of each client's rows in train_
   std::vector<std::int64_t> train_counts_;   // [m]
   std::vector<std::int64_t> test_counts_;    // [m]
-  torch::Tensor local_states_;               // [m, P] float32 CPU: FedSoft's persistent local models
+  torch::Tensor local_states_;               // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
   std::vector<std::unique_ptr<torch::optim::Adam>> local_optimizers_;  // [m], made at a client's first update
   double compute_seconds_ = 0.0;

@@ -26,6 +26,9 @@ struct ProximalTerm {
 struct LocalUpdateSettings {
   bool gradient_averaging = false;  ///< Option II: send one gradient instead of training tau epochs.
   int local_epochs = 1;      ///< tau: passes over the client's training data.
+  /// > 0: exactly this many mini-batch steps instead of local_epochs epochs, reshuffling at every
+  /// pass over the data (FlexCFL's pre-training iterations).
+  int max_steps = 0;
   int batch_size = 100;      ///< samples per mini-batch; the last batch may be smaller.
   double learning_rate = 1e-3;  ///< Adam step size gamma.
   model::Objective objective = model::Objective::kClassification;  ///< the loss minimised.

@@ -1,5 +1,8 @@
-#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/clove.hpp>
+#include <cflrun/algo/pacfl.hpp>
 #include <cflrun/core/error.hpp>
+
+#include "round_for_tests.hpp"
 
 #include <algorithm>
 #include <set>
@@ -10,21 +13,16 @@
 namespace cflrun::algo {
 namespace {
 
-std::vector<int> everyone(int m) {
-  std::vector<int> ids(static_cast<std::size_t>(m));
-  for (int i = 0; i < m; ++i) {
-    ids[static_cast<std::size_t>(i)] = i;
-  }
-  return ids;
-}
+using testing::assigned;
+using testing::context_for;
+using testing::everyone;
+using testing::input_for;
+using testing::make;
 
-AlgorithmSettings settings_for(const std::string& name, int clients, int clusters) {
-  AlgorithmSettings s;
-  s.name = name;
-  s.num_clients = clients;
-  s.num_clusters = clusters;
-  s.seed = 7;
-  return s;
+/// The assignment `name` (default options) plans for the participants from their loss vectors.
+std::vector<int> assign_by(Algorithm& algorithm, int round, const std::vector<int>& participants,
+                           const torch::Tensor& losses) {
+  return assigned(algorithm.plan(input_for(round, participants, QueryKind::kLossVectors, losses)), participants);
 }
 
 TEST(RandomFirstAssignment, UsesEveryModelAndNumbersGroupsBySmallestClient) {
@@ -53,9 +51,10 @@ TEST(RandomFirstAssignment, RejectsMoreModelsThanClients) {
 }
 
 TEST(Ifca, PicksTheModelWithTheSmallestLoss) {
-  auto ifca = make_algorithm(settings_for("ifca", 3, 2));
+  auto ifca = make("ifca", context_for(3, 2));
   const auto losses = torch::tensor({0.5, 0.2, 0.1, 0.9, 0.3, 0.3}, torch::kFloat64).view({3, 2});
-  EXPECT_EQ(ifca->assign(1, everyone(3), losses), (std::vector<int>{1, 0, 0}));
+  EXPECT_EQ(assign_by(*ifca, 1, everyone(3), losses), (std::vector<int>{1, 0, 0}));
+  EXPECT_EQ(ifca->queries(1, everyone(3)).at(0).kind, QueryKind::kLossVectors);
 }
 
 TEST(Clove, RecoversClustersThatIfcaWouldMerge) {
@@ -70,29 +69,37 @@ TEST(Clove, RecoversClustersThatIfcaWouldMerge) {
     }
   }
   const auto losses = torch::tensor(rows, torch::kFloat64).view({6, 2});
-  auto clove = make_algorithm(settings_for("clove", 6, 2));
-  auto ifca = make_algorithm(settings_for("ifca", 6, 2));
-  EXPECT_EQ(ifca->assign(1, everyone(6), losses), (std::vector<int>(6, 0)));
+  auto clove = make("clove", context_for(6, 2));
+  auto ifca = make("ifca", context_for(6, 2));
+  EXPECT_EQ(assign_by(*ifca, 1, everyone(6), losses), (std::vector<int>(6, 0)));
   // Cluster {0,1,2} costs 3.03 on model 0 and 15.33 on model 1; {3,4,5} costs 6.42 and 10.62:
   // the min-cost matching gives {0,1,2} -> 0 and {3,4,5} -> 1 (3.03 + 10.62 < 15.33 + 6.42).
-  EXPECT_EQ(clove->assign(1, everyone(6), losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(assign_by(*clove, 1, everyone(6), losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
 }
 
 TEST(Clove, RandomFirstRoundNeedsNoLossVectors) {
-  auto s = settings_for("clove", 10, 5);
-  s.random_first_assignment = true;
-  auto clove = make_algorithm(s);
-  EXPECT_FALSE(clove->needs_loss_vectors(0));
-  EXPECT_TRUE(clove->needs_loss_vectors(1));
-  EXPECT_EQ(clove->assign(0, everyone(10), torch::Tensor()), random_first_assignment(10, 5, s.seed));
+  auto context = context_for(10, 5);
+  context.random_first_assignment = true;
+  auto clove = make("clove", context);
+  EXPECT_TRUE(clove->queries(0, everyone(10)).empty());
+  EXPECT_EQ(clove->queries(1, everyone(10)).size(), 1U);
+  const auto plan = clove->plan(input_for(0, everyone(10)));
+  EXPECT_EQ(assigned(plan, everyone(10)), random_first_assignment(10, 5, context.seed));
+  EXPECT_EQ(plan.start, plan.assignment);
 }
 
 TEST(Clove, ClustersOnlyTheParticipants) {
   // Participants 1, 4, 6 of 8 clients; rows are their loss vectors.
   const auto losses = torch::tensor({0.1, 2.0, 2.1, 0.2, 0.1, 1.9}, torch::kFloat64).view({3, 2});
-  auto clove = make_algorithm(settings_for("clove", 8, 2));
-  EXPECT_EQ(clove->assign(2, {1, 4, 6}, losses), (std::vector<int>{0, 1, 0}));
-  EXPECT_THROW(clove->assign(2, {1, 4}, losses), ShapeError);
+  auto clove = make("clove", context_for(8, 2));
+  const auto plan = clove->plan(input_for(2, {1, 4, 6}, QueryKind::kLossVectors, losses));
+  EXPECT_EQ(plan.assignment, (std::vector<int>{-1, 0, -1, -1, 1, -1, 0, -1}));
+  EXPECT_EQ(plan.start, plan.assignment);
+  // Aggregation weights: each participant's sample count in its model's row, nothing elsewhere.
+  EXPECT_DOUBLE_EQ(plan.weights[0][1].item<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(plan.weights[1][4].item<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(plan.weights.sum().item<double>(), 300.0);
+  EXPECT_THROW(clove->plan(input_for(2, {1, 4}, QueryKind::kLossVectors, losses)), ShapeError);
 }
 
 TEST(Clove, SquareRootLossVectorsChangeTheClusters) {
@@ -101,12 +108,12 @@ TEST(Clove, SquareRootLossVectorsChangeTheClusters) {
   // 0.1, 1, 2, 3 it splits {0.1, 1} | {2, 3} (SSE 0.905 < 1.806). Matching then sends the cluster
   // of client 0 to model 0 in both cases.
   const auto losses = torch::tensor({0.01, 5.0, 1.0, 5.0, 4.0, 5.0, 9.0, 5.0}, torch::kFloat64).view({4, 2});
-  auto raw = make_algorithm(settings_for("clove", 4, 2));
-  auto s = settings_for("clove", 4, 2);
-  s.sqrt_loss_vectors = true;
-  auto rooted = make_algorithm(s);
-  EXPECT_EQ(raw->assign(1, everyone(4), losses), (std::vector<int>{0, 0, 0, 1}));
-  EXPECT_EQ(rooted->assign(1, everyone(4), losses), (std::vector<int>{0, 0, 1, 1}));
+  auto raw = make("clove", context_for(4, 2));
+  CloveOptions options;
+  options.loss_transform = "sqrt";
+  auto rooted = make("clove", context_for(4, 2), &options);
+  EXPECT_EQ(assign_by(*raw, 1, everyone(4), losses), (std::vector<int>{0, 0, 0, 1}));
+  EXPECT_EQ(assign_by(*rooted, 1, everyone(4), losses), (std::vector<int>{0, 0, 1, 1}));
 }
 
 TEST(Clove, NoMatchingGivesTheClusterOfClientZeroModelZero) {
@@ -114,39 +121,51 @@ TEST(Clove, NoMatchingGivesTheClusterOfClientZeroModelZero) {
   // without matching gives the cluster holding the smallest client id model 0 regardless.
   const auto losses =
       torch::tensor({5.0, 1.0, 5.1, 1.1, 5.2, 1.2, 1.0, 5.0, 1.1, 5.1, 1.2, 5.2}, torch::kFloat64).view({6, 2});
-  auto matched = make_algorithm(settings_for("clove", 6, 2));
-  auto s = settings_for("clove", 6, 2);
-  s.min_cost_matching = false;
-  auto unmatched = make_algorithm(s);
-  EXPECT_EQ(matched->assign(1, everyone(6), losses), (std::vector<int>{1, 1, 1, 0, 0, 0}));
-  EXPECT_EQ(unmatched->assign(1, everyone(6), losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  auto matched = make("clove", context_for(6, 2));
+  CloveOptions options;
+  options.matching = "none";
+  auto unmatched = make("clove", context_for(6, 2), &options);
+  EXPECT_EQ(assign_by(*matched, 1, everyone(6), losses), (std::vector<int>{1, 1, 1, 0, 0, 0}));
+  EXPECT_EQ(assign_by(*unmatched, 1, everyone(6), losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
 }
 
 TEST(Clove, RejectsLossVectorsOfTheWrongShapeOrNonFinite) {
-  auto clove = make_algorithm(settings_for("clove", 4, 2));
-  EXPECT_THROW(clove->assign(1, everyone(4), torch::zeros({4, 3}, torch::kFloat64)), ShapeError);
+  auto clove = make("clove", context_for(4, 2));
+  EXPECT_THROW(assign_by(*clove, 1, everyone(4), torch::zeros({4, 3}, torch::kFloat64)), ShapeError);
   auto bad = torch::ones({4, 2}, torch::kFloat64);
   bad[1][1] = std::numeric_limits<double>::infinity();
-  EXPECT_THROW(clove->assign(1, everyone(4), bad), Error);
+  EXPECT_THROW(assign_by(*clove, 1, everyone(4), bad), Error);
 }
 
 TEST(Baselines, FedAvgSharesOneModelAndLocalOnlyKeepsOwnModels) {
-  auto fedavg = make_algorithm(settings_for("fedavg", 4, 2));
-  auto local = make_algorithm(settings_for("local", 4, 2));
+  auto fedavg = make("fedavg", context_for(4, 2));
+  auto local = make("local", context_for(4, 2));
   EXPECT_EQ(fedavg->num_models(), 1);
   EXPECT_EQ(local->num_models(), 4);
-  EXPECT_EQ(fedavg->assign(0, everyone(4), {}), (std::vector<int>{0, 0, 0, 0}));
-  EXPECT_EQ(local->assign(3, everyone(4), {}), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(local->assign(3, {1, 3}, {}), (std::vector<int>{1, 3}));
-  EXPECT_EQ(fedavg->assign(3, {1, 3}, {}), (std::vector<int>{0, 0}));
+  EXPECT_EQ(assigned(fedavg->plan(input_for(0, everyone(4))), everyone(4)), (std::vector<int>{0, 0, 0, 0}));
+  EXPECT_EQ(assigned(local->plan(input_for(3, everyone(4))), everyone(4)), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(local->plan(input_for(3, {1, 3})).assignment, (std::vector<int>{-1, 1, -1, 3}));
+  EXPECT_EQ(fedavg->plan(input_for(3, {1, 3})).start, (std::vector<int>{-1, 0, -1, 0}));
   EXPECT_FALSE(fedavg->clusters_clients());
-  EXPECT_FALSE(local->needs_loss_vectors(0));
+  EXPECT_TRUE(local->queries(0, everyone(4)).empty());
 }
 
-TEST(Factory, RejectsUnknownNamesAndTooManyModels) {
-  EXPECT_THROW(make_algorithm(settings_for("cfl", 4, 2)), ConfigError);
-  EXPECT_THROW(make_algorithm(settings_for("clove", 4, 5)), ConfigError);
-  EXPECT_THROW(make_algorithm(settings_for("ifca", 4, 0)), ConfigError);
+TEST(Registry, RejectsUnknownNamesAndTooManyModels) {
+  EXPECT_THROW(make("no-such-algorithm", context_for(4, 2)), ConfigError);
+  EXPECT_THROW(make("clove", context_for(4, 5)), ConfigError);
+  EXPECT_THROW(make("ifca", context_for(4, 0)), ConfigError);
+}
+
+TEST(Registry, EveryAlgorithmHasOptionsThatCopyDeeply) {
+  AlgorithmOptionSet options;
+  options.get<CloveOptions>("clove").kmeans_restarts = 3;
+  const AlgorithmOptionSet copy = options;
+  options.get<CloveOptions>("clove").kmeans_restarts = 4;
+  EXPECT_EQ(copy.get<CloveOptions>("clove").kmeans_restarts, 3);
+  for (const auto& entry : registered_algorithms()) {
+    EXPECT_NO_THROW(copy.of(entry.name)) << entry.name;
+    EXPECT_FALSE(entry.summary.empty()) << entry.name;
+  }
 }
 
 }  // namespace
@@ -155,25 +174,35 @@ TEST(Factory, RejectsUnknownNamesAndTooManyModels) {
 namespace cflrun::algo {
 namespace {
 
+using testing::assigned;
+using testing::context_for;
+using testing::everyone;
+using testing::input_for;
+using testing::make;
+
 TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients) {
-  AlgorithmSettings settings;
-  settings.name = "pacfl";
-  settings.num_clients = 6;
-  settings.pacfl_beta = 10.0;
-  auto pacfl = make_algorithm(settings);
+  PacflOptions options;
+  options.beta = 10.0;
+  auto pacfl = make("pacfl", context_for(6, 1), &options);
   // Signatures in 4 dimensions: clients 0, 1, 4 span axis 0, clients 2, 3, 5 axis 3 (p = 1).
   auto signatures = torch::zeros({6, 4, 1}, torch::kFloat64);
   for (int c : {0, 1, 4}) signatures[c][0][0] = 1.0;
   for (int c : {2, 3, 5}) signatures[c][3][0] = 1.0;
   const auto clusters = pacfl->cluster_signatures(signatures, {0, 1, 2, 3});
   EXPECT_EQ(clusters, (std::vector<int>{0, 0, 1, 1, -1, -1}));
-  pacfl->adopt_clusters(clusters);
   EXPECT_EQ(pacfl->num_models(), 2);
   EXPECT_TRUE(pacfl->same_initial_models());
-  EXPECT_FALSE(pacfl->needs_loss_vectors(0));
-  EXPECT_EQ(pacfl->assign(0, {0, 1, 2, 3}, torch::Tensor()), (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_TRUE(pacfl->queries(0, everyone(4)).empty());
+  EXPECT_EQ(assigned(pacfl->plan(input_for(0, {0, 1, 2, 3})), {0, 1, 2, 3}), (std::vector<int>{0, 0, 1, 1}));
+  // The whole state (clusters, proximity matrix) restores a fresh PACFL that then decides alike.
+  auto restored = make("pacfl", context_for(6, 1), &options);
+  restored->restore(pacfl->state());
+  EXPECT_EQ(restored->num_models(), 2);
   // Newcomers 4 and 5 join the clusters of the old clients in their subspaces (PACFL Alg. 2).
-  EXPECT_EQ(pacfl->assign(3, {0, 1, 2, 3, 4, 5}, torch::Tensor()), (std::vector<int>{0, 0, 1, 1, 0, 1}));
+  const std::vector<int> all{0, 1, 2, 3, 4, 5};
+  EXPECT_EQ(assigned(pacfl->plan(input_for(3, all)), all), (std::vector<int>{0, 0, 1, 1, 0, 1}));
+  EXPECT_EQ(assigned(restored->plan(input_for(3, all)), all), (std::vector<int>{0, 0, 1, 1, 0, 1}));
+  EXPECT_THROW(restored->restore({}), DataError);
 }
 
 }  // namespace

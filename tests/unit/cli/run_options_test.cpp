@@ -1,3 +1,6 @@
+#include <cflrun/algo/clove.hpp>
+#include <cflrun/algo/fedsoft.hpp>
+#include <cflrun/algo/pacfl.hpp>
 #include <cflrun/cli/run_options.hpp>
 #include <cflrun/core/error.hpp>
 
@@ -64,7 +67,7 @@ TEST(RunOptions, NamesTheFlagOfAnInvalidValue) {
     EXPECT_NE(std::string(e.what()).find("--clusters"), std::string::npos) << e.what();
   }
   EXPECT_THROW(parse({"--rounds", "many"}), ConfigError);
-  EXPECT_THROW(parse({"--algorithm", "cfl"}), ConfigError);
+  EXPECT_THROW(parse({"--algorithm", "kmeans"}), ConfigError);
   EXPECT_THROW(parse({"--partition", "label_skew_9"}), ConfigError);
   EXPECT_THROW(parse({"--device", "tpu"}), ConfigError);
   EXPECT_THROW(parse({"--seed", "-1"}), ConfigError);
@@ -74,17 +77,47 @@ TEST(RunOptions, NamesTheFlagOfAnInvalidValue) {
 TEST(RunOptions, FedSoftAndMixtureOptionsAreChecked) {
   const auto o = parse({"--algorithm", "fedsoft", "--partition", "mixture_10_90", "--clusters", "2",
                         "--fedsoft-optimizer", "persistent"}).options;
-  EXPECT_EQ(o.fedsoft_selection, 15);
-  EXPECT_EQ(o.fedsoft_optimizer, "persistent");
+  const auto& fedsoft = o.algorithm_options.get<algo::FedSoftOptions>("fedsoft");
+  EXPECT_EQ(fedsoft.selection, 15);
+  EXPECT_EQ(fedsoft.optimizer, "persistent");
   EXPECT_NO_THROW(parse({"--dataset", "linreg", "--partition", "mixture_random"}));
   EXPECT_NO_THROW(parse({"--dataset", "linreg"}));
   EXPECT_THROW(parse({"--dataset", "linreg", "--partition", "concept_shift"}), ConfigError);
-  EXPECT_THROW(parse({"--algorithm", "fedsoft", "--participation", "0.5"}), ConfigError);
-  EXPECT_THROW(parse({"--algorithm", "fedsoft", "--aggregation", "gradient"}), ConfigError);
+  // (FedSoft's incompatible run settings, e.g. --participation 0.5, are refused by its constructor.)
   EXPECT_THROW(parse({"--fedsoft-optimizer", "sgd"}), ConfigError);
   EXPECT_THROW(parse({"--mixture-sources", "colour"}), ConfigError);
   EXPECT_THROW(parse({"--min-train-samples", "600", "--train-samples", "500"}), ConfigError);
   EXPECT_THROW(parse({"--model-std", "-1"}), ConfigError);
+}
+
+TEST(RunOptions, AlgorithmOptionsAreDeclaredOnceAndParsedValidatedAndRecorded) {
+  const auto cfg = write_config("kmeans-restarts = 3\npacfl-beta = 10.5\n");
+  const auto o = parse({"--config", cfg.string(), "--fedsoft-mu", "0.5"}).options;
+  std::filesystem::remove(cfg);
+  EXPECT_EQ(o.algorithm_options.get<algo::CloveOptions>("clove").kmeans_restarts, 3);
+  EXPECT_DOUBLE_EQ(o.algorithm_options.get<algo::PacflOptions>("pacfl").beta, 10.5);
+  EXPECT_DOUBLE_EQ(o.algorithm_options.get<algo::FedSoftOptions>("fedsoft").mu, 0.5);
+  const auto attributes = o.to_attributes();
+  const auto value = [&](const std::string& name) {
+    for (const auto& [key, text] : attributes) {
+      if (key == name) {
+        return text;
+      }
+    }
+    return std::string("missing");
+  };
+  EXPECT_EQ(value("kmeans-restarts"), "3");
+  EXPECT_EQ(value("pacfl-beta"), "10.5");
+  EXPECT_EQ(value("fedsoft-mu"), "0.5");
+  EXPECT_EQ(value("loss-transform"), "identity");
+  try {
+    parse({"--fedsoft-smoother", "0"});
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "--fedsoft-smoother must be > 0, but got 0");
+  }
+  EXPECT_THROW(parse({"--kmeans-restarts", "0"}), ConfigError);
+  EXPECT_THROW(parse({"--matching", "greedy"}), ConfigError);
 }
 
 TEST(RunOptions, HelpListsEveryOptionWithDefault) {

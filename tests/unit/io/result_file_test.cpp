@@ -210,11 +210,12 @@ TEST_F(ResultFile, LayoutWithoutLossVectorsHasNoLossVectorDataset) {
   expect_rounds(reader, 1, false);
 }
 
-TEST_F(ResultFile, MixtureImportanceAndSourceScoresRoundTrip) {
+TEST_F(ResultFile, MixtureExtraDatasetsAndSourceScoresRoundTrip) {
   constexpr int kSources = 2;
   auto layout = make_layout(false);
   layout.num_sources = kSources;
-  layout.has_importance = true;
+  // FedSoft's importance weights in /clients, and a dataset in a group the writer must create.
+  layout.extra_datasets = {{schema::kImportance, {kClients, kModels}}, {"/algorithm/norms", {kModels}}};
   const std::vector<double> mixture{0.9, 0.1, 0.9, 0.1, 0.1, 0.9, 0.3, 0.7};
   std::vector<std::vector<float>> importance, accuracy;
   {
@@ -224,14 +225,17 @@ TEST_F(ResultFile, MixtureImportanceAndSourceScoresRoundTrip) {
     for (int r = 0; r < 2; ++r) {
       auto record = make_record(r, false);
       EXPECT_THROW(writer.append_round(record), ShapeError);  // importance and scores missing
+      auto& u = record.extra[schema::kImportance];
       for (int i = 0; i < kClients * kModels; ++i) {
-        record.importance.push_back(0.01f * static_cast<float>(i + 100 * r));
+        u.push_back(0.01f * static_cast<float>(i + 100 * r));
       }
+      record.extra["/algorithm/norms"] = std::vector<float>(kModels, 2.5f * static_cast<float>(r));
+      record.live_models = r + 1;
       for (int i = 0; i < kModels * kSources; ++i) {
         record.source_accuracy.push_back(0.1f * static_cast<float>(i) + static_cast<float>(r));
         record.source_loss.push_back(static_cast<float>(i * r));
       }
-      importance.push_back(record.importance);
+      importance.push_back(u);
       accuracy.push_back(record.source_accuracy);
       writer.append_round(record);
     }
@@ -243,6 +247,9 @@ TEST_F(ResultFile, MixtureImportanceAndSourceScoresRoundTrip) {
   const auto u = reader.read_f32(schema::kImportance, &shape);
   EXPECT_EQ(shape, (std::vector<std::size_t>{2, kClients, kModels}));
   EXPECT_EQ(std::vector<float>(u.begin() + kClients * kModels, u.end()), importance[1]);
+  EXPECT_EQ(reader.read_f32("/algorithm/norms", &shape), (std::vector<float>{0, 0, 0, 2.5f, 2.5f, 2.5f}));
+  EXPECT_EQ(shape, (std::vector<std::size_t>{2, kModels}));
+  EXPECT_EQ(reader.read_i32(schema::kLiveModels), (std::vector<int>{1, 2}));
   const auto scores = reader.read_f32(schema::kSourceAccuracy, &shape);
   EXPECT_EQ(shape, (std::vector<std::size_t>{2, kModels, kSources}));
   EXPECT_EQ(std::vector<float>(scores.begin(), scores.begin() + kModels * kSources), accuracy[0]);
