@@ -12,6 +12,7 @@ const MetricInfo kTestLossInfo{"test_loss", "test loss", 3, "undefined"};
 const MetricInfo kAriInfo{"ari", "ARI", 2, "undefined"};
 const MetricInfo kAriRound10Info{"ari_round10", "ARI round 10 (% of final)", 1, "undefined"};
 const MetricInfo kFirstRoundInfo{"first_round_ari_0.9", "first round ARI >= 0.9", 1, "never"};
+const MetricInfo kClustersInfo{"clusters", "clusters", 1, "unrecorded"};
 
 }  // namespace
 
@@ -27,13 +28,15 @@ const MetricInfo& metric_info(Metric metric) {
       return kAriRound10Info;
     case Metric::kFirstRoundAri09:
       return kFirstRoundInfo;
+    case Metric::kClusters:
+      return kClustersInfo;
   }
   throw ConfigError("unknown report metric");
 }
 
 const std::vector<Metric>& all_metrics() {
   static const std::vector<Metric> metrics{Metric::kAccuracy, Metric::kTestLoss, Metric::kAri,
-                                           Metric::kAriRound10, Metric::kFirstRoundAri09};
+                                           Metric::kAriRound10, Metric::kFirstRoundAri09, Metric::kClusters};
   return metrics;
 }
 
@@ -60,6 +63,8 @@ std::optional<double> metric_value(const RunMetrics& metrics, Metric metric) {
       return metrics.ari_round10_percent;
     case Metric::kFirstRoundAri09:
       return metrics.first_round_ari_0_9;
+    case Metric::kClusters:
+      return metrics.clusters;
   }
   return std::nullopt;
 }

@@ -70,7 +70,8 @@ po::options_description describe(std::string& format, std::string& metric, Repor
        "config key(s) splitting tables, comma-separated or repeated (e.g. partition); needs --rows")
       ("metric", po::value(&metric)->default_value("accuracy"),
        "metric of the --rows cells (without --rows: the only metric column): accuracy | "
-       "test_loss | ari | ari_round10 | first_round_ari_0.9")
+       "test_loss | ari | ari_round10 | first_round_ari_0.9 | clusters (models the algorithm maintained in "
+       "the last round: CFL's count grows)")
       ("filter", po::value(&o.filters)->composing(),
        "keep runs whose config KEY equals VALUE (repeatable; values of one key are alternatives)")
       ("help,h", "print this help and exit");
@@ -178,7 +179,7 @@ std::vector<Table> build_tables(const ReportOptions& o, const std::vector<RunGro
     const std::vector<Metric> metrics =
         o.metric_given ? std::vector<Metric>{o.metric}
                        : std::vector<Metric>{Metric::kAccuracy, Metric::kAri, Metric::kAriRound10,
-                                             Metric::kFirstRoundAri09};
+                                             Metric::kFirstRoundAri09, Metric::kClusters};
     return {group_list_table(groups, varying_keys(groups), metrics)};
   }
   if (o.format == Format::kCsv) {

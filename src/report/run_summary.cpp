@@ -109,6 +109,7 @@ RunSummary read_run_summary(const fs::path& path) {
                                           read_rounds(reader, io::schema::kAccuracy, rows),
                                           read_rounds(reader, io::schema::kTestLoss, rows),
                                           summary.unsupervised());
+    summary.metrics.clusters = last_finite(read_rounds(reader, io::schema::kLiveModels, rows));
   }
   return summary;
 }

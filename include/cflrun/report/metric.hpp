@@ -18,6 +18,7 @@ enum class Metric {
   kAri,               ///< final ARI (Table 2).
   kAriRound10,        ///< ARI at round 10 as percent of the final ARI (Table 4, left).
   kFirstRoundAri09,   ///< first round (1-based) with ARI >= 0.9 (Table 4, right).
+  kClusters,          ///< models the algorithm maintained in the last round (CFL's count grows).
 };
 
 /// How a metric is named and printed.
@@ -34,7 +35,7 @@ const MetricInfo& metric_info(Metric metric);
 /// Every metric, in the order of the default table's columns.
 const std::vector<Metric>& all_metrics();
 
-/// The metric named `name` (accuracy | test_loss | ari | ari_round10 | first_round_ari_0.9).
+/// The metric named `name` (accuracy | test_loss | ari | ari_round10 | first_round_ari_0.9 | clusters).
 /// @throws ConfigError naming `name` and the accepted names.
 Metric parse_metric(const std::string& name);
 

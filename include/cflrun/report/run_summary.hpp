@@ -35,6 +35,9 @@ struct RunMetrics {
   std::optional<double> ari_round10_percent;
   /// First round, 1-based, whose ARI is >= kAriThreshold (Table 4, right); nullopt if none.
   std::optional<double> first_round_ari_0_9;
+  /// /rounds/live_models of the last round: the models (clusters) the algorithm maintained, e.g.
+  /// CFL's grown cluster count. nullopt for files written before the dataset existed.
+  std::optional<double> clusters;
 };
 
 /// Computes the final metrics of one run from its per-round series (each [T], row t = round t+1).

@@ -108,12 +108,12 @@ TEST_F(ReportCommand, DefaultTableGroupsBySeedWithHandComputedStatistics) {
             "Same in every group: dataset=fmnist, lr=0.01, partition=label_skew_1, rounds=12.\n"
             "\n"
             "| algorithm | n | accuracy (%) | ARI | ARI round 10 (% of final) | "
-            "first round ARI >= 0.9 |\n"
-            "| --- | --- | --- | --- | --- | --- |\n"
-            "| clove | 3 | 92.0 +- 1.6 | 1.00 +- 0.00 | 100.0 +- 0.0 | 3.0 +- 0.8 |\n"
-            "| fedavg | 3 | 61.0 +- 1.4 | - | - | - |\n"
+            "first round ARI >= 0.9 | clusters |\n"
+            "| --- | --- | --- | --- | --- | --- | --- |\n"
+            "| clove | 3 | 92.0 +- 1.6 | 1.00 +- 0.00 | 100.0 +- 0.0 | 3.0 +- 0.8 | 2.0 +- 0.0 |\n"
+            "| fedavg | 3 | 61.0 +- 1.4 | - | - | - | 1.0 +- 0.0 |\n"
             "| ifca | 3 | 83.0 +- 2.9 | 0.80 +- 0.16 | 66.7 +- 23.6 | "
-            "12.0 +- 0.0 (2/3 never) |\n");
+            "12.0 +- 0.0 (2/3 never) | 2.0 +- 0.0 |\n");
 }
 
 TEST_F(ReportCommand, CsvGivesOneRowPerGroupWithMeanAndStdColumns) {
@@ -123,8 +123,8 @@ TEST_F(ReportCommand, CsvGivesOneRowPerGroupWithMeanAndStdColumns) {
   EXPECT_EQ(result.out,
             "n,accuracy_mean,accuracy_std,accuracy_n,ari_mean,ari_std,ari_n,ari_round10_mean,"
             "ari_round10_std,ari_round10_n,first_round_ari_0.9_mean,first_round_ari_0.9_std,"
-            "first_round_ari_0.9_n\n"
-            "3,92,1.632993162,3,1,0,3,100,0,3,3,0.8164965809,3\n");
+            "first_round_ari_0.9_n,clusters_mean,clusters_std,clusters_n\n"
+            "3,92,1.632993162,3,1,0,3,100,0,3,3,0.8164965809,3,2,0,3\n");
 }
 
 TEST_F(ReportCommand, IncompleteFailedAndUnreadableFilesAreLeftOutAndListed) {

@@ -61,6 +61,7 @@ inline void write_run(const fs::path& path, const FakeRun& run) {
     record.test_loss = run.test_loss.empty() ? 1.0 - run.accuracy[t] : run.test_loss[t];
     record.seconds = {0.1};
     record.assignment = {0, 1};
+    record.live_models = run.config.count("models") != 0 ? std::stoi(run.config.at("models")) : 2;
     record.client_accuracy.assign(kClients, static_cast<float>(record.accuracy));
     record.client_test_loss.assign(kClients, static_cast<float>(record.test_loss));
     writer.append_round(record);
