@@ -13,7 +13,7 @@ Usage: jobs/paper/make_configs.py [OUTPUT_DIR]   (default: the directory of this
 import os
 import sys
 
-ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl"]
+ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl"]
 DATASETS = ["mnist", "cifar10", "fmnist"]
 
 # (partition, dataset) -> settings of the official row, and what differs here.
@@ -79,8 +79,9 @@ build/cflrun sweep --config jobs/paper/fmnist_label_skew_1_clove.cfg --set seed=
 sbatch --array=0-2 jobs/slurm/sweep.sbatch results/paper/fmnist_label_skew_1_clove/manifest.txt
 ```
 
-PACFL's configs (`*_pacfl.cfg`, the paper's PACFL rows) use the data and local updates of the
-cell and PACFL's own p = 3 and beta = 4.9 degrees; the official CLoVE code has no PACFL.
+The clustered baselines' configs (`*_pacfl.cfg`, `*_cfl.cfg`, ..., the paper's rows of those
+algorithms) use the data and local updates of the cell and each algorithm's own settings, named in
+each config's comment; the official CLoVE code has none of them.
 
 Settings follow the official code for each cell (shared/papers/clove-official-setup.md): Adam,
 batch 100, tau 1, T 100 rounds, learning rate 1e-2 for the (F)MNIST CNN and 1e-3 otherwise,
@@ -92,6 +93,28 @@ round 10, first round with ARI >= 0.9) are three views of the same runs, as are 
 `cflrun report` prints each.
 
 """
+
+
+def pacfl_settings(dataset):
+    return ([("pacfl-vectors", 3), ("pacfl-beta", 4.9)],
+            "p = 3 singular vectors and beta = 4.9 degrees as PACFL's scripts/pacfl.sh, the local updates of the "
+            "other rows (PACFL's own: SGD 0.01, 10 epochs of batch 10)")
+
+
+def cfl_settings(dataset):
+    # With Adam every local step moves each weight by about the learning rate, so update norms scale
+    # with it: at lr 0.01 and 5 steps the all-client cluster has mean update norm ~1.0-1.1 and
+    # largest ~2.1 (Fashion-MNIST), where the official EPS_1 = 0.4 / EPS_2 = 1.6 (tuned for SGD
+    # lr 0.1) never split it. The CLoVE paper does not report its values.
+    scale = float(learning_rate(dataset, False)) / 0.01
+    return ([("cfl-eps1", round(1.2 * scale, 4)), ("cfl-eps2", round(1.6 * scale, 4)), ("cfl-warmup-rounds", 20)],
+            "warm-up 20 rounds and a split when |cluster| >= 3 as the official notebook; eps1/eps2 scaled to "
+            "Adam's update norms (120 and 160 x lr; the notebook's 0.4 / 1.6 are for SGD lr 0.1 and never split "
+            "here), the local updates of the other rows")
+
+
+BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings}
+TITLES = {"pacfl": "PACFL", "cfl": "CFL"}
 
 
 def learning_rate(dataset, unsupervised):
@@ -115,11 +138,11 @@ def supervised_cell(partition, dataset, algorithm, extra=(), label=None):
     settings += [("lr", learning_rate(dataset, False)), ("batch-size", 100), ("local-epochs", 1), ("rounds", 100),
                  ("first-assignment", "random"), ("init", "different"), ("seed", 1)]
     settings += list(extra)
-    if algorithm == "pacfl":
-        settings += [("pacfl-vectors", 3), ("pacfl-beta", 4.9)]
-        comments = [f"PACFL row of the paper's tables (not in the official CLoVE code; data as its CSV row {cell['row']}): "
-                    "p = 3 singular vectors and beta = 4.9 degrees as PACFL's scripts/pacfl.sh, the local "
-                    "updates of the other rows (PACFL's own: SGD 0.01, 10 epochs of batch 10)"]
+    if algorithm in BASELINES:
+        own_settings, comment = BASELINES[algorithm](dataset)
+        settings += own_settings
+        comments = [f"{TITLES[algorithm]} row of the paper's tables (not in the official CLoVE code; data as its CSV row "
+                    f"{cell['row']}): {comment}"]
     else:
         comments = [f"official CSV row {cell['row'][:-1]}{ {'clove': '0', 'ifca': '0', 'fedavg': '4', 'local': '4'}[algorithm] }"
                     " (CLoVE and IFCA share a row; FedAvg and Local-only share the baseline row)"]

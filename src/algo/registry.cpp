@@ -1,5 +1,6 @@
 #include <cflrun/algo/registry.hpp>
 
+#include <cflrun/algo/cfl.hpp>
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/fedavg.hpp>
 #include <cflrun/algo/fedsoft.hpp>
@@ -19,6 +20,7 @@ const std::vector<AlgorithmEntry>& registered_algorithms() {
       registration<LocalOnly>(),
       registration<Pacfl>(),
       registration<FedSoft>(),
+      registration<Cfl>(),
   };
   return entries;
 }

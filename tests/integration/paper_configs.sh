@@ -1,7 +1,8 @@
 #!/bin/bash
 # jobs/paper/ holds exactly what make_configs.py writes, and every Fashion-MNIST setting in it (one
-# config per partition; the algorithms of a cell share its data settings) passes a --dry-run:
-# options valid, data loaded, partition and models built. A CIFAR-10 config without the CIFAR
+# config per partition; the algorithms of a cell share its data settings) and every algorithm's
+# label skew 1 config pass a --dry-run: options valid, data loaded, partition, algorithm and
+# models built. A CIFAR-10 config without the CIFAR
 # files stops with the message that says where to get them.
 # Usage: paper_configs.sh SOURCE_DIR CFLRUN
 set -euo pipefail
@@ -18,7 +19,7 @@ diff -r "$source_dir/jobs/paper" "$work/generated" || {
 }
 
 cd "$source_dir"
-for cfg in jobs/paper/fmnist_*_clove.cfg jobs/paper/fmnist_label_skew_1_pacfl.cfg; do
+for cfg in jobs/paper/fmnist_*_clove.cfg jobs/paper/fmnist_label_skew_1_*.cfg; do
   "$cflrun" --config "$cfg" --dry-run > "$work/out.txt" 2>&1 || { cat "$work/out.txt"; echo "FAIL: $cfg" >&2; exit 1; }
   grep -q "nothing (--dry-run)" "$work/out.txt"
   echo "ok: $cfg: $(grep -o '[0-9]* clients in .*models ([^)]*)' "$work/out.txt")"

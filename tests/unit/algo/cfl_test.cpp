@@ -1,0 +1,106 @@
+#include <cflrun/algo/cfl.hpp>
+
+#include "round_for_tests.hpp"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cflrun/core/error.hpp>
+
+namespace cflrun::algo {
+namespace {
+
+using testing::context_for;
+using testing::everyone;
+using testing::input_for;
+
+CflOptions no_warmup() {
+  CflOptions options;
+  options.eps1 = 0.5;
+  options.eps2 = 1.0;
+  options.warmup_rounds = 0;
+  return options;
+}
+
+/// Six updates in 2-D: clients 0-2 point along +x, clients 3-5 along -x (norm about 2).
+torch::Tensor opposed_updates() {
+  return torch::tensor({{2.0, 0.1}, {2.1, 0.0}, {1.9, -0.1}, {-2.0, 0.1}, {-2.0, 0.0}, {-2.1, -0.1}}, torch::kFloat64);
+}
+
+Aggregation round_of(Cfl& cfl, int round, const torch::Tensor& updates) {
+  const auto input = input_for(round, everyone(6));
+  const auto plan = cfl.plan(input);
+  EXPECT_FALSE(plan.weights.defined());  // decided after the updates
+  EXPECT_EQ(plan.start, plan.assignment);
+  return cfl.aggregate(input, plan, everyone(6), updates);
+}
+
+TEST(Cfl, SplitsTwoOpposedUpdateGroupsWhoseMeanIsSmall) {
+  Cfl cfl(no_warmup(), context_for(6, 6));
+  EXPECT_EQ(cfl.num_models(), 6);  // capacity: one slot per client
+  EXPECT_EQ(cfl.live_models(), 1);
+  const auto aggregation = round_of(cfl, 0, opposed_updates());
+  // Mean update about 0 < eps1 while every update is about 2 > eps2: the cluster splits, the half
+  // holding client 0 keeps model 0 and the other half takes model 1.
+  EXPECT_EQ(aggregation.assignment, (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(cfl.live_models(), 2);
+  EXPECT_DOUBLE_EQ(aggregation.weights[0][2].item<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(aggregation.weights[1][3].item<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(aggregation.weights.sum().item<double>(), 600.0);
+  const auto recorded = cfl.record(0);
+  EXPECT_NEAR(recorded.at("/algorithm/cfl_mean_update_norm")[0], 0.0167, 1e-3);  // |(0.1, 0)| / 6
+  EXPECT_NEAR(recorded.at("/algorithm/cfl_max_update_norm")[0], 2.1024, 1e-3);
+  EXPECT_EQ(recorded.at("/algorithm/cfl_split")[0], 1.0F);
+  // The next round trains each half from its own model; aligned updates inside each half do not split.
+  EXPECT_EQ(testing::assigned(cfl.plan(input_for(1, everyone(6))), everyone(6)), (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  round_of(cfl, 1, opposed_updates());
+  EXPECT_EQ(cfl.live_models(), 2);
+}
+
+TEST(Cfl, DoesNotSplitAlignedUpdatesOrDuringWarmUpOrSmallClusters) {
+  Cfl aligned(no_warmup(), context_for(6, 6));
+  round_of(aligned, 0, opposed_updates().abs());  // all along +x: mean norm about 2 > eps1
+  EXPECT_EQ(aligned.live_models(), 1);
+  auto options = no_warmup();
+  options.warmup_rounds = 3;
+  Cfl warming(options, context_for(6, 6));
+  round_of(warming, 2, opposed_updates());  // round 3 is still warm-up
+  EXPECT_EQ(warming.live_models(), 1);
+  round_of(warming, 3, opposed_updates());
+  EXPECT_EQ(warming.live_models(), 2);
+  options = no_warmup();
+  options.min_split_size = 7;
+  Cfl small(options, context_for(6, 6));
+  round_of(small, 0, opposed_updates());
+  EXPECT_EQ(small.live_models(), 1);
+  options = no_warmup();
+  options.max_clusters = 1;  // no free model slot
+  Cfl full(options, context_for(6, 6));
+  round_of(full, 0, opposed_updates());
+  EXPECT_EQ(full.live_models(), 1);
+}
+
+TEST(Cfl, StateRestoresTheClusters) {
+  Cfl cfl(no_warmup(), context_for(6, 6));
+  round_of(cfl, 0, opposed_updates());
+  Cfl restored(no_warmup(), context_for(6, 6));
+  restored.restore(cfl.state());
+  EXPECT_EQ(restored.live_models(), 2);
+  EXPECT_EQ(restored.plan(input_for(1, everyone(6))).assignment, cfl.plan(input_for(1, everyone(6))).assignment);
+  EXPECT_THROW(restored.restore({}), DataError);
+}
+
+TEST(Cfl, RejectsImpossibleSettings) {
+  auto options = no_warmup();
+  options.max_clusters = 7;
+  EXPECT_THROW(Cfl(options, context_for(6, 6)), ConfigError);
+  auto context = context_for(6, 6);
+  context.gradient_averaging = true;
+  EXPECT_THROW(Cfl(no_warmup(), context), ConfigError);
+  Cfl cfl(no_warmup(), context_for(6, 6));
+  const auto input = input_for(0, everyone(6));
+  EXPECT_THROW(cfl.aggregate(input, cfl.plan(input), everyone(6), torch::zeros({5, 2}, torch::kFloat64)), ShapeError);
+}
+
+}  // namespace
+}  // namespace cflrun::algo
