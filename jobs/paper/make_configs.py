@@ -13,7 +13,7 @@ Usage: jobs/paper/make_configs.py [OUTPUT_DIR]   (default: the directory of this
 import os
 import sys
 
-ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl"]
+ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl"]
 DATASETS = ["mnist", "cifar10", "fmnist"]
 
 # (partition, dataset) -> settings of the official row, and what differs here.
@@ -113,8 +113,15 @@ def cfl_settings(dataset):
             "here), the local updates of the other rows")
 
 
-BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings}
-TITLES = {"pacfl": "PACFL", "cfl": "CFL"}
+def flexcfl_settings(dataset):
+    return ([("flexcfl-pretrain-steps", 50), ("flexcfl-cold-start-scale", 20), ("flexcfl-group-lr", 0)],
+            "K groups, cold start of min(20 K, M) clients pre-trained 50 steps, no inter-group aggregation, "
+            "as the official fedgroup.py defaults; the local updates of the other rows (the code's: SGD, 10 "
+            "epochs of batch 10)")
+
+
+BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings, "flexcfl": flexcfl_settings}
+TITLES = {"pacfl": "PACFL", "cfl": "CFL", "flexcfl": "FlexCFL"}
 
 
 def learning_rate(dataset, unsupervised):

@@ -4,6 +4,7 @@
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/fedavg.hpp>
 #include <cflrun/algo/fedsoft.hpp>
+#include <cflrun/algo/flexcfl.hpp>
 #include <cflrun/algo/ifca.hpp>
 #include <cflrun/algo/local_only.hpp>
 #include <cflrun/algo/pacfl.hpp>
@@ -21,6 +22,7 @@ const std::vector<AlgorithmEntry>& registered_algorithms() {
       registration<Pacfl>(),
       registration<FedSoft>(),
       registration<Cfl>(),
+      registration<FlexCfl>(),
   };
   return entries;
 }
