@@ -13,7 +13,7 @@ Usage: jobs/paper/make_configs.py [OUTPUT_DIR]   (default: the directory of this
 import os
 import sys
 
-ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl"]
+ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl", "fesem"]
 DATASETS = ["mnist", "cifar10", "fmnist"]
 
 # (partition, dataset) -> settings of the official row, and what differs here.
@@ -120,8 +120,15 @@ def flexcfl_settings(dataset):
             "epochs of batch 10)")
 
 
-BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings, "flexcfl": flexcfl_settings}
-TITLES = {"pacfl": "PACFL", "cfl": "CFL", "flexcfl": "FlexCFL"}
+def fesem_settings(dataset):
+    return ([("fesem-aggregation", "mean")],
+            "K centers, E-step on the clients' stale local models, M-step = mean of the members' trained models "
+            "(the paper; --fesem-aggregation first_member reproduces the official code's one-member update); "
+            "the local updates of the other rows")
+
+
+BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings, "flexcfl": flexcfl_settings, "fesem": fesem_settings}
+TITLES = {"pacfl": "PACFL", "cfl": "CFL", "flexcfl": "FlexCFL", "fesem": "FeSEM"}
 
 
 def learning_rate(dataset, unsupervised):

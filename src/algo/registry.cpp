@@ -4,6 +4,7 @@
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/fedavg.hpp>
 #include <cflrun/algo/fedsoft.hpp>
+#include <cflrun/algo/fesem.hpp>
 #include <cflrun/algo/flexcfl.hpp>
 #include <cflrun/algo/ifca.hpp>
 #include <cflrun/algo/local_only.hpp>
@@ -23,6 +24,7 @@ const std::vector<AlgorithmEntry>& registered_algorithms() {
       registration<FedSoft>(),
       registration<Cfl>(),
       registration<FlexCfl>(),
+      registration<FeSem>(),
   };
   return entries;
 }
