@@ -73,6 +73,9 @@ void append_dataset(const io::ResultReader& reader, const std::string& name, std
   text << '\n';
 }
 
+/// The first value of a line (a [T] dataset's first round).
+std::string first_word(const std::string& line) { return line.substr(0, line.find(' ')); }
+
 std::vector<std::string> lines_of(std::istream& in) {
   std::vector<std::string> lines;
   std::string line;
@@ -148,21 +151,35 @@ int matches_fixture(const std::string& file, const std::string& fixture) {
   const auto expected = lines_of(in);
   std::istringstream made(fixture_text(file));
   const auto found = lines_of(made);
-  const bool tolerant = expected.empty() || expected[0] != found[0];
+  const bool other_machine = expected.empty() || expected[0] != found[0];
   std::cout << file << " vs " << fixture << ": "
-            << (tolerant ? "recorded on another machine, floats compared to a relative 1e-4"
-                         : "same machine, compared bit for bit")
+            << (other_machine ? "recorded on another machine (" + (expected.empty() ? "?" : expected[0]) +
+                                    "); training diverges in the low bits there, so only the first round is "
+                                    "compared, floats to a relative 1e-4"
+                              : "same machine, compared bit for bit")
             << std::endl;
   if (expected.size() != found.size()) {
     return fail(file + " has " + std::to_string(found.size()) + " lines of fixture text, " + fixture + " " +
                 std::to_string(expected.size()));
   }
   std::string dataset;
+  bool per_round = false;  // the current dataset has one row per round
+  std::size_t row = 0;     // rows of the current dataset seen so far
   for (std::size_t i = 1; i < found.size(); ++i) {
-    if (!found[i].empty() && found[i][0] == '/') {
+    const bool header = !found[i].empty() && found[i][0] == '/';
+    if (header) {
       dataset = found[i];
+      per_round = dataset.rfind(io::schema::kTrueCluster, 0) != 0 && dataset.rfind(io::schema::kMixture, 0) != 0;
+      row = 0;
     }
-    const auto difference = line_difference(found[i], expected[i], tolerant);
+    const bool summary = found[i].rfind("summary ", 0) == 0;
+    const bool first_round_only = other_machine && !header && per_round;
+    if (other_machine && (summary || (first_round_only && row++ > 0))) {
+      continue;  // later rounds and final figures: bit-exact only on the recording machine
+    }
+    const auto difference = first_round_only && dataset.find(' ') == dataset.rfind(' ')
+                                ? line_difference(first_word(found[i]), first_word(expected[i]), true)
+                                : line_difference(found[i], expected[i], other_machine);
     if (!difference.empty()) {
       return fail(file + " differs from " + fixture + " at line " + std::to_string(i + 1) + " (in " + dataset +
                   "): " + difference);
