@@ -84,8 +84,16 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("local-epochs", po::value(&o.local_epochs)->default_value(o.local_epochs),
        "tau: epochs over the client's data per local update (count)")
       ("batch-size", po::value(&o.batch_size)->default_value(o.batch_size), "mini-batch size (samples)")
-      ("lr", po::value(&o.lr)->default_value(o.lr, "0.001"), "Adam learning rate (paper text 1e-3; "
-       "official code 1e-2 for the (F)MNIST CNN)")
+      ("lr", po::value(&o.lr)->default_value(o.lr, "0.001"), "learning rate of the local optimizer (paper "
+       "text 1e-3; official code 1e-2 for the (F)MNIST CNN)")
+      ("optimizer", po::value(&o.optimizer)->default_value(o.optimizer),
+       "adam | sgd: the local solver (sgd: PFLlib's and the CFL code's baselines)")
+      ("momentum", po::value(&o.momentum)->default_value(o.momentum), "--optimizer sgd: momentum in [0, 1)")
+      ("weight-decay", po::value(&o.weight_decay)->default_value(o.weight_decay),
+       "L2 coefficient added to the local gradients (torch weight_decay), >= 0")
+      ("prox-mu", po::value(&o.prox_mu)->default_value(o.prox_mu),
+       "FedProx (Li et al. 2020): local updates minimise the loss plus (mu/2) ||w - w_start||^2, w_start the "
+       "model the update starts from (0 = off; any algorithm whose clients train a server model)")
       ("seed", po::value(&seeds.seed)->default_value(seeds.seed),
        "seed of model initialisation, training order and clustering (integer >= 0)")
       ("first-assignment", po::value(&o.first_assignment)->default_value(o.first_assignment),
@@ -233,6 +241,13 @@ void validate(const RunOptions& o) {
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
   require_choice("aggregation", o.aggregation, {"model", "gradient"});
+  require_choice("optimizer", o.optimizer, {"adam", "sgd"});
+  require(o.momentum >= 0.0 && o.momentum < 1.0, "momentum", "in [0, 1)", o.momentum);
+  require(o.momentum == 0.0 || o.optimizer == "sgd", "momentum", "0 unless --optimizer sgd", o.momentum);
+  require(o.weight_decay >= 0.0, "weight-decay", ">= 0", o.weight_decay);
+  require(o.prox_mu >= 0.0, "prox-mu", ">= 0 (0 = off)", o.prox_mu);
+  require(o.prox_mu == 0.0 || o.aggregation == "model", "prox-mu",
+          "0 with --aggregation gradient (a gradient at the start model has no proximal part)", o.prox_mu);
   require_choice("init", o.init, {"different", "same"});
   require(o.clusters >= 1, "clusters", "at least 1", o.clusters);
   require(o.clients_per_cluster >= 1, "clients-per-cluster", "at least 1", o.clients_per_cluster);
@@ -327,6 +342,10 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"local-epochs", text(local_epochs)},
           {"batch-size", text(batch_size)},
           {"lr", text(lr)},
+          {"optimizer", optimizer},
+          {"momentum", text(momentum)},
+          {"weight-decay", text(weight_decay)},
+          {"prox-mu", text(prox_mu)},
           {"seed", text(seed)},
           {"data-seed", text(effective_data_seed())},
           {"first-assignment", first_assignment},

@@ -26,10 +26,13 @@ double ClientGroup::train_client(model::Network& model, int i, int round, std::u
   return local_update(model, inputs, targets, settings, generator);
 }
 
-torch::optim::Adam* ClientGroup::kept_optimizer(int i, model::Network& model, double learning_rate) {
+torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& model, const LocalUpdateSettings& settings) {
+  if (settings.solver != Solver::kAdam) {
+    throw ConfigError("clients keep their optimizer's state across rounds only for --optimizer adam");
+  }
   auto& optimizer = local_optimizers_[static_cast<std::size_t>(i)];
-  if (!optimizer) {  // one Adam per client on the shared working model's parameters
-    optimizer = std::make_unique<torch::optim::Adam>(model.parameters(), torch::optim::AdamOptions(learning_rate));
+  if (!optimizer) {  // one optimizer per client on the shared working model's parameters
+    optimizer = make_local_optimizer(model, settings);
   }
   return optimizer.get();
 }
@@ -60,7 +63,7 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
     if (plan.proximal_weights.defined()) {
       local.proximal.importance = plan.proximal_weights[client];
     }
-    local.optimizer = keep_optimizers_ ? kept_optimizer(i, model, settings.learning_rate) : nullptr;
+    local.optimizer = keep_optimizers_ ? kept_optimizer(i, model, settings) : nullptr;
     train_loss[static_cast<std::size_t>(i)] = train_client(model, i, round, seed, local);
     // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
     if (settings.gradient_averaging) {
@@ -140,7 +143,7 @@ algo::AlgorithmState ClientGroup::state() const {
   return state;
 }
 
-void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& model, double learning_rate) {
+void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& model, const LocalUpdateSettings& settings) {
   if (!local_states_.defined()) {
     throw ConfigError("ClientGroup::restore: call init_local_models first");
   }
@@ -160,7 +163,7 @@ void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& mod
     if (steps[i].item<std::int64_t>() == 0) {
       continue;  // no update yet: the optimizer is made at the client's first update
     }
-    auto* optimizer = kept_optimizer(static_cast<int>(i), model, learning_rate);
+    auto* optimizer = kept_optimizer(static_cast<int>(i), model, settings);
     std::int64_t offset = 0;
     for (const auto& p : parameters) {
       auto adam = std::make_unique<torch::optim::AdamParamState>();

@@ -76,9 +76,26 @@ LocalUpdateSettings Experiment::local_update_settings() const {
   settings.local_epochs = options_.local_epochs;
   settings.batch_size = options_.batch_size;
   settings.learning_rate = options_.lr;
+  settings.solver = options_.optimizer == "sgd" ? Solver::kSgd : Solver::kAdam;
+  settings.momentum = options_.momentum;
+  settings.weight_decay = options_.weight_decay;
   settings.objective = objective_of(options_);
-  settings.proximal.mu = algorithm_->proximal_mu();  // FedSoft's proximal term; 0 = none
+  // FedSoft's proximal term, or FedProx's (--prox-mu); 0 = none.
+  settings.proximal.mu = algorithm_->proximal_mu() > 0.0 ? algorithm_->proximal_mu() : options_.prox_mu;
   return settings;
+}
+
+void Experiment::add_fedprox_anchors(algo::RoundPlan& plan) const {
+  if (options_.prox_mu <= 0.0 || plan.proximal_weights.defined()) {
+    return;
+  }
+  // FedProx (Li et al. 2020, Eq. 2): each client's update stays near the model it starts from.
+  plan.proximal_weights = torch::zeros({static_cast<std::int64_t>(plan.start.size()), num_models_}, torch::kFloat64);
+  for (std::size_t c = 0; c < plan.start.size(); ++c) {
+    if (plan.start[c] >= 0) {
+      plan.proximal_weights[static_cast<std::int64_t>(c)][plan.start[c]] = 1.0;
+    }
+  }
 }
 
 namespace {
@@ -203,6 +220,7 @@ void Experiment::run_round(int round) {
     plan_round(round, outcome, start);
   }
   phase_seconds_[kClustering] = seconds_since(start);
+  add_fedprox_anchors(outcome.plan);
   stability_->record(outcome.plan.assignment);
   const auto weighted_sums = train(round, outcome);
   phase_seconds_[kLocalUpdate] = seconds_since(start);

@@ -57,6 +57,14 @@ void Experiment::set_up_algorithm() {
     throw ConfigError("--stable-rounds needs an algorithm that clusters loss vectors (clove, ifca), not " +
                       options_.algorithm + "; remove --stable-rounds");
   }
+  if (options_.prox_mu > 0.0 && algorithm_->proximal_mu() > 0.0) {
+    throw ConfigError("--prox-mu (FedProx) cannot be combined with " + options_.algorithm +
+                      ", which has its own proximal term; remove --prox-mu");
+  }
+  if (algorithm_->keeps_optimizers() && options_.optimizer != "adam") {
+    throw ConfigError(options_.algorithm + " keeps each client's optimizer across rounds, which cflrun supports "
+                      "for --optimizer adam only");
+  }
   num_models_ = algorithm_->num_models();
   const auto hosted = hosted_clients(comm_.rank(), comm_.size(), static_cast<int>(true_clusters_.size()));
   stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, options_.stable_rounds,

@@ -89,6 +89,7 @@ class Experiment {
   void plan_round(int round, RoundOutcome& outcome, Clock& start);
   void plan_stable_round(RoundOutcome& outcome, Clock& start);
   LocalUpdateSettings local_update_settings() const;
+  void add_fedprox_anchors(algo::RoundPlan& plan) const;
   std::vector<double> train(int round, RoundOutcome& outcome);
   std::vector<double> train_then_aggregate(int round, RoundOutcome& outcome);
   void average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome);

@@ -60,6 +60,16 @@ class Proximal {
 
 }  // namespace
 
+std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model, const LocalUpdateSettings& settings) {
+  if (settings.solver == Solver::kSgd) {
+    return std::make_unique<torch::optim::SGD>(
+        model.parameters(),
+        torch::optim::SGDOptions(settings.learning_rate).momentum(settings.momentum).weight_decay(settings.weight_decay));
+  }
+  return std::make_unique<torch::optim::Adam>(
+      model.parameters(), torch::optim::AdamOptions(settings.learning_rate).weight_decay(settings.weight_decay));
+}
+
 double local_gradient(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
                       int batch_size, model::Objective objective) {
   const std::int64_t n = inputs.size(0);
@@ -83,8 +93,8 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
   const std::int64_t n = inputs.size(0);
   require_samples(n, targets.size(0), "local_update");
   model.train();
-  torch::optim::Adam fresh(model.parameters(), torch::optim::AdamOptions(settings.learning_rate));
-  torch::optim::Adam& optimizer = settings.optimizer != nullptr ? *settings.optimizer : fresh;
+  const auto fresh = settings.optimizer != nullptr ? nullptr : make_local_optimizer(model, settings);
+  torch::optim::Optimizer& optimizer = settings.optimizer != nullptr ? *settings.optimizer : *fresh;
   const Proximal proximal(model, settings.proximal);
   const std::int64_t batches_per_epoch = (n + settings.batch_size - 1) / settings.batch_size;
   const std::int64_t epochs =

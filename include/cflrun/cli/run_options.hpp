@@ -48,7 +48,11 @@ struct RunOptions {
   int rounds = 100;                      ///< --rounds: T.
   int local_epochs = 1;                  ///< --local-epochs: tau, epochs per local update.
   int batch_size = 100;                  ///< --batch-size: samples per mini-batch.
-  double lr = 1e-3;                      ///< --lr: Adam learning rate.
+  double lr = 1e-3;                      ///< --lr: learning rate of the local optimizer.
+  std::string optimizer = "adam";        ///< --optimizer: adam | sgd, the local solver.
+  double momentum = 0.0;                 ///< --momentum: SGD momentum in [0, 1).
+  double weight_decay = 0.0;             ///< --weight-decay: L2 coefficient of the local solver.
+  double prox_mu = 0.0;                  ///< --prox-mu: FedProx's (mu/2)||w - w_start||^2 on local updates; 0 = off.
   std::uint64_t seed = 1;                ///< --seed: model initialisation, training, clustering.
   std::optional<std::uint64_t> data_seed;///< --data-seed: data partition; defaults to --seed.
   std::string first_assignment = "evaluation"; ///< --first-assignment: evaluation | random.

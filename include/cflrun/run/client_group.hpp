@@ -92,7 +92,8 @@ class ClientGroup {
   /// @param settings    the local solver; settings.proximal.mu is the proximal weight.
   /// @param train_loss  out: [m] mean training loss of each hosted client's last local epoch
   ///                    (NaN for a client that did not train).
-  /// @throws ConfigError if the plan starts from local models that were not initialised.
+  /// @throws ConfigError if the plan starts from local models that were not initialised, or
+  ///         clients keep optimizers that are not Adam.
   void local_updates(const algo::RoundPlan& plan, ModelSet& models, int round, std::uint64_t seed,
                      const LocalUpdateSettings& settings, const TrainedClient& receive,
                      std::vector<double>& train_loss);
@@ -100,8 +101,8 @@ class ClientGroup {
   /// Gives every hosted client a persistent local model, a copy of `initial` (the client initial
   /// model of FedSoft and FeSEM).
   /// @param initial          [P] float32 flat state.
-  /// @param keep_optimizers  each client also keeps its own Adam across its updates (FedSoft's
-  ///                         official client), instead of a fresh one per update.
+  /// @param keep_optimizers  each client also keeps its own optimizer across its updates (FedSoft's
+  ///                         official client), instead of a fresh one per update; Adam only.
   void init_local_models(const torch::Tensor& initial, bool keep_optimizers = false);
 
   // --- Evaluation ---
@@ -124,9 +125,9 @@ class ClientGroup {
   /// Restores what state() returned (after init_local_models with the same settings), so that
   /// the next local updates are as the original's.
   /// @param model          the working model the kept optimizers step (ModelSet::working_model).
-  /// @param learning_rate  the optimizers' step size (--lr).
+  /// @param settings       the local solver the kept optimizers were made with (Adam).
   /// @throws DataError if a tensor is missing or has another shape.
-  void restore(const algo::AlgorithmState& state, model::Network& model, double learning_rate);
+  void restore(const algo::AlgorithmState& state, model::Network& model, const LocalUpdateSettings& settings);
 
   /// PACFL signatures of every hosted client (cluster::data_signature of its training inputs).
   /// @return [m * d * p] float64, client-major, then the [d, p] matrix row-major.
@@ -149,7 +150,7 @@ class ClientGroup {
   double train_client(model::Network& model, int i, int round, std::uint64_t seed, const LocalUpdateSettings& settings,
                       core::Purpose purpose = core::Purpose::kLocalUpdate);
   /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first use.
-  torch::optim::Adam* kept_optimizer(int i, model::Network& model, double learning_rate);
+  torch::optim::Optimizer* kept_optimizer(int i, model::Network& model, const LocalUpdateSettings& settings);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
   torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.
@@ -170,7 +171,7 @@ class ClientGroup {
   std::vector<std::int64_t> test_counts_;    // [m]
   torch::Tensor local_states_;               // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
-  std::vector<std::unique_ptr<torch::optim::Adam>> local_optimizers_;  // [m], made at a client's first update
+  std::vector<std::unique_ptr<torch::optim::Optimizer>> local_optimizers_;  // [m] Adam, made at a client's first update
   double compute_seconds_ = 0.0;
 };
 

@@ -4,8 +4,11 @@
 
 #include <cstdint>
 
+#include <memory>
+
 #include <ATen/core/Generator.h>
 #include <torch/optim/adam.h>
+#include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
 #include <cflrun/model/network.hpp>
@@ -22,6 +25,12 @@ struct ProximalTerm {
   torch::Tensor importance;  ///< [K] float64 importance weights u_s of the client.
 };
 
+/// The local optimizer (--optimizer).
+enum class Solver {
+  kAdam,  ///< Adam (CLoVE Sec. 5.1), torch::optim::Adam.
+  kSgd,   ///< SGD with optional momentum (heavy ball) and weight decay, torch::optim::SGD (PFLlib, CFL's code).
+};
+
 /// Hyperparameters of LocalUpdate (CLoVE Alg. 1 line 11; Sec. 5.1: Adam, batch 100, tau = 1).
 struct LocalUpdateSettings {
   bool gradient_averaging = false;  ///< Option II: send one gradient instead of training tau epochs.
@@ -30,17 +39,25 @@ struct LocalUpdateSettings {
   /// pass over the data (FlexCFL's pre-training iterations).
   int max_steps = 0;
   int batch_size = 100;      ///< samples per mini-batch; the last batch may be smaller.
-  double learning_rate = 1e-3;  ///< Adam step size gamma.
+  double learning_rate = 1e-3;  ///< step size gamma of the optimizer.
+  Solver solver = Solver::kAdam;  ///< the optimizer.
+  double momentum = 0.0;          ///< SGD momentum in [0, 1) (0 = plain SGD); unused by Adam.
+  double weight_decay = 0.0;      ///< L2 penalty coefficient added to the gradients (torch's weight_decay), >= 0.
   model::Objective objective = model::Objective::kClassification;  ///< the loss minimised.
   ProximalTerm proximal;     ///< FedSoft: added to every mini-batch loss when proximal.mu > 0.
-  /// If set, the update steps this Adam (built on the same model's parameters) instead of a fresh
-  /// one, so its moment estimates carry over between a client's updates (FedSoft's official
-  /// client keeps one optimizer for its local model). Not owned.
-  torch::optim::Adam* optimizer = nullptr;
+  /// If set, the update steps this optimizer (built by make_local_optimizer on the same model's
+  /// parameters) instead of a fresh one, so its state carries over between a client's updates
+  /// (FedSoft's official client keeps one optimizer for its local model). Not owned.
+  torch::optim::Optimizer* optimizer = nullptr;
 };
 
-/// Trains `model` in place on one client's data with a fresh Adam optimiser (no moment state
-/// carries over between updates, as in the official CLoVE code; settings.optimizer overrides it),
+/// A fresh optimizer of `settings.solver` on `model`'s parameters (learning rate, momentum, weight
+/// decay from `settings`).
+std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model, const LocalUpdateSettings& settings);
+
+/// Trains `model` in place on one client's data with a fresh optimizer (make_local_optimizer: no
+/// state carries over between updates, as in the official CLoVE code; settings.optimizer overrides
+/// it), with exactly settings.max_steps mini-batch steps when it is > 0,
 /// the objective's mean loss
 /// (model::mean_loss) plus settings.proximal if its mu > 0, mini-batches in an order drawn from
 /// `generator` (one shuffle per epoch).

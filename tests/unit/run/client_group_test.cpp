@@ -69,7 +69,7 @@ TEST(ClientGroup, StateRestoresLocalModelsAndAdamMomentsExactly) {
   auto other_models = two_models();
   ClientGroup restored(data, 0, 4, model::Objective::kRegression, torch::kCPU);
   restored.init_local_models(initial, true);
-  restored.restore(state, other_models.working_model(), adam().learning_rate);
+  restored.restore(state, other_models.working_model(), adam());
   ClientGroup without_moments(data, 0, 4, model::Objective::kRegression, torch::kCPU);
   without_moments.init_local_models(initial, true);
   auto third_models = two_models();
@@ -77,12 +77,12 @@ TEST(ClientGroup, StateRestoresLocalModelsAndAdamMomentsExactly) {
                            {"adam_step", torch::zeros({4}, torch::kInt64)},
                            {"adam_exp_avg", torch::zeros_like(state.at("adam_exp_avg"))},
                            {"adam_exp_avg_sq", torch::zeros_like(state.at("adam_exp_avg_sq"))}},
-                          third_models.working_model(), adam().learning_rate);
+                          third_models.working_model(), adam());
 
   const auto next = train_round(original, models, local_model_plan(), 2);
   EXPECT_TRUE(torch::equal(train_round(restored, other_models, local_model_plan(), 2), next));
   EXPECT_FALSE(torch::equal(train_round(without_moments, third_models, local_model_plan(), 2), next));
-  EXPECT_THROW(restored.restore({}, other_models.working_model(), 0.05), DataError);
+  EXPECT_THROW(restored.restore({}, other_models.working_model(), adam()), DataError);
 }
 
 TEST(ClientGroup, TrainedStatesBecomeLocalModelsAndDistancesMeasureThem) {

@@ -70,7 +70,7 @@ TEST(LocalUpdate, AGivenOptimizerKeepsItsMomentsAcrossUpdates) {
   settings.local_epochs = 5;
   auto model = model::make_network(model::Architecture::kLinear, model::NetworkShape{{kDim}, 0});
   const auto start = model::flatten_state(*model);
-  const auto two_updates = [&](torch::optim::Adam* optimizer) {
+  const auto two_updates = [&](torch::optim::Optimizer* optimizer) {
     model::load_flat_state(*model, start);
     settings.optimizer = optimizer;
     for (int update = 0; update < 2; ++update) {
@@ -97,6 +97,38 @@ TEST(LocalUpdate, AGivenOptimizerKeepsItsMomentsAcrossUpdates) {
   auto again = core::make_torch_generator(1, core::Purpose::kLocalUpdate, 0, 0);
   local_update(*model, data.inputs, data.targets, settings, again);
   EXPECT_TRUE(torch::equal(with_given, model::flatten_state(*model)));
+}
+
+TEST(LocalUpdate, SgdStepsWithMomentumAndWeightDecayAsByHand) {
+  // Two samples x = e1, e2 with targets 1, 2 and w0 = 0: the mean squared error has gradient
+  // g = 2/n X^T (X w - y) = (w - y) = (-1, -2) at w0. Weight decay adds 0.5 w (0 at w0). SGD with
+  // lr 0.1: w1 = w0 - 0.1 g = (0.1, 0.2). Step 2: g = (w1 - y) + 0.5 w1 = (-0.85, -1.7); the momentum
+  // buffer is 0.9 (-1, -2) + g = (-1.75, -3.5), so w2 = w1 + 0.1 (1.75, 3.5) = (0.275, 0.55).
+  auto model = model::make_network(model::Architecture::kLinear, model::NetworkShape{{2}, 0});
+  model::load_flat_state(*model, torch::zeros({2}));
+  LocalUpdateSettings settings;
+  settings.objective = model::Objective::kRegression;
+  settings.solver = Solver::kSgd;
+  settings.learning_rate = 0.1;
+  settings.momentum = 0.9;
+  settings.weight_decay = 0.5;
+  settings.batch_size = 2;
+  settings.max_steps = 2;
+  auto generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate);
+  local_update(*model, torch::eye(2), torch::tensor({1.0F, 2.0F}), settings, generator);
+  EXPECT_TRUE(torch::allclose(model::flatten_state(*model), torch::tensor({0.275F, 0.55F}), 0.0, 1e-6))
+      << model::flatten_state(*model);
+  // FedProx's term (mu/2) ||w - w_start||^2 is the proximal term with one center of weight 1.
+  model::load_flat_state(*model, torch::zeros({2}));
+  settings.momentum = 0.0;
+  settings.weight_decay = 0.0;
+  settings.max_steps = 1;
+  settings.proximal.mu = 4.0;
+  settings.proximal.centers = torch::tensor({{1.0F, 1.0F}});
+  settings.proximal.importance = torch::tensor({1.0}, torch::kFloat64);
+  // g = (-1, -2) + 4 (w0 - c) = (-5, -6): w1 = (0.5, 0.6).
+  local_update(*model, torch::eye(2), torch::tensor({1.0F, 2.0F}), settings, generator);
+  EXPECT_TRUE(torch::allclose(model::flatten_state(*model), torch::tensor({0.5F, 0.6F}), 0.0, 1e-6));
 }
 
 TEST(LocalUpdate, RejectsProximalCentersOfTheWrongShape) {
