@@ -1,5 +1,7 @@
 #include <cflrun/model/architectures.hpp>
 
+#include "sequential_split.hpp"
+
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
@@ -39,5 +41,9 @@ CifarCnn::CifarCnn(int num_classes) {
 }
 
 torch::Tensor CifarCnn::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
+
+torch::Tensor CifarCnn::features(const torch::Tensor& inputs) { return sequential_body(layers_, inputs); }
+
+torch::Tensor CifarCnn::head(const torch::Tensor& features) { return sequential_head(layers_, features); }
 
 }  // namespace cflrun::model

@@ -17,10 +17,14 @@ ConvNetImpl::ConvNetImpl(int num_classes)
                                           torch::nn::Conv2dOptions(kConv1Channels, kConv2Channels, kKernel)))),
       fc_(register_module("fc", torch::nn::Linear(kFlatFeatures, num_classes))) {}
 
-torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) {
+torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) { return head(features(images)); }
+
+torch::Tensor ConvNetImpl::features(const torch::Tensor& images) {
   auto x = torch::max_pool2d(torch::relu(conv1_->forward(images)), kPoolSize);
   x = torch::max_pool2d(torch::relu(conv2_->forward(x)), kPoolSize);
-  return fc_->forward(x.flatten(/*start_dim=*/1));
+  return x.flatten(/*start_dim=*/1);
 }
+
+torch::Tensor ConvNetImpl::head(const torch::Tensor& features) { return fc_->forward(features); }
 
 }  // namespace cflrun::model

@@ -101,3 +101,27 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
 }
 
 }  // namespace cflrun::model
+
+namespace cflrun::model {
+
+torch::Tensor Network::features(const torch::Tensor& /*inputs*/) {
+  throw ConfigError("this model has no body/head split; use a classifier (--model cnn, cifar_cnn or mlp)");
+}
+
+torch::Tensor Network::head(const torch::Tensor& /*features*/) {
+  throw ConfigError("this model has no body/head split; use a classifier (--model cnn, cifar_cnn or mlp)");
+}
+
+bool has_head(Architecture architecture) {
+  return architecture == Architecture::kCnn || architecture == Architecture::kCifarCnn ||
+         architecture == Architecture::kMlp;
+}
+
+FlatRange head_range(const Network& network) {
+  if (!network.has_head()) {
+    throw ConfigError("this model has no head; use a classifier (--model cnn, cifar_cnn or mlp)");
+  }
+  return trailing_layers(network, 1);
+}
+
+}  // namespace cflrun::model

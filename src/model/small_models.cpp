@@ -1,5 +1,7 @@
 #include <cflrun/model/architectures.hpp>
 
+#include "sequential_split.hpp"
+
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/linear.h>
 
@@ -14,6 +16,10 @@ Mlp::Mlp(std::int64_t inputs, int num_classes)
                                                               torch::nn::Linear(kMlpHidden, num_classes)))) {}
 
 torch::Tensor Mlp::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
+
+torch::Tensor Mlp::features(const torch::Tensor& inputs) { return sequential_body(layers_, inputs); }
+
+torch::Tensor Mlp::head(const torch::Tensor& features) { return sequential_head(layers_, features); }
 
 LinearModel::LinearModel(std::int64_t inputs)
     : layers_(register_module(

@@ -20,6 +20,11 @@ class CifarCnn : public Network {
   explicit CifarCnn(int num_classes);
   /// @param inputs [N, 3, 32, 32] float32. @return [N, C] logits.
   torch::Tensor forward(const torch::Tensor& inputs) override;
+  bool has_head() const override { return true; }
+  /// @return [N, 512] the output of the second FC block (after its dropout), the head's input.
+  torch::Tensor features(const torch::Tensor& inputs) override;
+  /// @return [N, C] logits of the final Linear(512, C).
+  torch::Tensor head(const torch::Tensor& features) override;
 
  private:
   torch::nn::Sequential layers_;
@@ -34,6 +39,11 @@ class Mlp : public Network {
   Mlp(std::int64_t inputs, int num_classes);
   /// @param inputs [N, ...] float32 with d features per sample. @return [N, C] logits.
   torch::Tensor forward(const torch::Tensor& inputs) override;
+  bool has_head() const override { return true; }
+  /// @return [N, 200] the hidden layer after its ReLU.
+  torch::Tensor features(const torch::Tensor& inputs) override;
+  /// @return [N, C] logits of the final Linear(200, C).
+  torch::Tensor head(const torch::Tensor& features) override;
 
  private:
   torch::nn::Sequential layers_;

@@ -22,6 +22,11 @@ class ConvNetImpl : public Network {
   /// @return        [N, num_classes] float32 logits.
   /// @throws c10::Error from LibTorch if the input shape is not [N, 1, 28, 28].
   torch::Tensor forward(const torch::Tensor& images) override;
+  bool has_head() const override { return true; }
+  /// @param images [N, 1, 28, 28]. @return [N, 256] the flattened output of the second pooling.
+  torch::Tensor features(const torch::Tensor& images) override;
+  /// @param features [N, 256]. @return [N, num_classes] logits of the final Linear.
+  torch::Tensor head(const torch::Tensor& features) override;
 
   /// Side of the square max-pooling window after each convolution.
   static constexpr int kPoolSize = 2;

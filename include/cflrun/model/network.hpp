@@ -11,10 +11,17 @@
 #include <torch/nn/module.h>
 #include <torch/types.h>
 
+#include <cflrun/model/flat_state.hpp>
+
 namespace cflrun::model {
 
 /// A trainable model: a torch::nn::Module with one forward function. Every model of a run has
 /// the same architecture, so their flat states (flat_state.hpp) have the same layout.
+///
+/// Classifiers (cnn, cifar_cnn, mlp) are split into a body, the feature extractor, and a head, their
+/// last linear layer: forward(x) = head(features(x)) (the split of FedProto and FedPAC; PFLlib's
+/// BaseHeadSplit, pfl-baselines-setup.md Sec. 1). The head's parameters are the last layer's, the
+/// flat-state range head_range().
 class Network : public torch::nn::Module {
  public:
   /// @param inputs  [N, ...sample_shape] float32 on the module's device, any memory format.
@@ -22,6 +29,13 @@ class Network : public torch::nn::Module {
   ///                flattened reconstruction ([N, prod(sample_shape)]), see Architecture.
   /// @throws c10::Error from LibTorch if the input shape does not fit the architecture.
   virtual torch::Tensor forward(const torch::Tensor& inputs) = 0;
+  /// Whether the model is a classifier with a body and a head (cnn, cifar_cnn, mlp).
+  virtual bool has_head() const { return false; }
+  /// The body's output for `inputs`: [N, d] float32 features, the head's input (d = 256 for the
+  /// cnn, 512 for cifar_cnn, 200 for mlp). @throws ConfigError if !has_head().
+  virtual torch::Tensor features(const torch::Tensor& inputs);
+  /// The head: [N, d] features -> [N, C] logits. @throws ConfigError if !has_head().
+  virtual torch::Tensor head(const torch::Tensor& features);
 };
 
 /// The architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9) and IFCA.
@@ -52,5 +66,13 @@ struct NetworkShape {
 ///         {1, 28, 28}, cifar_cnn and conv_autoencoder {3, 32, 32}), naming --model and the
 ///         dataset that fits.
 std::shared_ptr<Network> make_network(Architecture architecture, const NetworkShape& shape);
+
+/// Whether `architecture` builds a classifier with a body/head split (Network::has_head).
+bool has_head(Architecture architecture);
+
+/// Where the head's parameters (the last layer's) lie in the model's flat state (flat_state.hpp);
+/// the body is every other float.
+/// @throws ConfigError if the model has no head.
+FlatRange head_range(const Network& network);
 
 }  // namespace cflrun::model

@@ -109,3 +109,39 @@ TEST(Network, ShapeThatDoesNotFitTheArchitectureNamesTheModel) {
 
 }  // namespace
 }  // namespace cflrun::model
+
+namespace cflrun::model {
+namespace {
+
+TEST(BodyHeadSplit, ForwardIsTheHeadOfTheFeaturesForEveryClassifier) {
+  const std::vector<std::pair<Architecture, NetworkShape>> classifiers{
+      {Architecture::kCnn, {{1, 28, 28}, 10}}, {Architecture::kCifarCnn, {{3, 32, 32}, 10}},
+      {Architecture::kMlp, {{1, 28, 28}, 10}}};
+  const std::vector<std::int64_t> feature_sizes{256, 512, 200};
+  for (std::size_t a = 0; a < classifiers.size(); ++a) {
+    torch::manual_seed(1);
+    auto network = make_network(classifiers[a].first, classifiers[a].second);
+    network->eval();  // no dropout: both paths see the same activations
+    std::vector<std::int64_t> shape{4};
+    shape.insert(shape.end(), classifiers[a].second.sample_shape.begin(), classifiers[a].second.sample_shape.end());
+    const auto inputs = torch::rand(shape);
+    const auto features = network->features(inputs);
+    EXPECT_EQ(features.sizes(), (std::vector<std::int64_t>{4, feature_sizes[a]})) << architecture_name(classifiers[a].first);
+    EXPECT_TRUE(torch::equal(network->head(features), network->forward(inputs))) << architecture_name(classifiers[a].first);
+    EXPECT_TRUE(has_head(classifiers[a].first));
+    // The head is the last Linear: C x d weights and C biases at the end of the parameters.
+    const auto range = head_range(*network);
+    EXPECT_EQ(range.size, 10 * feature_sizes[a] + 10) << architecture_name(classifiers[a].first);
+  }
+}
+
+TEST(BodyHeadSplit, ModelsWithoutAHeadSayWhichModelsHaveOne) {
+  auto linear = make_network(Architecture::kLinear, NetworkShape{{5}, 0});
+  EXPECT_FALSE(linear->has_head());
+  EXPECT_FALSE(has_head(Architecture::kAutoencoder));
+  EXPECT_THROW(linear->features(torch::zeros({1, 5})), ConfigError);
+  EXPECT_THROW(head_range(*linear), ConfigError);
+}
+
+}  // namespace
+}  // namespace cflrun::model
