@@ -90,7 +90,7 @@ std::vector<double> ClientGroup::model_distances(const ModelSet& models, const s
 }
 
 std::vector<double> ClientGroup::warm_up_updates(model::Network& model, const torch::Tensor& initial, int steps,
-                                                 int round, std::uint64_t seed, const LocalUpdateSettings& settings,
+                                                 int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
                                                  const std::vector<int>& clients) {
   Stopwatch watch(compute_seconds_);
   auto warm_up = settings;

@@ -14,31 +14,31 @@
 namespace cflrun::run {
 
 double ClientGroup::train_client(model::Network& model, int i, int round, std::uint64_t seed,
-                                 const LocalUpdateSettings& settings, core::Purpose purpose) {
+                                 const local::LocalUpdateSettings& settings, core::Purpose purpose) {
   const auto at = static_cast<std::size_t>(i);
   const auto inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]);
   const auto targets = train_.targets.narrow(0, train_offsets_[at], train_counts_[at]);
   if (settings.gradient_averaging) {
-    return local_gradient(model, inputs, targets, settings.batch_size, settings.objective);
+    return local::local_gradient(model, inputs, targets, settings.batch_size, settings.objective);
   }
   auto generator = core::make_torch_generator(seed, purpose, static_cast<std::uint64_t>(first_ + i),
                                               static_cast<std::uint64_t>(round));
-  return local_update(model, inputs, targets, settings, generator);
+  return local::local_update(model, inputs, targets, settings, generator);
 }
 
-torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& model, const LocalUpdateSettings& settings) {
-  if (settings.solver != Solver::kAdam) {
+torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& model, const local::LocalUpdateSettings& settings) {
+  if (settings.solver != local::Solver::kAdam) {
     throw ConfigError("clients keep their optimizer's state across rounds only for --optimizer adam");
   }
   auto& optimizer = local_optimizers_[static_cast<std::size_t>(i)];
   if (!optimizer) {  // one optimizer per client on the shared working model's parameters
-    optimizer = make_local_optimizer(model, settings);
+    optimizer = local::make_local_optimizer(model, settings);
   }
   return optimizer.get();
 }
 
 void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, int round, std::uint64_t seed,
-                                const LocalUpdateSettings& settings, const TrainedClient& receive,
+                                const local::LocalUpdateSettings& settings, const TrainedClient& receive,
                                 std::vector<double>& train_loss) {
   Stopwatch watch(compute_seconds_);
   train_loss.assign(static_cast<std::size_t>(size()), std::numeric_limits<double>::quiet_NaN());
@@ -143,7 +143,7 @@ algo::AlgorithmState ClientGroup::state() const {
   return state;
 }
 
-void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& model, const LocalUpdateSettings& settings) {
+void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& model, const local::LocalUpdateSettings& settings) {
   if (!local_states_.defined()) {
     throw ConfigError("ClientGroup::restore: call init_local_models first");
   }

@@ -70,13 +70,13 @@ void Experiment::plan_stable_round(RoundOutcome& outcome, Clock& start) {
   share_plan(outcome.plan);
 }
 
-LocalUpdateSettings Experiment::local_update_settings() const {
-  LocalUpdateSettings settings;
+local::LocalUpdateSettings Experiment::local_update_settings() const {
+  local::LocalUpdateSettings settings;
   settings.gradient_averaging = options_.aggregation == "gradient";
   settings.local_epochs = options_.local_epochs;
   settings.batch_size = options_.batch_size;
   settings.learning_rate = options_.lr;
-  settings.solver = options_.optimizer == "sgd" ? Solver::kSgd : Solver::kAdam;
+  settings.solver = options_.optimizer == "sgd" ? local::Solver::kSgd : local::Solver::kAdam;
   settings.momentum = options_.momentum;
   settings.weight_decay = options_.weight_decay;
   settings.objective = objective_of(options_);

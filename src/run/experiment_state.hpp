@@ -88,7 +88,7 @@ class Experiment {
   algo::RoundInput round_input(int round) const;
   void plan_round(int round, RoundOutcome& outcome, Clock& start);
   void plan_stable_round(RoundOutcome& outcome, Clock& start);
-  LocalUpdateSettings local_update_settings() const;
+  local::LocalUpdateSettings local_update_settings() const;
   void add_fedprox_anchors(algo::RoundPlan& plan) const;
   std::vector<double> train(int round, RoundOutcome& outcome);
   std::vector<double> train_then_aggregate(int round, RoundOutcome& outcome);

@@ -16,7 +16,7 @@
 #include <cflrun/core/rng.hpp>
 #include <cflrun/data/client_data.hpp>
 #include <cflrun/model/objective.hpp>
-#include <cflrun/run/local_update.hpp>
+#include <cflrun/local/local_update.hpp>
 #include <cflrun/run/model_set.hpp>
 
 namespace cflrun::run {
@@ -79,7 +79,7 @@ class ClientGroup {
   /// @param initial  [P] float32, the client initial model.
   /// @return [p, P] float64, row-major.
   std::vector<double> warm_up_updates(model::Network& model, const torch::Tensor& initial, int steps, int round,
-                                      std::uint64_t seed, const LocalUpdateSettings& settings,
+                                      std::uint64_t seed, const local::LocalUpdateSettings& settings,
                                       const std::vector<int>& clients);
 
   // --- Local updates ---
@@ -95,7 +95,7 @@ class ClientGroup {
   /// @throws ConfigError if the plan starts from local models that were not initialised, or
   ///         clients keep optimizers that are not Adam.
   void local_updates(const algo::RoundPlan& plan, ModelSet& models, int round, std::uint64_t seed,
-                     const LocalUpdateSettings& settings, const TrainedClient& receive,
+                     const local::LocalUpdateSettings& settings, const TrainedClient& receive,
                      std::vector<double>& train_loss);
 
   /// Gives every hosted client a persistent local model, a copy of `initial` (the client initial
@@ -127,7 +127,7 @@ class ClientGroup {
   /// @param model          the working model the kept optimizers step (ModelSet::working_model).
   /// @param settings       the local solver the kept optimizers were made with (Adam).
   /// @throws DataError if a tensor is missing or has another shape.
-  void restore(const algo::AlgorithmState& state, model::Network& model, const LocalUpdateSettings& settings);
+  void restore(const algo::AlgorithmState& state, model::Network& model, const local::LocalUpdateSettings& settings);
 
   /// PACFL signatures of every hosted client (cluster::data_signature of its training inputs).
   /// @return [m * d * p] float64, client-major, then the [d, p] matrix row-major.
@@ -147,10 +147,10 @@ class ClientGroup {
   std::vector<std::int64_t> hosted_among(const std::vector<int>& clients) const;
   /// Hosted client i's local update of `model` (a gradient with settings.gradient_averaging),
   /// mini-batches from the (seed, purpose, client, round) stream; returns its training loss.
-  double train_client(model::Network& model, int i, int round, std::uint64_t seed, const LocalUpdateSettings& settings,
+  double train_client(model::Network& model, int i, int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
                       core::Purpose purpose = core::Purpose::kLocalUpdate);
   /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first use.
-  torch::optim::Optimizer* kept_optimizer(int i, model::Network& model, const LocalUpdateSettings& settings);
+  torch::optim::Optimizer* kept_optimizer(int i, model::Network& model, const local::LocalUpdateSettings& settings);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
   torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.

@@ -28,8 +28,8 @@ ModelSet two_models() {
   return models;
 }
 
-LocalUpdateSettings adam() {
-  LocalUpdateSettings settings;
+local::LocalUpdateSettings adam() {
+  local::LocalUpdateSettings settings;
   settings.objective = model::Objective::kRegression;
   settings.batch_size = 10;
   settings.learning_rate = 0.05;

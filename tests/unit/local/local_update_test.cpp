@@ -1,4 +1,4 @@
-#include <cflrun/run/local_update.hpp>
+#include <cflrun/local/local_update.hpp>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -7,7 +7,7 @@
 #include <cflrun/core/rng.hpp>
 #include <cflrun/model/flat_state.hpp>
 
-namespace cflrun::run {
+namespace cflrun::local {
 namespace {
 
 constexpr std::int64_t kDim = 3;
@@ -140,4 +140,4 @@ TEST(LocalUpdate, RejectsProximalCentersOfTheWrongShape) {
 }
 
 }  // namespace
-}  // namespace cflrun::run
+}  // namespace cflrun::local

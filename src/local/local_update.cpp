@@ -1,4 +1,4 @@
-#include <cflrun/run/local_update.hpp>
+#include <cflrun/local/local_update.hpp>
 
 #include <string>
 #include <vector>
@@ -7,7 +7,7 @@
 
 #include <cflrun/core/error.hpp>
 
-namespace cflrun::run {
+namespace cflrun::local {
 
 namespace {
 
@@ -120,4 +120,4 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
   return epoch_loss;
 }
 
-}  // namespace cflrun::run
+}  // namespace cflrun::local

@@ -14,7 +14,7 @@
 #include <cflrun/model/network.hpp>
 #include <cflrun/model/objective.hpp>
 
-namespace cflrun::run {
+namespace cflrun::local {
 
 /// FedSoft's proximal term (FedSoft Eq. 4): (mu / 2) sum_s u_s ||w - c_s||^2, w being the model's
 /// parameters and c_s the same parameters of center s (buffers, e.g. BatchNorm statistics, are
@@ -82,4 +82,4 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
 double local_gradient(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
                       int batch_size, model::Objective objective);
 
-}  // namespace cflrun::run
+}  // namespace cflrun::local
