@@ -1,6 +1,6 @@
 #include <cflrun/run/client_group.hpp>
 
-#include "scores.hpp"
+#include <cflrun/local/scoring.hpp>
 #include "stopwatch.hpp"
 
 #include <limits>
@@ -88,7 +88,7 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
   for (int j = 0; j < models.size(); ++j) {
     const auto rows = model_of_sample.eq(j).nonzero().flatten();
     if (rows.numel() > 0) {
-      add_scores(models.load(j), objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
+      local::add_scores(models.load(j), objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
     }
   }
   return per_client_means(loss_sums, correct_sums, torch::tensor(local_model, torch::kLong).lt(0).to(device_));
@@ -104,7 +104,7 @@ ClientEvaluation ClientGroup::evaluate_local_models(ModelSet& models) {
   for (std::int64_t i = 0; i < m; ++i) {
     model::load_flat_state(model, local_states_[i]);
     const auto rows = test_.owner.eq(i).nonzero().flatten();
-    add_scores(model, objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
+    local::add_scores(model, objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
   }
   return per_client_means(loss_sums, correct_sums, torch::zeros({m}, options.dtype(torch::kBool)));
 }

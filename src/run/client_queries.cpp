@@ -2,7 +2,7 @@
 // weights, distances of the local models to the server models, and warm-up updates.
 #include <cflrun/run/client_group.hpp>
 
-#include "scores.hpp"
+#include <cflrun/local/scoring.hpp>
 #include "stopwatch.hpp"
 
 #include <torch/torch.h>
@@ -24,8 +24,8 @@ std::vector<double> to_vector(const torch::Tensor& tensor) {
 torch::Tensor ClientGroup::per_sample_training_losses(ModelSet& models, const torch::Tensor& rows) {
   auto losses = torch::empty({rows.size(0), models.size()}, torch::TensorOptions(device_).dtype(torch::kFloat64));
   const auto chunks = [&](const auto& fill_chunk) {
-    for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
-      const auto length = std::min(kEvalChunk, rows.size(0) - start);
+    for (std::int64_t start = 0; start < rows.size(0); start += local::kEvalChunk) {
+      const auto length = std::min(local::kEvalChunk, rows.size(0) - start);
       const auto chunk = rows.narrow(0, start, length);
       fill_chunk(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
                  losses.narrow(0, start, length));

@@ -64,7 +64,15 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
       local.proximal.importance = plan.proximal_weights[client];
     }
     local.optimizer = keep_optimizers_ ? kept_optimizer(i, model, settings) : nullptr;
-    train_loss[static_cast<std::size_t>(i)] = train_client(model, i, round, seed, local);
+    if (procedure_) {  // the algorithm's own local update (e.g. Per-FedAvg's meta-step)
+      auto client_view = view(i, round, seed);
+      train_loss[static_cast<std::size_t>(i)] = procedure_->train(client_view, model, local, plan.payload);
+      if (procedure_->report_length() > 0) {
+        reports_.emplace_back(client, procedure_->report(client_view, model));
+      }
+    } else {
+      train_loss[static_cast<std::size_t>(i)] = train_client(model, i, round, seed, local);
+    }
     // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
     if (settings.gradient_averaging) {
       receive(client, model::flatten_gradients(model).to(torch::kFloat64));
@@ -108,10 +116,16 @@ std::int64_t parameter_floats(const std::vector<torch::Tensor>& parameters) {
 }  // namespace
 
 algo::AlgorithmState ClientGroup::state() const {
-  if (!local_states_.defined()) {
-    return {};
+  algo::AlgorithmState state;
+  for (std::size_t i = 0; i < memories_.size(); ++i) {
+    for (const auto& [name, tensor] : memories_[i]) {
+      state.emplace("memory." + std::to_string(i) + "." + name, tensor.clone());
+    }
   }
-  algo::AlgorithmState state{{"local_models", local_states_.clone()}};
+  if (!local_states_.defined()) {
+    return state;
+  }
+  state.emplace("local_models", local_states_.clone());
   if (!keep_optimizers_) {
     return state;
   }
@@ -144,8 +158,17 @@ algo::AlgorithmState ClientGroup::state() const {
 }
 
 void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& model, const local::LocalUpdateSettings& settings) {
+  for (auto& memory : memories_) {
+    memory.clear();
+  }
+  for (const auto& [name, tensor] : state) {
+    if (name.rfind("memory.", 0) == 0) {  // memory.<hosted index>.<name>
+      const auto dot = name.find('.', 7);
+      memories_.at(std::stoul(name.substr(7, dot - 7))).emplace(name.substr(dot + 1), tensor.clone());
+    }
+  }
   if (!local_states_.defined()) {
-    throw ConfigError("ClientGroup::restore: call init_local_models first");
+    return;
   }
   const auto m = static_cast<std::int64_t>(size());
   local_states_ = algo::state_tensor(state, kWho, "local_models", {m, local_states_.size(1)}).clone();

@@ -31,9 +31,46 @@ void share_tensor(const comm::Communicator& comm, torch::Tensor& tensor, const s
   }
 }
 
+/// Broadcasts rank 0's named tensors (any dtype that the Communicator moves: float32, float64,
+/// int64 as double, bool as int) to every rank.
+void share_named_tensors(const comm::Communicator& comm, algo::AlgorithmState& tensors) {
+  std::vector<std::string> names;
+  for (const auto& entry : tensors) {
+    names.push_back(entry.first);
+  }
+  int count = static_cast<int>(names.size());
+  comm.broadcast(&count, 1);
+  names.resize(static_cast<std::size_t>(count));
+  for (auto& name : names) {
+    std::vector<int> text(name.begin(), name.end());
+    share_vector(comm, text);
+    name.assign(text.begin(), text.end());
+    auto& tensor = tensors[name];
+    std::vector<int> header;  // dtype code, then the shape
+    if (comm.is_root()) {
+      header.push_back(static_cast<int>(tensor.scalar_type()));
+      header.insert(header.end(), tensor.sizes().begin(), tensor.sizes().end());
+    }
+    share_vector(comm, header);
+    const auto type = static_cast<torch::ScalarType>(header.at(0));
+    auto values = comm.is_root() ? tensor.to(torch::kCPU).to(torch::kFloat64).contiguous()
+                                 : torch::empty(std::vector<std::int64_t>(header.begin() + 1, header.end()), torch::kFloat64);
+    comm.broadcast(values.data_ptr<double>(), values.numel());
+    tensor = values.to(type);
+  }
+}
+
 /// Floats of one client's answer to `kind`.
-std::int64_t answer_length(algo::QueryKind kind, std::int64_t num_models, std::int64_t state_size) {
-  return kind == algo::QueryKind::kWarmUpUpdate ? state_size : num_models;
+std::int64_t answer_length(algo::QueryKind kind, std::int64_t num_models, std::int64_t state_size,
+                           const algo::ClientProcedure* procedure) {
+  switch (kind) {
+    case algo::QueryKind::kWarmUpUpdate:
+      return state_size;
+    case algo::QueryKind::kClientStatistics:
+      return procedure != nullptr ? procedure->statistics_length() : 0;
+    default:
+      return num_models;
+  }
 }
 
 }  // namespace
@@ -64,6 +101,8 @@ std::vector<double> Experiment::answer_locally(const algo::ClientQuery& query, i
       return clients_->importance_weights(*models_, query.smoother, query.clients);
     case algo::QueryKind::kModelDistances:
       return clients_->model_distances(*models_, query.clients);
+    case algo::QueryKind::kClientStatistics:
+      return clients_->client_statistics(*models_, query.clients, round, options_.seed);
     case algo::QueryKind::kWarmUpUpdate:
       return clients_->warm_up_updates(models_->working_model(), client_initial_model_, query.steps, round,
                                        options_.seed, local_update_settings(), query.clients);
@@ -77,7 +116,7 @@ std::vector<algo::QueryAnswer> Experiment::answer_queries(const std::vector<algo
     const auto gathered = comm_.gather(answer_locally(query, round));
     if (comm_.is_root()) {
       const auto n = static_cast<std::int64_t>(query.clients.size());
-      const auto length = answer_length(query.kind, num_models_, models_->state_size());
+      const auto length = answer_length(query.kind, num_models_, models_->state_size(), procedure_.get());
       answers.push_back({query, torch::tensor(gathered, torch::kFloat64).view({n, length})});
     }
   }
@@ -94,6 +133,8 @@ void Experiment::share_plan(algo::RoundPlan& plan) const {
   share_tensor(comm_, plan.weights, {k, m}, torch::kFloat64);
   share_tensor(comm_, plan.proximal_weights, {m, k}, torch::kFloat64);
   share_tensor(comm_, plan.models, {k, models_->state_size()}, torch::kFloat32);
+  share_tensor(comm_, plan.head_weights, {k, m}, torch::kFloat64);
+  share_named_tensors(comm_, plan.payload);
 }
 
 void Experiment::share_assignment(std::vector<int>& assignment) const { share_vector(comm_, assignment); }

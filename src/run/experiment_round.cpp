@@ -122,12 +122,41 @@ std::vector<double> Experiment::train(int round, RoundOutcome& outcome) {
   }
   const auto k = static_cast<std::int64_t>(num_models_);
   auto sums = torch::zeros({k * models_->state_size() + k}, torch::kFloat64);
+  const auto& heads = outcome.plan.head_weights;  // FedPAC: the heads' own weights
+  const auto head = heads.defined() ? model::head_range(models_->working_model()) : model::FlatRange{};
+  auto head_sums = torch::zeros({heads.defined() ? k * head.size + k : 0}, torch::kFloat64);
   clients_->local_updates(
       outcome.plan, *models_, round, options_.seed, local_update_settings(),
-      [&](int client, const torch::Tensor& result) { add_weighted(sums, outcome.plan.weights, client, result); },
+      [&](int client, const torch::Tensor& result) {
+        add_weighted(sums, outcome.plan.weights, client, result);
+        if (heads.defined()) {
+          add_weighted(head_sums, heads, client, result.narrow(0, head.offset, head.size));
+        }
+      },
       outcome.train_loss);
+  deliver_reports(round);
+  outcome.weighted_head_sums = comm_.reduce_sum(
+      std::vector<double>(head_sums.data_ptr<double>(), head_sums.data_ptr<double>() + head_sums.numel()));
   // A rank without clients (the server) contributes zero sums.
   return comm_.reduce_sum(std::vector<double>(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel()));
+}
+
+void Experiment::deliver_reports(int round) {
+  if (!procedure_ || procedure_->report_length() == 0) {
+    return;
+  }
+  std::vector<double> local;  // per trained client: its id, then its report
+  for (const auto& [client, report] : clients_->take_reports()) {
+    local.push_back(client);
+    local.insert(local.end(), report.begin(), report.end());
+  }
+  const auto gathered = comm_.gather(local);
+  if (comm_.is_root()) {
+    const auto table = torch::tensor(gathered, torch::kFloat64).view({-1, procedure_->report_length() + 1});
+    const auto ids = table.select(1, 0).to(torch::kInt64).contiguous();
+    algorithm_->receive_reports(round, std::vector<int>(ids.data_ptr<std::int64_t>(), ids.data_ptr<std::int64_t>() + ids.numel()),
+                                table.narrow(1, 1, procedure_->report_length()));
+  }
 }
 
 std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& outcome) {
@@ -141,6 +170,7 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
         results.push_back(result.to(torch::kFloat32));
       },
       outcome.train_loss);
+  deliver_reports(round);
   std::vector<double> local;  // per trained client: its id, then its update (trained - start)
   for (std::size_t i = 0; i < trained.size(); ++i) {
     const int start = plan.start[static_cast<std::size_t>(trained[i])];
@@ -181,6 +211,9 @@ void Experiment::average(int round, const std::vector<double>& weighted_sums, Ro
     } else {
       models_->average(weighted_sums);
     }
+    if (outcome.plan.head_weights.defined()) {
+      models_->average_heads(outcome.weighted_head_sums, model::head_range(models_->working_model()));
+    }
     const auto k = static_cast<std::size_t>(num_models_);
     const auto p = static_cast<std::size_t>(models_->state_size());
     outcome.trained_models.assign(k, false);
@@ -192,11 +225,14 @@ void Experiment::average(int round, const std::vector<double>& weighted_sums, Ro
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
 }
 
-std::vector<double> Experiment::evaluate(const RoundOutcome& outcome) {
+std::vector<double> Experiment::evaluate(int round, const RoundOutcome& outcome) {
   std::vector<double> local;
   if (clients_->size() > 0) {
-    const auto evaluation = algorithm_->evaluates_local_models() ? clients_->evaluate_local_models(*models_)
-                                                                 : clients_->evaluate(outcome.plan.assignment, *models_);
+    const auto evaluation =
+        procedure_ ? clients_->evaluate_each(outcome.plan.assignment, algorithm_->evaluates_local_models(), *models_,
+                                             outcome.plan.payload, round, options_.seed)
+        : algorithm_->evaluates_local_models() ? clients_->evaluate_local_models(*models_)
+                                               : clients_->evaluate(outcome.plan.assignment, *models_);
     for (int i = 0; i < clients_->size(); ++i) {
       const auto at = static_cast<std::size_t>(i);
       local.insert(local.end(), {evaluation.accuracy[at], evaluation.test_loss[at], outcome.train_loss[at]});
@@ -226,7 +262,7 @@ void Experiment::run_round(int round) {
   phase_seconds_[kLocalUpdate] = seconds_since(start);
   average(round, weighted_sums, outcome);
   phase_seconds_[kAggregation] = seconds_since(start);
-  const auto evaluations = evaluate(outcome);
+  const auto evaluations = evaluate(round, outcome);
   phase_seconds_[kEvaluation] = seconds_since(start);
   if (!comm_.is_root()) {
     return;

@@ -123,8 +123,12 @@ void Experiment::set_up_models() {
   if (algorithm_->uses_client_initial_model()) {  // one client initial model, separate from the K models
     client_initial_model_ = models_->fresh_state(options_.seed, static_cast<std::uint64_t>(num_models_));
   }
-  if (algorithm_->keeps_local_models()) {  // every client's local model starts from it
-    clients_->init_local_models(client_initial_model_, algorithm_->keeps_optimizers());
+  if (algorithm_->keeps_local_models() && !algorithm_->local_models_start_from_server_model()) {
+    clients_->init_local_models(client_initial_model_, algorithm_->keeps_optimizers());  // local models start there
+  }
+  procedure_ = algorithm_->client_procedure();
+  if (procedure_) {
+    clients_->set_procedure(procedure_);
   }
 }
 
@@ -189,6 +193,9 @@ void Experiment::set_up() {
     }
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
+  if (algorithm_->keeps_local_models() && algorithm_->local_models_start_from_server_model()) {
+    clients_->init_local_models(models_->states()[0], algorithm_->keeps_optimizers());  // FedALA: the global model
+  }
 }
 
 }  // namespace cflrun::run::detail

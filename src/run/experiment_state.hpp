@@ -59,6 +59,7 @@ struct RoundOutcome {
   std::vector<int> newcomers;              // stability switch: participants that answered loss vectors
   std::vector<double> train_loss;          // this rank's hosted clients
   std::vector<bool> trained_models;        // rank 0: [K] whether model s had a non-zero weight
+  std::vector<double> weighted_head_sums;  // rank 0, with head weights: K*H head sums then K weights
 };
 
 /// Everything a run holds between rounds, on one rank.
@@ -92,8 +93,9 @@ class Experiment {
   void add_fedprox_anchors(algo::RoundPlan& plan) const;
   std::vector<double> train(int round, RoundOutcome& outcome);
   std::vector<double> train_then_aggregate(int round, RoundOutcome& outcome);
+  void deliver_reports(int round);
   void average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome);
-  std::vector<double> evaluate(const RoundOutcome& outcome);
+  std::vector<double> evaluate(int round, const RoundOutcome& outcome);
   // between ranks (experiment_exchange.cpp)
   std::vector<algo::ClientQuery> share_queries(std::vector<algo::ClientQuery> queries) const;
   std::vector<double> answer_locally(const algo::ClientQuery& query, int round);
@@ -124,6 +126,7 @@ class Experiment {
   std::unique_ptr<ModelSet> models_;
   torch::Tensor client_initial_model_;  // [P] float32: where every local model and warm-up starts
   std::unique_ptr<ClientGroup> clients_;
+  std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
   std::unique_ptr<StabilityMonitor> stability_;
   std::unique_ptr<io::ResultWriter> writer_;
   std::unique_ptr<SourceHoldouts> holdouts_;  // rank 0, mixture partitions: every source's holdout set

@@ -110,6 +110,21 @@ void ModelSet::update_shared(const torch::Tensor& sums, const torch::Tensor& cou
 
 void ModelSet::average(const std::vector<double>& weighted_sums) { update(weighted_sums, 0.0, false); }
 
+void ModelSet::average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head) {
+  const std::int64_t k = size();
+  if (static_cast<std::int64_t>(weighted_head_sums.size()) != k * (head.size + 1)) {
+    throw ShapeError("ModelSet::average_heads: expected " + std::to_string(k * (head.size + 1)) +
+                     " values (K*H head sums then K weights), but got " + std::to_string(weighted_head_sums.size()));
+  }
+  const auto all = torch::from_blob(const_cast<double*>(weighted_head_sums.data()), {k * (head.size + 1)}, torch::kFloat64);
+  for (std::int64_t j = 0; j < k; ++j) {
+    const double weight = all[k * head.size + j].item<double>();
+    if (weight > 0.0) {
+      states_[j].narrow(0, head.offset, head.size).copy_((all.narrow(0, j * head.size, head.size) / weight).to(torch::kFloat32));
+    }
+  }
+}
+
 void ModelSet::gradient_step(const std::vector<double>& weighted_gradient_sums, double learning_rate) {
   update(weighted_gradient_sums, learning_rate, true);
 }

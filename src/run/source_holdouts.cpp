@@ -1,6 +1,6 @@
 #include <cflrun/run/source_holdouts.hpp>
 
-#include "scores.hpp"
+#include <cflrun/local/scoring.hpp>
 
 #include <limits>
 
@@ -37,7 +37,7 @@ SourceScores SourceHoldouts::evaluate(ModelSet& models) const {
     const auto options = torch::TensorOptions(source_.device()).dtype(torch::kFloat64);
     auto loss_sums = torch::zeros({size()}, options);
     auto correct_sums = torch::zeros({size()}, options);
-    add_scores(models.load(j), objective_, inputs_, targets_, source_, rows, loss_sums, correct_sums);
+    local::add_scores(models.load(j), objective_, inputs_, targets_, source_, rows, loss_sums, correct_sums);
     const auto counts = counts_.to(options.device());
     const auto loss = (loss_sums / counts).to(torch::kCPU).to(torch::kFloat32).contiguous();
     auto accuracy = (correct_sums / counts).to(torch::kCPU).to(torch::kFloat32).contiguous();

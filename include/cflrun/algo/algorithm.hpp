@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,7 @@ enum class QueryKind : int {
   kImportanceWeights,  ///< [K] importance weights u over the models (FedSoft Alg. 1 lines 5-12).
   kModelDistances,     ///< [K] ||w_i - theta_j||_2 of the client's local model w_i to every model (FeSEM E-step).
   kWarmUpUpdate,       ///< [P] update w - w0 after `steps` mini-batch steps from the client initial model w0 (FlexCFL cold start).
+  kClientStatistics,   ///< [L] the algorithm's own statistics (ClientProcedure::statistics; FedPAC's feature statistics).
 };
 
 /// A request for the clients in `clients` to answer `kind`.
@@ -54,6 +56,10 @@ struct QueryAnswer {
   ClientQuery query;
   torch::Tensor values;  ///< [n, L] float64, row i from query.clients[i] (L = K, or P for warm-up updates).
 };
+
+/// Everything an algorithm keeps across rounds, as named tensors (written to and read from
+/// checkpoints as a whole; stateless algorithms return none).
+using AlgorithmState = std::map<std::string, torch::Tensor>;
 
 /// Entries of RoundPlan::start besides a model index.
 inline constexpr int kNoUpdate = -1;    ///< the client does not train this round.
@@ -78,6 +84,14 @@ struct RoundPlan {
   /// [K, P] float32: the server models are replaced by these before the local updates (FlexCFL's
   /// cold start). Undefined: unchanged.
   torch::Tensor models;
+  /// [K, M] float64: aggregation weights of the models' heads (model::head_range, the last layer)
+  /// when they differ from `weights`, which then set the bodies (FedPAC's classifier
+  /// collaboration: every model's body is the FedAvg body, model i's head a combination of the
+  /// clients' heads). Undefined: `weights` set the whole state.
+  torch::Tensor head_weights;
+  /// Named tensors every client receives with the round (the algorithm's ClientProcedure reads
+  /// them), e.g. FedProto's global prototypes. Empty: none.
+  AlgorithmState payload;
 };
 
 /// What aggregate() decides after seeing the round's updates.
@@ -105,9 +119,6 @@ struct ExtraDataset {
 /// Values of the algorithm's extra datasets for one round: path -> row-major values.
 using ExtraValues = std::map<std::string, std::vector<float>>;
 
-/// Everything an algorithm keeps across rounds, as named tensors (written to and read from
-/// checkpoints as a whole; stateless algorithms return none).
-using AlgorithmState = std::map<std::string, torch::Tensor>;
 
 /// Facts of a run every algorithm may use (no ground truth).
 struct AlgorithmContext {
@@ -156,6 +167,12 @@ class Algorithm {
   virtual bool same_initial_models() const { return false; }
   /// Extra per-round datasets the algorithm records (record()).
   virtual std::vector<ExtraDataset> extra_datasets() const { return {}; }
+  /// Whether the clients' local models start from server model 0's initial state instead of a
+  /// separate client initial model (FedALA: every client starts from the global model).
+  virtual bool local_models_start_from_server_model() const { return false; }
+  /// The client side when the clients do more than the standard local update (PFL methods), or
+  /// null (the default: the standard local update, scoring and no reports).
+  virtual std::shared_ptr<class ClientProcedure> client_procedure() const { return nullptr; }
 
   /// One-shot clustering before training (PACFL Alg. 1 lines 7-11): p > 0 asks every client for
   /// the p most significant left singular vectors of its data matrix. 0 (default) for none.
@@ -184,6 +201,9 @@ class Algorithm {
   /// @param trained  [K] whether model s received a non-zero aggregation weight this round.
   /// @param models   [K, P] float32, changed in place.
   virtual void after_aggregation(int round, const std::vector<bool>& trained, torch::Tensor& models);
+  /// Rank 0, after the local updates, when the client procedure reports (report_length() > 0):
+  /// every trained client's report, [n, L] float64, rows in increasing id order (`clients`).
+  virtual void receive_reports(int round, const std::vector<int>& clients, const torch::Tensor& reports);
   /// Rank 0: the models the algorithm currently maintains (/rounds/live_models); num_models() by default.
   virtual int live_models() const { return num_models(); }
   /// Rank 0: this round's values of extra_datasets() (default: none).

@@ -13,6 +13,7 @@
 #include <torch/types.h>
 
 #include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/client_procedure.hpp>
 #include <cflrun/core/rng.hpp>
 #include <cflrun/data/client_data.hpp>
 #include <cflrun/model/objective.hpp>
@@ -105,6 +106,23 @@ class ClientGroup {
   ///                         official client), instead of a fresh one per update; Adam only.
   void init_local_models(const torch::Tensor& initial, bool keep_optimizers = false);
 
+  // --- The algorithm's client side (algo::ClientProcedure) ---
+
+  /// Installs the algorithm's client side: its train() replaces the standard local update, its
+  /// reports are collected (take_reports), it answers QueryKind::kClientStatistics and scores
+  /// the clients (evaluate_each). Each hosted client gets an empty memory it keeps across rounds.
+  void set_procedure(std::shared_ptr<algo::ClientProcedure> procedure);
+  /// Reports of the clients trained since the last call: (client id, [L] floats), increasing ids.
+  std::vector<std::pair<int, std::vector<double>>> take_reports();
+  /// The procedure's statistics of the hosted clients among `clients`, server model 0 loaded.
+  /// @return [p, L] float64, row-major. @throws ConfigError without a procedure.
+  std::vector<double> client_statistics(ModelSet& models, const std::vector<int>& clients, int round,
+                                        std::uint64_t seed);
+  /// Scores every hosted client with the procedure's evaluate() on its assigned model (NaN for -1)
+  /// or, with `local_models`, its local model. @throws ConfigError without a procedure.
+  ClientEvaluation evaluate_each(const std::vector<int>& assignment, bool local_models, ModelSet& models,
+                                 const algo::AlgorithmState& payload, int round, std::uint64_t seed);
+
   // --- Evaluation ---
 
   /// Test accuracy and loss of every hosted client on its assigned model (NaN for a client
@@ -118,9 +136,10 @@ class ClientGroup {
   // --- Persistent state ---
 
   /// Everything the hosted clients keep across rounds, as named tensors: "local_models" [m, P]
-  /// float32, and with kept optimizers the Adam moments of each client ("adam_step" [m] int64, 0 for
-  /// a client without an optimizer yet, "adam_exp_avg" and "adam_exp_avg_sq" [m, P] float32). Empty
-  /// for algorithms without local models.
+  /// float32, with kept optimizers the Adam moments of each client ("adam_step" [m] int64, 0 for
+  /// a client without an optimizer yet, "adam_exp_avg" and "adam_exp_avg_sq" [m, P] float32), and
+  /// each client's procedure memory as "memory.<hosted index>.<name>". Empty for algorithms
+  /// without local models or memory.
   algo::AlgorithmState state() const;
   /// Restores what state() returned (after init_local_models with the same settings), so that
   /// the next local updates are as the original's.
@@ -157,6 +176,8 @@ class ClientGroup {
   torch::Tensor rows_of(const std::vector<std::int64_t>& hosted) const;
   /// Training rows of all hosted clients, or only of `hosted`, [n] int64 on the device.
   torch::Tensor training_rows(const std::vector<std::int64_t>& hosted) const;
+  /// The procedure's view of hosted client i in round `round`.
+  algo::LocalClient view(int i, int round, std::uint64_t seed);
   /// Per-client means of the sums (NaN where `absent` or, for accuracy, without labels).
   ClientEvaluation per_client_means(const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,
                                     const torch::Tensor& absent) const;
@@ -172,6 +193,10 @@ class ClientGroup {
   torch::Tensor local_states_;               // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
   std::vector<std::unique_ptr<torch::optim::Optimizer>> local_optimizers_;  // [m] Adam, made at a client's first update
+  std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
+  std::vector<algo::AlgorithmState> memories_;         // [m] the procedure's per-client memory
+  std::vector<torch::Tensor> local_views_;             // [m] row views of local_states_ handed to the procedure
+  std::vector<std::pair<int, std::vector<double>>> reports_;  // since the last take_reports()
   double compute_seconds_ = 0.0;
 };
 

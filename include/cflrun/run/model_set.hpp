@@ -74,6 +74,13 @@ class ModelSet {
   /// @throws ShapeError if the size is not K*(P+1).
   void average(const std::vector<double>& weighted_sums);
 
+  /// Replaces the head part (`head`, a FlatRange of the state) of every model with a non-zero
+  /// head weight by its own weighted average (FedPAC's classifier collaboration); the rest of the
+  /// state is left as average() set it.
+  /// @param weighted_head_sums  K*H weighted sums of the clients' heads (row-major), then K weights.
+  /// @throws ShapeError if the size is not K*(H+1).
+  void average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head);
+
   /// Server step of Option II, gradient averaging (CLoVE Alg. 1 line 15; IFCA Alg. 1):
   /// theta_j -= learning_rate * sum_i n_i g_i / sum_i n_i for every model with a client.
   /// @param weighted_gradient_sums  K*P sample-weighted gradient sums, then K sample counts.

@@ -1,6 +1,8 @@
 #pragma once
-// Private to src/run: chunked scoring of a model on stacked samples, shared by the clients' test
-// metrics (ClientGroup) and the sources' holdout metrics (SourceHoldouts).
+/// @file
+/// Scoring one client's model on its own samples, for algorithms that score clients one by one
+/// (algo::ClientProcedure::evaluate); run::ClientGroup scores many clients in stacked passes.
+
 #include <cstdint>
 
 #include <torch/types.h>
@@ -8,9 +10,9 @@
 #include <cflrun/model/network.hpp>
 #include <cflrun/model/objective.hpp>
 
-namespace cflrun::run {
+namespace cflrun::local {
 
-/// Rows per forward pass when computing loss vectors and test metrics. Measured on 2 cores with
+/// Rows per forward pass when scoring (loss vectors, test metrics). Measured on 2 cores with
 /// jobs/fmnist_label_skew1.cfg: 10 000 rows made the loss-vector phase ~5x slower than 1 000 (page
 /// faults on ~0.5 GB of activations); 100-300 rows kept the activations cache-sized and let two
 /// single-threaded worker ranks scale better (3 ranks: 0.54x the round time of 2 ranks, vs 0.63x
@@ -28,4 +30,17 @@ void add_scores(model::Network& model, model::Objective objective, const torch::
                 const torch::Tensor& targets, const torch::Tensor& owner, const torch::Tensor& rows,
                 torch::Tensor& loss_sums, torch::Tensor& correct_sums);
 
-}  // namespace cflrun::run
+/// Test accuracy and mean loss of one model on one client's samples.
+struct Score {
+  double accuracy = 0.0;  ///< fraction classified correctly (argmax of the outputs); NaN without labels.
+  double loss = 0.0;      ///< mean per-sample loss (model::per_sample_loss).
+};
+
+/// Scores `model` in eval mode without gradients, in chunks of 256 samples (the model's mode is
+/// restored to train afterwards).
+/// @param inputs   [n, ...] float32 on the model's device, n >= 1.
+/// @param targets  [n] int64 labels or float32 values.
+/// @throws ShapeError if inputs and targets disagree in n or n == 0.
+Score score(model::Network& model, model::Objective objective, const torch::Tensor& inputs, const torch::Tensor& targets);
+
+}  // namespace cflrun::local

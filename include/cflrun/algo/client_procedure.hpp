@@ -1,0 +1,73 @@
+#pragma once
+/// @file
+/// The client side of an algorithm whose clients do more than the standard local update (the
+/// personalised-FL methods): their own training step (Per-FedAvg's meta-update, FedProto's and
+/// FedPAC's prototype regulariser), statistics they compute before the server plans (FedPAC),
+/// what they report after training (prototypes) and how they are scored (one fine-tuning step,
+/// prototype inference, FedALA's adaptive aggregation before testing). run::ClientGroup calls it
+/// for every hosted client; it lives on every rank and holds no per-client state of its own (that
+/// is LocalClient::memory, kept by the run and checkpointed with it).
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/types.h>
+
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/local/local_update.hpp>
+#include <cflrun/local/scoring.hpp>
+#include <cflrun/model/network.hpp>
+#include <cflrun/model/objective.hpp>
+
+namespace cflrun::algo {
+
+/// One hosted client as its algorithm's client side sees it in a round.
+struct LocalClient {
+  int id = 0;                        ///< global client id.
+  int round = 0;                     ///< 0-based round.
+  std::uint64_t seed = 1;            ///< run seed; the client's streams are core::make_*(seed, purpose, id, round).
+  model::Objective objective = model::Objective::kClassification;  ///< the run's loss.
+  torch::Tensor train_inputs;        ///< [n, ...sample shape] float32 on the compute device.
+  torch::Tensor train_targets;       ///< [n] int64 labels (or float32 values).
+  torch::Tensor test_inputs;         ///< [t, ...sample shape].
+  torch::Tensor test_targets;        ///< [t].
+  torch::Tensor* local_model = nullptr;  ///< [P] float32 CPU persistent local model (keeps_local_models), else null.
+  AlgorithmState* memory = nullptr;  ///< the client's own tensors kept across rounds (prototypes, ALA weights...).
+};
+
+/// What one client measured on its test data (accuracy fraction, mean loss).
+using ClientScore = local::Score;
+
+/// The client side of an algorithm (see the file comment). Every method is called with the
+/// run's working model, which the procedure may change freely.
+class ClientProcedure {
+ public:
+  virtual ~ClientProcedure() = default;
+
+  /// The local update of `client` (instead of the standard one): `model` holds its start state
+  /// (RoundPlan::start), is trained in place and then aggregated and kept as the run does for any
+  /// algorithm.
+  /// @param settings  the run's local solver (--optimizer, --lr, --batch-size, --local-epochs).
+  /// @param payload   the round's server payload (RoundPlan::payload).
+  /// @return mean training loss of the last epoch (the objective's units).
+  virtual double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
+                       const AlgorithmState& payload) = 0;
+
+  /// Floats per client in report() (0 = no report).
+  virtual std::int64_t report_length() const { return 0; }
+  /// Called after train() with the trained model: what the client sends the server
+  /// (Algorithm::receive_reports), [report_length()].
+  virtual std::vector<double> report(LocalClient& client, model::Network& model);
+
+  /// Floats per client in statistics() (answers to QueryKind::kClientStatistics; 0 = none).
+  virtual std::int64_t statistics_length() const { return 0; }
+  /// Answers QueryKind::kClientStatistics: `model` holds server model 0 of the current round.
+  virtual std::vector<double> statistics(LocalClient& client, model::Network& model);
+
+  /// The client's test score after the round's aggregation: `model` holds its assigned server
+  /// model (or its local model, Algorithm::evaluates_local_models). May change the client's local
+  /// model and memory (FedALA prepares the next round's model here). Default: local::score.
+  virtual ClientScore evaluate(LocalClient& client, model::Network& model, const AlgorithmState& payload);
+};
+
+}  // namespace cflrun::algo
