@@ -13,7 +13,7 @@ Usage: jobs/paper/make_configs.py [OUTPUT_DIR]   (default: the directory of this
 import os
 import sys
 
-ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl", "fesem"]
+ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl", "fesem", "perfedavg"]
 DATASETS = ["mnist", "cifar10", "fmnist"]
 
 # (partition, dataset) -> settings of the official row, and what differs here.
@@ -127,8 +127,21 @@ def fesem_settings(dataset):
             "the local updates of the other rows")
 
 
-BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings, "flexcfl": flexcfl_settings, "fesem": fesem_settings}
-TITLES = {"pacfl": "PACFL", "cfl": "CFL", "flexcfl": "FlexCFL", "fesem": "FeSEM"}
+# PFLlib's own local solver (pfl-baselines-setup.md Sec. 1): plain SGD, lr 0.005, batch 10. The CLoVE
+# paper does not say whether it replaced them; with its Adam/batch 100 settings Per-FedAvg makes 2
+# meta-steps per pass and barely learns in 100 rounds.
+PFLLIB_SOLVER = [("optimizer", "sgd"), ("lr", 0.005), ("batch-size", 10)]
+
+
+def perfedavg_settings(dataset):
+    return (PFLLIB_SOLVER + [("perfedavg-alpha", 0.005), ("perfedavg-beta", 0.005)],
+            "PFLlib's defaults: plain SGD lr 0.005, batch 10 (meta-batches of 20), alpha = beta = 0.005, FedAvg by "
+            "sample count; the CLoVE paper does not report them")
+
+
+BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings, "flexcfl": flexcfl_settings, "fesem": fesem_settings,
+             "perfedavg": perfedavg_settings}
+TITLES = {"pacfl": "PACFL", "cfl": "CFL", "flexcfl": "FlexCFL", "fesem": "FeSEM", "perfedavg": "Per-FedAvg"}
 
 
 def learning_rate(dataset, unsupervised):
@@ -154,7 +167,9 @@ def supervised_cell(partition, dataset, algorithm, extra=(), label=None):
     settings += list(extra)
     if algorithm in BASELINES:
         own_settings, comment = BASELINES[algorithm](dataset)
-        settings += own_settings
+        overrides = dict(own_settings)
+        settings = [(key, overrides.pop(key, value)) for key, value in settings]  # e.g. the local solver
+        settings += [(key, value) for key, value in own_settings if key in overrides]
         comments = [f"{TITLES[algorithm]} row of the paper's tables (not in the official CLoVE code; data as its CSV row "
                     f"{cell['row']}): {comment}"]
     else:

@@ -9,6 +9,7 @@
 #include <cflrun/algo/ifca.hpp>
 #include <cflrun/algo/local_only.hpp>
 #include <cflrun/algo/pacfl.hpp>
+#include <cflrun/algo/per_fedavg.hpp>
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::algo {
@@ -25,6 +26,7 @@ const std::vector<AlgorithmEntry>& registered_algorithms() {
       registration<Cfl>(),
       registration<FlexCfl>(),
       registration<FeSem>(),
+      registration<PerFedAvg>(),
   };
   return entries;
 }

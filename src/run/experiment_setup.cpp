@@ -48,6 +48,9 @@ algo::AlgorithmContext Experiment::algorithm_context() const {
   context.newcomers = options_.newcomers;
   context.cluster_layers = options_.cluster_layers;
   context.stable_rounds = options_.stable_rounds;
+  context.batch_size = options_.batch_size;
+  context.num_classes = objective_of(options_) == model::Objective::kClassification ? network_shape_.num_classes : 0;
+  context.classifier_with_head = context.num_classes > 0 && model::has_head(architecture_);
   return context;
 }
 

@@ -132,6 +132,9 @@ struct AlgorithmContext {
   int newcomers = 0;                        ///< --newcomers.
   int cluster_layers = 0;                   ///< --cluster-layers (IFCA weight sharing).
   int stable_rounds = 0;                    ///< --stable-rounds (stability switch).
+  std::int64_t batch_size = 100;            ///< --batch-size.
+  int num_classes = 0;                      ///< classes of the labels (0 for regression/unsupervised).
+  bool classifier_with_head = false;        ///< the model has a body/head split (model::has_head) and labels.
 };
 
 /// The server side of a federated algorithm (see the file comment for the round).

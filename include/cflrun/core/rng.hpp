@@ -28,6 +28,8 @@ enum class Purpose : std::uint64_t {
   kClientSelection = 10,  ///< FedSoft's per-cluster client selection (b = round)
   kWarmUp = 11,           ///< mini-batch order of a warm-up (pre-training) update, FlexCFL (a = client, b = round)
   kColdStart = 12,        ///< FlexCFL's cold-start sample of clients and its k-means (b = round)
+  kFineTune = 13,         ///< a client's fine-tuning batch before it is scored, Per-FedAvg (a = client, b = round)
+  kAdaptiveAggregation = 14,  ///< FedALA's random slice of a client's data (a = client, b = round)
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.
