@@ -13,7 +13,7 @@ Usage: jobs/paper/make_configs.py [OUTPUT_DIR]   (default: the directory of this
 import os
 import sys
 
-ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl", "fesem", "perfedavg"]
+ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl", "fesem", "perfedavg", "fedproto"]
 DATASETS = ["mnist", "cifar10", "fmnist"]
 
 # (partition, dataset) -> settings of the official row, and what differs here.
@@ -139,9 +139,16 @@ def perfedavg_settings(dataset):
             "sample count; the CLoVE paper does not report them")
 
 
+def fedproto_settings(dataset):
+    return (PFLLIB_SOLVER + [("fedproto-lambda", 1.0)],
+            "PFLlib's defaults: plain SGD lr 0.005, batch 10, lambda 1.0, prototypes averaged unweighted over the "
+            "clients; the CLoVE paper does not report them")
+
+
 BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings, "flexcfl": flexcfl_settings, "fesem": fesem_settings,
-             "perfedavg": perfedavg_settings}
-TITLES = {"pacfl": "PACFL", "cfl": "CFL", "flexcfl": "FlexCFL", "fesem": "FeSEM", "perfedavg": "Per-FedAvg"}
+             "perfedavg": perfedavg_settings, "fedproto": fedproto_settings}
+TITLES = {"pacfl": "PACFL", "cfl": "CFL", "flexcfl": "FlexCFL", "fesem": "FeSEM", "perfedavg": "Per-FedAvg",
+          "fedproto": "FedProto"}
 
 
 def learning_rate(dataset, unsupervised):

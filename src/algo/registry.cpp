@@ -3,6 +3,7 @@
 #include <cflrun/algo/cfl.hpp>
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/fedavg.hpp>
+#include <cflrun/algo/fedproto.hpp>
 #include <cflrun/algo/fedsoft.hpp>
 #include <cflrun/algo/fesem.hpp>
 #include <cflrun/algo/flexcfl.hpp>
@@ -27,6 +28,7 @@ const std::vector<AlgorithmEntry>& registered_algorithms() {
       registration<FlexCfl>(),
       registration<FeSem>(),
       registration<PerFedAvg>(),
+      registration<FedProto>(),
   };
   return entries;
 }

@@ -117,6 +117,19 @@ bool has_head(Architecture architecture) {
          architecture == Architecture::kMlp;
 }
 
+int feature_size(Architecture architecture) {
+  switch (architecture) {
+    case Architecture::kCnn:
+      return 256;  // 16 channels x 4 x 4
+    case Architecture::kCifarCnn:
+      return 512;
+    case Architecture::kMlp:
+      return 200;
+    default:
+      return 0;
+  }
+}
+
 FlatRange head_range(const Network& network) {
   if (!network.has_head()) {
     throw ConfigError("this model has no head; use a classifier (--model cnn, cifar_cnn or mlp)");

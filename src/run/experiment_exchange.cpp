@@ -139,6 +139,8 @@ void Experiment::share_plan(algo::RoundPlan& plan) const {
 
 void Experiment::share_assignment(std::vector<int>& assignment) const { share_vector(comm_, assignment); }
 
+void Experiment::share_payload(algo::AlgorithmState& payload) const { share_named_tensors(comm_, payload); }
+
 void Experiment::share_weights(torch::Tensor& weights) const {
   const auto m = static_cast<std::int64_t>(true_clusters_.size());
   share_tensor(comm_, weights, {num_models_, m}, torch::kFloat64);

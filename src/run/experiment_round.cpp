@@ -262,6 +262,13 @@ void Experiment::run_round(int round) {
   phase_seconds_[kLocalUpdate] = seconds_since(start);
   average(round, weighted_sums, outcome);
   phase_seconds_[kAggregation] = seconds_since(start);
+  if (procedure_) {  // the clients are scored with what this round produced (e.g. FedProto's prototypes)
+    auto payload = comm_.is_root() ? algorithm_->evaluation_payload(round) : algo::AlgorithmState{};
+    share_payload(payload);
+    if (!payload.empty()) {
+      outcome.plan.payload = std::move(payload);
+    }
+  }
   const auto evaluations = evaluate(round, outcome);
   phase_seconds_[kEvaluation] = seconds_since(start);
   if (!comm_.is_root()) {

@@ -51,6 +51,7 @@ algo::AlgorithmContext Experiment::algorithm_context() const {
   context.batch_size = options_.batch_size;
   context.num_classes = objective_of(options_) == model::Objective::kClassification ? network_shape_.num_classes : 0;
   context.classifier_with_head = context.num_classes > 0 && model::has_head(architecture_);
+  context.feature_size = context.classifier_with_head ? model::feature_size(architecture_) : 0;
   return context;
 }
 

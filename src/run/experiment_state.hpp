@@ -102,6 +102,7 @@ class Experiment {
   std::vector<algo::QueryAnswer> answer_queries(const std::vector<algo::ClientQuery>& queries, int round);
   void share_plan(algo::RoundPlan& plan) const;
   void share_assignment(std::vector<int>& assignment) const;
+  void share_payload(algo::AlgorithmState& payload) const;
   void share_weights(torch::Tensor& weights) const;
   // the record (experiment_record.cpp)
   std::int64_t signature_bytes();

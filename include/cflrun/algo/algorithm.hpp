@@ -135,6 +135,7 @@ struct AlgorithmContext {
   std::int64_t batch_size = 100;            ///< --batch-size.
   int num_classes = 0;                      ///< classes of the labels (0 for regression/unsupervised).
   bool classifier_with_head = false;        ///< the model has a body/head split (model::has_head) and labels.
+  int feature_size = 0;                     ///< d, the body's output size (model::Network::features), 0 without a head.
 };
 
 /// The server side of a federated algorithm (see the file comment for the round).
@@ -207,6 +208,9 @@ class Algorithm {
   /// Rank 0, after the local updates, when the client procedure reports (report_length() > 0):
   /// every trained client's report, [n, L] float64, rows in increasing id order (`clients`).
   virtual void receive_reports(int round, const std::vector<int>& clients, const torch::Tensor& reports);
+  /// Rank 0, after the round's aggregation: the payload the clients are scored with (e.g. the
+  /// prototypes this round's reports made); empty (the default) keeps the round's plan payload.
+  virtual AlgorithmState evaluation_payload(int round) const;
   /// Rank 0: the models the algorithm currently maintains (/rounds/live_models); num_models() by default.
   virtual int live_models() const { return num_models(); }
   /// Rank 0: this round's values of extra_datasets() (default: none).

@@ -70,6 +70,10 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
 /// Whether `architecture` builds a classifier with a body/head split (Network::has_head).
 bool has_head(Architecture architecture);
 
+/// d, the size of the body's output (Network::features) of `architecture`: 256 (cnn), 512
+/// (cifar_cnn), 200 (mlp); 0 for a model without a head.
+int feature_size(Architecture architecture);
+
 /// Where the head's parameters (the last layer's) lie in the model's flat state (flat_state.hpp);
 /// the body is every other float.
 /// @throws ConfigError if the model has no head.

@@ -127,6 +127,7 @@ TEST(BodyHeadSplit, ForwardIsTheHeadOfTheFeaturesForEveryClassifier) {
     const auto inputs = torch::rand(shape);
     const auto features = network->features(inputs);
     EXPECT_EQ(features.sizes(), (std::vector<std::int64_t>{4, feature_sizes[a]})) << architecture_name(classifiers[a].first);
+    EXPECT_EQ(feature_size(classifiers[a].first), feature_sizes[a]);
     EXPECT_TRUE(torch::equal(network->head(features), network->forward(inputs))) << architecture_name(classifiers[a].first);
     EXPECT_TRUE(has_head(classifiers[a].first));
     // The head is the last Linear: C x d weights and C biases at the end of the parameters.

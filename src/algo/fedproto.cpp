@@ -1,0 +1,188 @@
+#include <cflrun/algo/fedproto.hpp>
+
+#include <limits>
+
+#include <torch/torch.h>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/core/rng.hpp>
+#include <cflrun/local/batches.hpp>
+
+namespace cflrun::algo {
+namespace {
+
+constexpr std::int64_t kFloatBytes = 4;
+
+/// The regulariser's targets: each sample's global prototype, or its own (detached) features where
+/// its class has none, which then add 0 (PFLlib).
+torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tensor& labels, const AlgorithmState& payload) {
+  const auto found = payload.find("prototypes");
+  if (found == payload.end()) {
+    return features.detach();
+  }
+  const auto prototypes = found->second.to(features.device()).to(features.scalar_type());
+  const auto present = payload.at("present").to(features.device()).gt(0.0);
+  return torch::where(present.index_select(0, labels).unsqueeze(1), prototypes.index_select(0, labels),
+                      features.detach());
+}
+
+class FedProtoClient : public ClientProcedure {
+ public:
+  FedProtoClient(double lambda, int num_classes, int feature_size)
+      : lambda_(lambda), num_classes_(num_classes), feature_size_(feature_size) {}
+
+  std::int64_t report_length() const override { return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1); }
+
+  double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
+               const AlgorithmState& payload) override {
+    const auto options = torch::TensorOptions(client.train_inputs.device()).dtype(torch::kFloat64);
+    auto sums = torch::zeros({num_classes_, feature_size_}, options);
+    auto counts = torch::zeros({num_classes_}, options);
+    const auto optimizer = local::make_local_optimizer(model, settings);
+    auto generator = core::make_torch_generator(client.seed, core::Purpose::kLocalUpdate,
+                                                static_cast<std::uint64_t>(client.id), static_cast<std::uint64_t>(client.round));
+    model.train();
+    const double loss = local::run_batches(
+        client.train_inputs.size(0), settings.batch_size, settings.local_epochs, /*drop_last=*/false, generator,
+        client.train_inputs.device(), [&](const torch::Tensor& rows) {
+          const auto inputs = client.train_inputs.index_select(0, rows);
+          const auto labels = client.train_targets.index_select(0, rows);
+          optimizer->zero_grad();
+          const auto features = model.features(inputs);
+          auto objective = torch::nn::functional::cross_entropy(model.head(features), labels);
+          if (lambda_ > 0.0) {
+            objective = objective + lambda_ * torch::mse_loss(features, prototype_targets(features, labels, payload));
+          }
+          objective.backward();
+          optimizer->step();
+          sums.index_add_(0, labels, features.detach().to(torch::kFloat64));  // collected as trained
+          counts.index_add_(0, labels, torch::ones({labels.size(0)}, options));
+          return objective.item<double>();
+        });
+    const auto means = sums / counts.clamp_min(1.0).unsqueeze(1);
+    (*client.memory)["report"] = torch::cat({means.flatten(), counts}).to(torch::kCPU);
+    return loss;
+  }
+
+  std::vector<double> report(LocalClient& client, model::Network& /*model*/) override {
+    const auto report = client.memory->at("report").contiguous();
+    client.memory->erase("report");
+    return std::vector<double>(report.data_ptr<double>(), report.data_ptr<double>() + report.numel());
+  }
+
+  ClientScore evaluate(LocalClient& client, model::Network& model, const AlgorithmState& payload) override {
+    auto score = local::score(model, client.objective, client.test_inputs, client.test_targets);  // the head's CE
+    const auto found = payload.find("prototypes");
+    if (found == payload.end()) {
+      score.accuracy = 0.0;  // no prototypes yet: nothing to infer with (PFLlib reports 0)
+      return score;
+    }
+    model.eval();
+    torch::InferenceMode inference;
+    const auto predicted = nearest_prototype(model.features(client.test_inputs).to(torch::kFloat64),
+                                             found->second.to(client.test_inputs.device()),
+                                             payload.at("present").to(client.test_inputs.device()));
+    score.accuracy = predicted.eq(client.test_targets).to(torch::kFloat64).mean().item<double>();
+    model.train();
+    return score;
+  }
+
+ private:
+  double lambda_;
+  int num_classes_;
+  int feature_size_;
+};
+
+}  // namespace
+
+void FedProtoOptions::visit(core::OptionVisitor& v) {
+  v.option("fedproto-lambda", lambda, "fedproto: lambda, weight of the prototype regulariser (PFLlib: 1.0)",
+           core::Range::at_least(0.0));
+}
+
+std::pair<torch::Tensor, torch::Tensor> class_means(const torch::Tensor& features, const torch::Tensor& labels,
+                                                    int num_classes) {
+  const auto options = features.options().dtype(torch::kFloat64);
+  auto sums = torch::zeros({num_classes, features.size(1)}, options);
+  auto counts = torch::zeros({num_classes}, options);
+  sums.index_add_(0, labels, features.to(torch::kFloat64));
+  counts.index_add_(0, labels, torch::ones({labels.size(0)}, options));
+  return {sums / counts.clamp_min(1.0).unsqueeze(1), counts};
+}
+
+torch::Tensor nearest_prototype(const torch::Tensor& features, const torch::Tensor& prototypes,
+                                const torch::Tensor& present) {
+  if (!present.gt(0.0).any().item<bool>()) {
+    return torch::full({features.size(0)}, -1, features.options().dtype(torch::kInt64));
+  }
+  const auto distances = (features.unsqueeze(1) - prototypes.unsqueeze(0)).pow(2).mean(/*dim=*/2);  // [n, C]
+  return distances.masked_fill(present.le(0.0).unsqueeze(0), std::numeric_limits<double>::infinity()).argmin(1);
+}
+
+std::pair<torch::Tensor, torch::Tensor> average_prototypes(const torch::Tensor& prototypes, const torch::Tensor& counts) {
+  const auto has = counts.gt(0.0).to(torch::kFloat64);                           // [n, C]
+  const auto clients = has.sum(/*dim=*/0);                                        // [C]
+  const auto sums = (prototypes.to(torch::kFloat64) * has.unsqueeze(2)).sum(0);  // [C, d]
+  return {sums / clients.clamp_min(1.0).unsqueeze(1), clients.gt(0.0).to(torch::kFloat64)};
+}
+
+FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+  if (!context.classifier_with_head) {
+    throw ConfigError("fedproto needs a classifier with a body and a head trained on labels (--model cnn, cifar_cnn "
+                      "or mlp, without --unsupervised or --dataset linreg)");
+  }
+  if (context.gradient_averaging) {
+    throw ConfigError("--aggregation must be model with fedproto (clients train their own models)");
+  }
+}
+
+std::shared_ptr<ClientProcedure> FedProto::client_procedure() const {
+  return std::make_shared<FedProtoClient>(options_.lambda, context_.num_classes, context_.feature_size);
+}
+
+AlgorithmState FedProto::prototype_payload() const {
+  if (!prototypes_.defined()) {
+    return {};
+  }
+  return {{"prototypes", prototypes_}, {"present", present_}};
+}
+
+RoundPlan FedProto::plan(const RoundInput& input) {
+  auto plan = hard_plan(input.participants, std::vector<int>(input.participants.size(), 0), 1, context_.train_samples);
+  plan.weights.zero_();  // no model is averaged
+  for (int client : input.participants) {
+    plan.start[static_cast<std::size_t>(client)] = kLocalModel;
+  }
+  plan.payload = prototype_payload();
+  return plan;
+}
+
+void FedProto::receive_reports(int /*round*/, const std::vector<int>& clients, const torch::Tensor& reports) {
+  const auto c = static_cast<std::int64_t>(context_.num_classes);
+  const auto d = static_cast<std::int64_t>(context_.feature_size);
+  const auto n = static_cast<std::int64_t>(clients.size());
+  const auto table = reports.to(torch::kFloat64);
+  std::tie(prototypes_, present_) =
+      average_prototypes(table.narrow(1, 0, c * d).view({n, c, d}), table.narrow(1, c * d, c));
+}
+
+AlgorithmState FedProto::evaluation_payload(int /*round*/) const { return prototype_payload(); }
+
+RoundTraffic FedProto::traffic(const RoundFacts& facts) const {
+  const std::int64_t prototypes = static_cast<std::int64_t>(context_.num_classes) * context_.feature_size;
+  return {static_cast<std::int64_t>(context_.num_clients) * prototypes * kFloatBytes,
+          facts.states * (prototypes + context_.num_classes) * kFloatBytes};
+}
+
+AlgorithmState FedProto::state() const { return prototype_payload(); }
+
+void FedProto::restore(const AlgorithmState& state) {
+  if (state.empty()) {
+    prototypes_ = present_ = torch::Tensor();
+    return;
+  }
+  prototypes_ = state_tensor(state, kName, "prototypes", {context_.num_classes, context_.feature_size}).clone();
+  present_ = state_tensor(state, kName, "present", {context_.num_classes}).clone();
+}
+
+}  // namespace cflrun::algo
