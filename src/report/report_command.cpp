@@ -27,7 +27,7 @@ constexpr const char* kUsage =
     "\n"
     "Tables of final-round metrics, mean +- std over seeds (NumPy std, ddof 0), from cflrun\n"
     "result files, computed as the official CLoVE notebook computes the paper's Tables 1, 2, 4\n"
-    "(clove-official-setup.md Sec. 12). A directory stands for the *.h5 files directly inside it.\n"
+    "(clove-official-setup.md Sec. 12). A directory stands for the *.h5 files in it and its subdirectories.\n"
     "Runs whose /config differs only by seed and per-run bookkeeping (data-seed, out, threads,\n"
     "ranks, device, version, ...) form one group. Only complete runs count; incomplete, failed\n"
     "and unreadable files are listed on stderr.\n"

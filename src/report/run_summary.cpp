@@ -61,7 +61,7 @@ std::vector<double> read_rounds(const io::ResultReader& reader, const char* data
 
 std::vector<fs::path> result_files_in(const fs::path& directory) {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(directory)) {
+  for (const auto& entry : fs::recursive_directory_iterator(directory)) {
     if (entry.is_regular_file() && entry.path().extension() == kResultExtension) {
       files.push_back(entry.path());
     }

@@ -79,7 +79,8 @@ RunSummary read_run_summary(const std::filesystem::path& path);
 void allow_reading_running_files();
 
 /// Expands the report's inputs: a file is taken as is; a directory contributes every regular
-/// `*.h5` file directly inside it (not recursive), sorted by name. A file named twice is read once.
+/// `*.h5` file inside it or its subdirectories (a sweep of sweeps), sorted by path. A file named
+/// twice is read once.
 /// @return the files, in input order (each directory's files sorted).
 /// @throws ConfigError if an input does not exist, or if no file is found at all.
 std::vector<std::filesystem::path> expand_result_inputs(const std::vector<std::string>& inputs);

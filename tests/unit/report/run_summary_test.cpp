@@ -92,16 +92,17 @@ TEST_F(RunSummaryFile, IncompleteFilesKeepTheirStatusAndHaveNoMetrics) {
   EXPECT_EQ(read_run_summary(dir_ / "failed.h5").status, "failed: out of memory");
 }
 
-TEST_F(RunSummaryFile, DirectoriesGiveTheirH5FilesSortedAndOnce) {
+TEST_F(RunSummaryFile, DirectoriesGiveTheirH5FilesAndTheirSubdirectoriesSortedAndOnce) {
   for (const char* name : {"b.h5", "a.h5", "notes.txt"}) {
     std::ofstream(dir_ / name) << "x";
   }
   std::filesystem::create_directories(dir_ / "sub");
   std::ofstream(dir_ / "sub" / "c.h5") << "x";
   const auto files = expand_result_inputs({dir_.string(), (dir_ / "a.h5").string()});
-  ASSERT_EQ(files.size(), 2u);
+  ASSERT_EQ(files.size(), 3u);
   EXPECT_EQ(files[0].filename(), "a.h5");
   EXPECT_EQ(files[1].filename(), "b.h5");
+  EXPECT_EQ(files[2], dir_ / "sub" / "c.h5");  // a sweep of sweeps: one directory per cell
   EXPECT_THROW(expand_result_inputs({(dir_ / "missing.h5").string()}), ConfigError);
   EXPECT_THROW(expand_result_inputs({(dir_ / "sub" / "nothing").string()}), ConfigError);
   std::filesystem::create_directories(dir_ / "empty");
