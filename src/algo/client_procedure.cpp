@@ -1,8 +1,16 @@
 #include <cflrun/algo/client_procedure.hpp>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/core/rng.hpp>
 
 namespace cflrun::algo {
+
+double ClientProcedure::train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
+                              const AlgorithmState& /*payload*/) {
+  auto generator = core::make_torch_generator(client.seed, core::Purpose::kLocalUpdate,
+                                              static_cast<std::uint64_t>(client.id), static_cast<std::uint64_t>(client.round));
+  return local::local_update(model, client.train_inputs, client.train_targets, settings, generator);
+}
 
 std::vector<double> ClientProcedure::report(LocalClient& /*client*/, model::Network& /*model*/) { return {}; }
 

@@ -2,6 +2,7 @@
 
 #include <cflrun/algo/cfl.hpp>
 #include <cflrun/algo/clove.hpp>
+#include <cflrun/algo/fedala.hpp>
 #include <cflrun/algo/fedavg.hpp>
 #include <cflrun/algo/fedproto.hpp>
 #include <cflrun/algo/fedsoft.hpp>
@@ -29,6 +30,7 @@ const std::vector<AlgorithmEntry>& registered_algorithms() {
       registration<FeSem>(),
       registration<PerFedAvg>(),
       registration<FedProto>(),
+      registration<FedAla>(),
   };
   return entries;
 }

@@ -45,6 +45,7 @@ algo::LocalClient ClientGroup::view(int i, int round, std::uint64_t seed) {
     client.local_model = &local_views_[at];
   }
   client.memory = &memories_[at];
+  client.server_models = server_states_;
   return client;
 }
 
@@ -58,6 +59,7 @@ std::vector<double> ClientGroup::client_statistics(ModelSet& models, const std::
                                                    std::uint64_t seed) {
   require_procedure(procedure_, "client_statistics");
   Stopwatch watch(compute_seconds_);
+  server_states_ = &models.states();
   std::vector<double> rows;
   for (const auto i : hosted_among(clients)) {
     auto client = view(static_cast<int>(i), round, seed);
@@ -70,6 +72,7 @@ std::vector<double> ClientGroup::client_statistics(ModelSet& models, const std::
 ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, bool local_models, ModelSet& models,
                                             const algo::AlgorithmState& payload, int round, std::uint64_t seed) {
   require_procedure(procedure_, "evaluate_each");
+  server_states_ = &models.states();
   Stopwatch watch(compute_seconds_);
   const auto nan = std::numeric_limits<double>::quiet_NaN();
   ClientEvaluation evaluation{std::vector<double>(static_cast<std::size_t>(size()), nan),

@@ -43,6 +43,7 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
   Stopwatch watch(compute_seconds_);
   train_loss.assign(static_cast<std::size_t>(size()), std::numeric_limits<double>::quiet_NaN());
   auto local = settings;
+  server_states_ = &models.states();
   if (plan.proximal_weights.defined()) {
     local.proximal.centers = models.states();
   }

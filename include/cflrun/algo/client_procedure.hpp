@@ -32,6 +32,7 @@ struct LocalClient {
   torch::Tensor test_inputs;         ///< [t, ...sample shape].
   torch::Tensor test_targets;        ///< [t].
   torch::Tensor* local_model = nullptr;  ///< [P] float32 CPU persistent local model (keeps_local_models), else null.
+  const torch::Tensor* server_models = nullptr;  ///< [K, P] float32 CPU, the server models as the client received them.
   AlgorithmState* memory = nullptr;  ///< the client's own tensors kept across rounds (prototypes, ALA weights...).
 };
 
@@ -50,8 +51,10 @@ class ClientProcedure {
   /// @param settings  the run's local solver (--optimizer, --lr, --batch-size, --local-epochs).
   /// @param payload   the round's server payload (RoundPlan::payload).
   /// @return mean training loss of the last epoch (the objective's units).
+  /// Default: the standard local update (local::local_update, mini-batches from the client's
+  /// (seed, kLocalUpdate, id, round) stream).
   virtual double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
-                       const AlgorithmState& payload) = 0;
+                       const AlgorithmState& payload);
 
   /// Floats per client in report() (0 = no report).
   virtual std::int64_t report_length() const { return 0; }

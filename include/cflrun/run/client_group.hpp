@@ -196,6 +196,7 @@ class ClientGroup {
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
   std::vector<algo::AlgorithmState> memories_;         // [m] the procedure's per-client memory
   std::vector<torch::Tensor> local_views_;             // [m] row views of local_states_ handed to the procedure
+  const torch::Tensor* server_states_ = nullptr;       // the ModelSet's states during a procedure call
   std::vector<std::pair<int, std::vector<double>>> reports_;  // since the last take_reports()
   double compute_seconds_ = 0.0;
 };
