@@ -13,6 +13,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libhdf5-dev hdf5-tools zlib1g-dev
   libboost-program-options-dev
+  libnlopt-dev
   libgtest-dev
   dataset-fashion-mnist
   python3-h5py python3-matplotlib python3-numpy

@@ -13,7 +13,7 @@ Usage: jobs/paper/make_configs.py [OUTPUT_DIR]   (default: the directory of this
 import os
 import sys
 
-ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl", "fesem", "perfedavg", "fedproto", "fedala"]
+ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl", "fesem", "perfedavg", "fedproto", "fedala", "fedpac"]
 DATASETS = ["mnist", "cifar10", "fmnist"]
 
 # (partition, dataset) -> settings of the official row, and what differs here.
@@ -145,6 +145,12 @@ def fedproto_settings(dataset):
             "clients; the CLoVE paper does not report them")
 
 
+def fedpac_settings(dataset):
+    return (PFLLIB_SOLVER + [("fedpac-lambda", 1.0)],
+            "PFLlib's defaults: plain SGD lr 0.005, batch 10, lambda 1.0, eigenvalue floor 0.01 and weight floor 1e-3 "
+            "of the collaboration program; the CLoVE paper does not report them")
+
+
 def fedala_settings(dataset):
     return (PFLLIB_SOLVER + [("fedala-eta", 1.0), ("fedala-sample-percent", 80), ("fedala-layers", 2)],
             "PFLlib's defaults: plain SGD lr 0.005, batch 10, eta 1.0, s = 80 %, p = 2 tensors (the last Linear); the "
@@ -152,9 +158,10 @@ def fedala_settings(dataset):
 
 
 BASELINES = {"pacfl": pacfl_settings, "cfl": cfl_settings, "flexcfl": flexcfl_settings, "fesem": fesem_settings,
-             "perfedavg": perfedavg_settings, "fedproto": fedproto_settings, "fedala": fedala_settings}
+             "perfedavg": perfedavg_settings, "fedproto": fedproto_settings, "fedala": fedala_settings,
+             "fedpac": fedpac_settings}
 TITLES = {"pacfl": "PACFL", "cfl": "CFL", "flexcfl": "FlexCFL", "fesem": "FeSEM", "perfedavg": "Per-FedAvg",
-          "fedproto": "FedProto", "fedala": "FedALA"}
+          "fedproto": "FedProto", "fedala": "FedALA", "fedpac": "FedPAC"}
 
 
 def learning_rate(dataset, unsupervised):

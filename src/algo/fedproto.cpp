@@ -13,19 +13,6 @@ namespace {
 
 constexpr std::int64_t kFloatBytes = 4;
 
-/// The regulariser's targets: each sample's global prototype, or its own (detached) features where
-/// its class has none, which then add 0 (PFLlib).
-torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tensor& labels, const AlgorithmState& payload) {
-  const auto found = payload.find("prototypes");
-  if (found == payload.end()) {
-    return features.detach();
-  }
-  const auto prototypes = found->second.to(features.device()).to(features.scalar_type());
-  const auto present = payload.at("present").to(features.device()).gt(0.0);
-  return torch::where(present.index_select(0, labels).unsqueeze(1), prototypes.index_select(0, labels),
-                      features.detach());
-}
-
 class FedProtoClient : public ClientProcedure {
  public:
   FedProtoClient(double lambda, int num_classes, int feature_size)
@@ -94,6 +81,17 @@ class FedProtoClient : public ClientProcedure {
 };
 
 }  // namespace
+
+torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tensor& labels, const AlgorithmState& payload) {
+  const auto found = payload.find("prototypes");
+  if (found == payload.end()) {
+    return features.detach();
+  }
+  const auto prototypes = found->second.to(features.device()).to(features.scalar_type());
+  const auto present = payload.at("present").to(features.device()).gt(0.0);
+  return torch::where(present.index_select(0, labels).unsqueeze(1), prototypes.index_select(0, labels),
+                      features.detach());
+}
 
 void FedProtoOptions::visit(core::OptionVisitor& v) {
   v.option("fedproto-lambda", lambda, "fedproto: lambda, weight of the prototype regulariser (PFLlib: 1.0)",

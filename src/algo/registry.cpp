@@ -4,6 +4,7 @@
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/fedala.hpp>
 #include <cflrun/algo/fedavg.hpp>
+#include <cflrun/algo/fedpac.hpp>
 #include <cflrun/algo/fedproto.hpp>
 #include <cflrun/algo/fedsoft.hpp>
 #include <cflrun/algo/fesem.hpp>
@@ -31,6 +32,7 @@ const std::vector<AlgorithmEntry>& registered_algorithms() {
       registration<PerFedAvg>(),
       registration<FedProto>(),
       registration<FedAla>(),
+      registration<FedPac>(),
   };
   return entries;
 }

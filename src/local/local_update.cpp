@@ -60,14 +60,19 @@ class Proximal {
 
 }  // namespace
 
-std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model, const LocalUpdateSettings& settings) {
+std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(std::vector<torch::Tensor> parameters,
+                                                              const LocalUpdateSettings& settings) {
   if (settings.solver == Solver::kSgd) {
     return std::make_unique<torch::optim::SGD>(
-        model.parameters(),
+        std::move(parameters),
         torch::optim::SGDOptions(settings.learning_rate).momentum(settings.momentum).weight_decay(settings.weight_decay));
   }
   return std::make_unique<torch::optim::Adam>(
-      model.parameters(), torch::optim::AdamOptions(settings.learning_rate).weight_decay(settings.weight_decay));
+      std::move(parameters), torch::optim::AdamOptions(settings.learning_rate).weight_decay(settings.weight_decay));
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model, const LocalUpdateSettings& settings) {
+  return make_local_optimizer(model.parameters(), settings);
 }
 
 double local_gradient(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,

@@ -75,10 +75,12 @@ algo::RoundFacts Experiment::round_facts(const RoundOutcome& outcome) const {
   std::vector<bool> all_models(true_clusters_.size(), false);
   const auto count_answers = [&](const algo::ClientQuery& query) {
     const bool warm_up = query.kind == algo::QueryKind::kWarmUpUpdate;
+    const bool statistics = query.kind == algo::QueryKind::kClientStatistics;  // on the model the client holds
     for (int client : query.clients) {
-      all_models[static_cast<std::size_t>(client)] = all_models[static_cast<std::size_t>(client)] || !warm_up;
+      all_models[static_cast<std::size_t>(client)] = all_models[static_cast<std::size_t>(client)] || !(warm_up || statistics);
       facts.received_initial_model += warm_up ? 1 : 0;
-      facts.answer_floats += warm_up ? facts.state_size : facts.num_models;
+      facts.answer_floats += warm_up ? facts.state_size
+                                     : statistics ? procedure_->statistics_length() : facts.num_models;
     }
   };
   std::for_each(outcome.queries.begin(), outcome.queries.end(), count_answers);

@@ -206,13 +206,15 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
 
 void Experiment::average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome) {
   if (comm_.is_root()) {
+    const auto head = outcome.plan.head_weights.defined() ? model::head_range(models_->working_model()) : model::FlatRange{};
+    const auto previous_heads = models_->states().narrow(1, head.offset, head.size).clone();
     if (options_.aggregation == "gradient") {
       models_->gradient_step(weighted_sums, options_.lr);
     } else {
       models_->average(weighted_sums);
     }
     if (outcome.plan.head_weights.defined()) {
-      models_->average_heads(outcome.weighted_head_sums, model::head_range(models_->working_model()));
+      models_->average_heads(outcome.weighted_head_sums, head, previous_heads);
     }
     const auto k = static_cast<std::size_t>(num_models_);
     const auto p = static_cast<std::size_t>(models_->state_size());

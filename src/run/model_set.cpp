@@ -110,7 +110,8 @@ void ModelSet::update_shared(const torch::Tensor& sums, const torch::Tensor& cou
 
 void ModelSet::average(const std::vector<double>& weighted_sums) { update(weighted_sums, 0.0, false); }
 
-void ModelSet::average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head) {
+void ModelSet::average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head,
+                             const torch::Tensor& previous_heads) {
   const std::int64_t k = size();
   if (static_cast<std::int64_t>(weighted_head_sums.size()) != k * (head.size + 1)) {
     throw ShapeError("ModelSet::average_heads: expected " + std::to_string(k * (head.size + 1)) +
@@ -119,8 +120,11 @@ void ModelSet::average_heads(const std::vector<double>& weighted_head_sums, mode
   const auto all = torch::from_blob(const_cast<double*>(weighted_head_sums.data()), {k * (head.size + 1)}, torch::kFloat64);
   for (std::int64_t j = 0; j < k; ++j) {
     const double weight = all[k * head.size + j].item<double>();
+    auto part = states_[j].narrow(0, head.offset, head.size);
     if (weight > 0.0) {
-      states_[j].narrow(0, head.offset, head.size).copy_((all.narrow(0, j * head.size, head.size) / weight).to(torch::kFloat32));
+      part.copy_((all.narrow(0, j * head.size, head.size) / weight).to(torch::kFloat32));
+    } else {
+      part.copy_(previous_heads[j]);
     }
   }
 }

@@ -62,6 +62,11 @@ class FedProto : public Algorithm {
   torch::Tensor present_;     // [C] float64 0/1
 };
 
+/// The prototype regulariser's targets of FedProto and FedPAC: each sample's global prototype
+/// payload["prototypes"][label] where payload["present"][label] > 0, else the sample's own
+/// (detached) features, which add 0 to MSE(features, targets) (PFLlib). [n, d] like `features`.
+torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tensor& labels, const AlgorithmState& payload);
+
 /// Per-class means of features: [C, d] float64 means (0 where a class has no sample) and [C]
 /// float64 counts. @param features [n, d]; @param labels [n] int64 in [0, C).
 std::pair<torch::Tensor, torch::Tensor> class_means(const torch::Tensor& features, const torch::Tensor& labels,

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <memory>
+#include <vector>
 
 #include <ATen/core/Generator.h>
 #include <torch/optim/adam.h>
@@ -54,6 +55,10 @@ struct LocalUpdateSettings {
 /// A fresh optimizer of `settings.solver` on `model`'s parameters (learning rate, momentum, weight
 /// decay from `settings`).
 std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model, const LocalUpdateSettings& settings);
+
+/// The same on a subset of parameters (e.g. FedPAC trains the head, then the body).
+std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(std::vector<torch::Tensor> parameters,
+                                                              const LocalUpdateSettings& settings);
 
 /// Trains `model` in place on one client's data with a fresh optimizer (make_local_optimizer: no
 /// state carries over between updates, as in the official CLoVE code; settings.optimizer overrides

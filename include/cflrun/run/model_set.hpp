@@ -74,12 +74,15 @@ class ModelSet {
   /// @throws ShapeError if the size is not K*(P+1).
   void average(const std::vector<double>& weighted_sums);
 
-  /// Replaces the head part (`head`, a FlatRange of the state) of every model with a non-zero
-  /// head weight by its own weighted average (FedPAC's classifier collaboration); the rest of the
-  /// state is left as average() set it.
+  /// Sets the head part (`head`, a FlatRange of the state) of every model with a non-zero head
+  /// weight to its own weighted average, and of every other model back to `previous_heads`, its
+  /// head before average() (FedPAC's classifier collaboration: bodies averaged, heads combined
+  /// per client, the heads of clients that did not take part kept).
   /// @param weighted_head_sums  K*H weighted sums of the clients' heads (row-major), then K weights.
+  /// @param previous_heads      [K, H] float32, the heads before this round's average().
   /// @throws ShapeError if the size is not K*(H+1).
-  void average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head);
+  void average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head,
+                     const torch::Tensor& previous_heads);
 
   /// Server step of Option II, gradient averaging (CLoVE Alg. 1 line 15; IFCA Alg. 1):
   /// theta_j -= learning_rate * sum_i n_i g_i / sum_i n_i for every model with a client.

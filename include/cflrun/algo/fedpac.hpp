@@ -1,0 +1,78 @@
+#pragma once
+/// @file
+/// FedPAC: personalised federated learning with feature alignment and classifier collaboration
+/// (Xu et al. 2023, as PFLlib runs it, pfl-baselines-setup.md Sec. 5).
+
+#include <cflrun/algo/client_procedure.hpp>
+#include <cflrun/algo/registry.hpp>
+
+namespace cflrun::algo {
+
+/// FedPAC's options (--fedpac-lambda).
+struct FedPacOptions : Options<FedPacOptions> {
+  double lambda = 1.0;  ///< weight of the feature-alignment regulariser (PFLlib's lamda: 1.0).
+  std::string title() const override { return "FedPAC"; }
+  void visit(core::OptionVisitor& v) override;
+};
+
+/// One model slot per client: the shared body and the client's own head (model::Network's split).
+/// Each round every participant computes, with the global body, its feature statistics V_i
+/// (Sec. 4.2: sum_k p_k tr(F_k^T F_k) / n_k - p_k^2 ||mu_k||^2, over n_i) and h_i[k] = p_k mu_k (p_k
+/// class shares, mu_k class means of the features); the server solves, for each participant i,
+/// the classifier-collaboration program min a^T (diag(V) + D_i) a on the simplex, D_i[j, j'] =
+/// sum_k <h_i[k] - h_j[k], h_i[k] - h_j'[k]> (Eq. 9, with PFLlib's repair of a non-PSD matrix
+/// from its eigenvalues >= 0.01 and weights <= 1e-3 set to 0). A local update first trains the
+/// head one pass with the body frozen, then the body --local-epochs passes with the head frozen on
+/// CE + lambda MSE(body(x), P_y) toward the global prototypes; the client then reports its class
+/// prototypes (eval mode, one pass). The server averages the bodies by sample count (FedAvg), sets
+/// client i's head to sum_j a_ij head_j over the participants' trained heads (renormalised over
+/// the weights kept; PFLlib leaves their sum slightly below 1), keeps the heads of absent
+/// clients, and averages each class's prototypes over the clients that have it. Clients are
+/// scored on the global body with their head. ARI is undefined.
+///
+/// PFLlib pairs the program's rows with heads in another order (its V/h lists follow the selected
+/// clients, the heads a re-shuffled upload order); cflrun indexes everything by client id.
+class FedPac : public Algorithm {
+ public:
+  static constexpr const char* kName = "fedpac";
+  static constexpr const char* kSummary =
+      "FedPAC: feature alignment to global prototypes, per-client heads combined by a QP (Xu et al. 2023)";
+  using Options = FedPacOptions;
+  /// @throws ConfigError unless the model is a classifier with a body/head split trained on
+  ///         labels, or with gradient averaging.
+  FedPac(const FedPacOptions& options, const AlgorithmContext& context);
+  std::string name() const override { return kName; }
+  /// M: model slot i is client i's (global body, own head).
+  int num_models() const override { return context_.num_clients; }
+  bool clusters_clients() const override { return false; }
+  bool same_initial_models() const override { return true; }
+  std::shared_ptr<ClientProcedure> client_procedure() const override;
+  /// The participants' feature statistics.
+  std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
+  /// @throws ShapeError if the statistics are not [m, 1 + C d].
+  RoundPlan plan(const RoundInput& input) override;
+  void receive_reports(int round, const std::vector<int>& clients, const torch::Tensor& reports) override;
+  /// "prototypes" [C, d], "present" [C] float64.
+  AlgorithmState state() const override;
+  void restore(const AlgorithmState& state) override;
+
+ private:
+  FedPacOptions options_;
+  AlgorithmContext context_;
+  torch::Tensor prototypes_;  // [C, d] float64
+  torch::Tensor present_;     // [C] float64 0/1
+};
+
+/// FedPAC's classifier-collaboration weights of client i among m clients (Eq. 9, PFLlib's
+/// solve_quadratic): argmin a^T (diag(V) + D_i) a on the simplex, weights <= 1e-3 set to 0; the
+/// unit vector of i if the matrix cannot be made positive semidefinite.
+/// @param variances  [m] float64 V_j; @param references [m, C, d] float64 h_j.
+/// @return [m] float64.
+torch::Tensor combination_weights(int i, const torch::Tensor& variances, const torch::Tensor& references);
+
+/// A client's feature statistics (Sec. 4.2, PFLlib's statistics_extraction): V and h [C, d] from
+/// its features [n, d] and labels [n]. @return (V, h) as ([1], [C, d]) float64.
+std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& features, const torch::Tensor& labels,
+                                                           int num_classes);
+
+}  // namespace cflrun::algo

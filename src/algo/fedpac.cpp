@@ -1,0 +1,214 @@
+#include <cflrun/algo/fedpac.hpp>
+
+#include <torch/torch.h>
+
+#include <cflrun/algo/fedproto.hpp>
+#include <cflrun/algo/simplex_qp.hpp>
+#include <cflrun/core/error.hpp>
+#include <cflrun/core/rng.hpp>
+#include <cflrun/local/batches.hpp>
+
+namespace cflrun::algo {
+namespace {
+
+constexpr double kEigenvalueFloor = 0.01;  // PFLlib: the eigenpairs kept when repairing P
+constexpr double kWeightFloor = 1e-3;      // PFLlib: weights at or below are set to 0
+constexpr double kPsdTolerance = 1e-9;
+
+/// The features of every training sample of a client, in eval mode without gradients, [n, d].
+torch::Tensor all_features(model::Network& model, const torch::Tensor& inputs) {
+  model.eval();
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> chunks;
+  for (std::int64_t start = 0; start < inputs.size(0); start += local::kEvalChunk) {
+    chunks.push_back(model.features(inputs.narrow(0, start, std::min(local::kEvalChunk, inputs.size(0) - start))));
+  }
+  model.train();
+  return torch::cat(chunks).to(torch::kFloat64);
+}
+
+/// The head's and the body's parameters (the head = the last layer, model::head_range).
+std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> head_and_body(model::Network& model) {
+  auto parameters = model.parameters();
+  std::vector<torch::Tensor> head(parameters.end() - 2, parameters.end());  // the last Linear's weight and bias
+  std::vector<torch::Tensor> body(parameters.begin(), parameters.end() - 2);
+  return {head, body};
+}
+
+class FedPacClient : public ClientProcedure {
+ public:
+  FedPacClient(double lambda, int num_classes, int feature_size)
+      : lambda_(lambda), num_classes_(num_classes), feature_size_(feature_size) {}
+
+  std::int64_t statistics_length() const override { return 1 + static_cast<std::int64_t>(num_classes_) * feature_size_; }
+  std::int64_t report_length() const override { return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1); }
+
+  std::vector<double> statistics(LocalClient& client, model::Network& model) override {
+    const auto [v, h] = feature_statistics(all_features(model, client.train_inputs), client.train_targets, num_classes_);
+    const auto row = torch::cat({v, h.flatten()}).to(torch::kCPU).contiguous();
+    return std::vector<double>(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
+  }
+
+  double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
+               const AlgorithmState& payload) override {
+    auto [head, body] = head_and_body(model);
+    auto generator = core::make_torch_generator(client.seed, core::Purpose::kLocalUpdate,
+                                                static_cast<std::uint64_t>(client.id), static_cast<std::uint64_t>(client.round));
+    model.train();
+    const auto step = [&](torch::optim::Optimizer& optimizer, bool align) {
+      return [&, align](const torch::Tensor& rows) {
+        const auto inputs = client.train_inputs.index_select(0, rows);
+        const auto labels = client.train_targets.index_select(0, rows);
+        optimizer.zero_grad();
+        const auto features = model.features(inputs);
+        auto loss = torch::nn::functional::cross_entropy(model.head(features), labels);
+        if (align && lambda_ > 0.0) {  // feature alignment to the global prototypes
+          loss = loss + lambda_ * torch::mse_loss(features, prototype_targets(features, labels, payload));
+        }
+        loss.backward();
+        optimizer.step();
+        return loss.item<double>();
+      };
+    };
+    const auto n = client.train_inputs.size(0);
+    const auto device = client.train_inputs.device();
+    auto head_optimizer = local::make_local_optimizer(head, settings);  // body frozen: only the head steps
+    local::run_batches(n, settings.batch_size, 1, /*drop_last=*/false, generator, device, step(*head_optimizer, false));
+    auto body_optimizer = local::make_local_optimizer(body, settings);  // head frozen
+    const double loss =
+        local::run_batches(n, settings.batch_size, settings.local_epochs, false, generator, device, step(*body_optimizer, true));
+    model.zero_grad();
+    return loss;
+  }
+
+  std::vector<double> report(LocalClient& client, model::Network& model) override {
+    const auto [means, counts] = class_means(all_features(model, client.train_inputs), client.train_targets, num_classes_);
+    const auto row = torch::cat({means.flatten(), counts}).to(torch::kCPU).contiguous();
+    return std::vector<double>(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
+  }
+
+ private:
+  double lambda_;
+  int num_classes_;
+  int feature_size_;
+};
+
+/// P with PFLlib's repair: if it has a negative eigenvalue, rebuilt from the eigenpairs >= 0.01.
+torch::Tensor repaired(const torch::Tensor& p) {
+  const auto [values, vectors] = torch::linalg_eigh(p);
+  if (values.min().item<double>() >= 0.0) {
+    return p;
+  }
+  const auto kept = values.ge(kEigenvalueFloor);
+  const auto v = vectors.index({torch::indexing::Slice(), kept});
+  return v.matmul(torch::diag(values.index({kept}))).matmul(v.t());
+}
+
+}  // namespace
+
+void FedPacOptions::visit(core::OptionVisitor& v) {
+  v.option("fedpac-lambda", lambda, "fedpac: lambda, weight of the feature alignment to the global prototypes (PFLlib: 1.0)",
+           core::Range::at_least(0.0));
+}
+
+std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& features, const torch::Tensor& labels,
+                                                           int num_classes) {
+  const auto f = features.to(torch::kFloat64);
+  const auto n = static_cast<double>(f.size(0));
+  const auto [means, counts] = class_means(f, labels, num_classes);
+  const auto shares = counts / n;  // p_k
+  const auto h = shares.unsqueeze(1) * means;
+  // sum_k p_k tr(F_k^T F_k) / n_k = sum_k p_k (sum of the squared class-k features) / n_k
+  auto squares = torch::zeros({num_classes}, f.options());
+  squares.index_add_(0, labels, f.pow(2).sum(/*dim=*/1));
+  const auto v = (shares * squares / counts.clamp_min(1.0) - shares.pow(2) * means.pow(2).sum(1)).sum() / n;
+  return {v.reshape({1}), h};
+}
+
+torch::Tensor combination_weights(int i, const torch::Tensor& variances, const torch::Tensor& references) {
+  const auto m = references.size(0);
+  const auto a = (references[i].unsqueeze(0) - references).reshape({m, -1});  // rows h_i - h_j
+  const auto p = repaired(torch::diag(variances) + a.matmul(a.t()));
+  if (torch::linalg_eigvalsh(p).min().item<double>() < -kPsdTolerance) {
+    auto own = torch::zeros({m}, torch::kFloat64);
+    own[i] = 1.0;  // PFLlib: no solution, the client keeps its head
+    return own;
+  }
+  auto weights = torch::tensor(minimise_on_simplex(p), torch::kFloat64);
+  return weights.masked_fill(weights.le(kWeightFloor), 0.0);
+}
+
+FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+  if (!context.classifier_with_head) {
+    throw ConfigError("fedpac needs a classifier with a body and a head trained on labels (--model cnn, cifar_cnn or "
+                      "mlp, without --unsupervised or --dataset linreg)");
+  }
+  if (context.gradient_averaging) {
+    throw ConfigError("--aggregation must be model with fedpac (bodies and heads are averaged models)");
+  }
+}
+
+std::shared_ptr<ClientProcedure> FedPac::client_procedure() const {
+  return std::make_shared<FedPacClient>(options_.lambda, context_.num_classes, context_.feature_size);
+}
+
+std::vector<ClientQuery> FedPac::queries(int /*round*/, const std::vector<int>& participants) {
+  return {ClientQuery{QueryKind::kClientStatistics, participants}};
+}
+
+RoundPlan FedPac::plan(const RoundInput& input) {
+  const auto& statistics = answer_of(input, QueryKind::kClientStatistics).values;
+  const auto m = static_cast<std::int64_t>(input.participants.size());
+  const auto c = static_cast<std::int64_t>(context_.num_classes);
+  const auto d = static_cast<std::int64_t>(context_.feature_size);
+  if (statistics.dim() != 2 || statistics.size(0) != m || statistics.size(1) != 1 + c * d) {
+    throw ShapeError("fedpac: expected statistics [" + std::to_string(m) + ", " + std::to_string(1 + c * d) +
+                     "], but got " + c10::str(statistics.sizes()));
+  }
+  auto plan = hard_plan(input.participants, input.participants, context_.num_clients, context_.train_samples);
+  // Bodies: every slot gets the FedAvg of the participants' bodies.
+  const auto samples = plan.weights.sum(/*dim=*/0);  // [M] n_j of the participants, 0 elsewhere
+  plan.weights = samples.unsqueeze(0).repeat({context_.num_clients, 1});
+  // Heads: client i's head combines the participants' trained heads (Eq. 9).
+  plan.head_weights = torch::zeros({context_.num_clients, context_.num_clients}, torch::kFloat64);
+  const auto variances = statistics.select(1, 0);
+  const auto references = statistics.narrow(1, 1, c * d).view({m, c, d});
+  for (std::int64_t i = 0; i < m; ++i) {
+    const auto weights = combination_weights(static_cast<int>(i), variances, references);
+    for (std::int64_t j = 0; j < m; ++j) {
+      plan.head_weights[input.participants[static_cast<std::size_t>(i)]][input.participants[static_cast<std::size_t>(j)]] =
+          weights[j];
+    }
+  }
+  if (prototypes_.defined()) {
+    plan.payload = {{"prototypes", prototypes_}, {"present", present_}};
+  }
+  return plan;
+}
+
+void FedPac::receive_reports(int /*round*/, const std::vector<int>& clients, const torch::Tensor& reports) {
+  const auto c = static_cast<std::int64_t>(context_.num_classes);
+  const auto d = static_cast<std::int64_t>(context_.feature_size);
+  const auto n = static_cast<std::int64_t>(clients.size());
+  const auto table = reports.to(torch::kFloat64);
+  std::tie(prototypes_, present_) =
+      average_prototypes(table.narrow(1, 0, c * d).view({n, c, d}), table.narrow(1, c * d, c));
+}
+
+AlgorithmState FedPac::state() const {
+  if (!prototypes_.defined()) {
+    return {};
+  }
+  return {{"prototypes", prototypes_}, {"present", present_}};
+}
+
+void FedPac::restore(const AlgorithmState& state) {
+  if (state.empty()) {
+    prototypes_ = present_ = torch::Tensor();
+    return;
+  }
+  prototypes_ = state_tensor(state, kName, "prototypes", {context_.num_classes, context_.feature_size}).clone();
+  present_ = state_tensor(state, kName, "present", {context_.num_classes}).clone();
+}
+
+}  // namespace cflrun::algo
