@@ -5,18 +5,20 @@
 #include <torch/torch.h>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/core/rng.hpp>
 
 namespace cflrun::algo {
 namespace {
 
 constexpr const char* kDistance = "/algorithm/fesem_distance";
+constexpr std::uint64_t kFirstMemberStream = 1;  // FedSoft's selection uses stream 0
 
 }  // namespace
 
 void FeSemOptions::visit(core::OptionVisitor& v) {
   v.option("fesem-aggregation", aggregation,
-           "fesem: mean (each center = mean of its members' trained models, the paper) | first_member (only "
-           "its first member's, as the official code's Group.train)",
+           "fesem: mean (each center = mean of its members' trained models, the paper) | first_member (one "
+           "random member's each round, as the official code's Group.train)",
            {"mean", "first_member"});
 }
 
@@ -51,18 +53,31 @@ RoundPlan FeSem::plan(const RoundInput& input) {
   const auto nearest = distances.argmin(/*dim=*/1).contiguous();  // E-step, ties to the lowest center
   std::vector<int> centers(nearest.data_ptr<std::int64_t>(), nearest.data_ptr<std::int64_t>() + m);
   auto plan = hard_plan(input.participants, centers, context_.num_models, context_.train_samples);
-  std::vector<bool> has_first(static_cast<std::size_t>(k), false);
+  plan.weights = plan.weights.gt(0.0).to(torch::kFloat64);  // the M-step's plain mean of the members
+  if (options_.aggregation == "first_member") {
+    keep_first_members(input.round, plan.weights);
+  }
   for (std::int64_t i = 0; i < m; ++i) {
     const int client = input.participants[static_cast<std::size_t>(i)];
-    const int center = centers[static_cast<std::size_t>(i)];
-    const bool counts = options_.aggregation == "mean" || !has_first[static_cast<std::size_t>(center)];
-    plan.weights[center][client] = counts ? 1.0 : 0.0;  // the M-step's plain mean (or first member)
-    has_first[static_cast<std::size_t>(center)] = true;
     for (std::int64_t g = 0; g < k; ++g) {
       distances_[static_cast<std::size_t>(client * k + g)] = static_cast<float>(distances[i][g].item<double>());
     }
   }
   return plan;
+}
+
+void FeSem::keep_first_members(int round, torch::Tensor& weights) const {
+  // The official Group.train counts the first member in the round's (random) selection order.
+  auto engine = core::make_engine(context_.seed, core::Purpose::kClientSelection, kFirstMemberStream,
+                                  static_cast<std::uint64_t>(round));
+  for (std::int64_t g = 0; g < weights.size(0); ++g) {
+    const auto members = weights[g].nonzero().flatten();
+    weights[g].zero_();
+    if (members.numel() > 0) {
+      const auto pick = core::uniform_index(engine, static_cast<std::uint64_t>(members.numel()));
+      weights[g][members[static_cast<std::int64_t>(pick)].item<std::int64_t>()] = 1.0;
+    }
+  }
 }
 
 ExtraValues FeSem::record(int /*round*/) const { return {{kDistance, distances_}}; }

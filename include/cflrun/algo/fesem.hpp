@@ -11,8 +11,9 @@ namespace cflrun::algo {
 /// FeSEM's options (--fesem-aggregation).
 struct FeSemOptions : Options<FeSemOptions> {
   /// mean: each center becomes the plain mean of its members' trained models (the paper's M-step);
-  /// first_member: the trained model of its first member only (the official code's Group.train,
-  /// whose weight list holds one entry, so only the first member's update counts).
+  /// first_member: the trained model of one member only, drawn at random each round (the official
+  /// code's Group.train, whose weight list holds one entry, so only the first member in the
+  /// round's random selection order counts).
   std::string aggregation = "mean";
   std::string title() const override { return "FeSEM"; }
   void visit(core::OptionVisitor& v) override;
@@ -25,7 +26,8 @@ struct FeSemOptions : Options<FeSemOptions> {
 /// center (ties to the lowest index); no fresh training precedes the assignment, as in the code.
 /// M-step: each participant trains its center's model, keeps the result as its local model, and
 /// the center becomes the mean of its members' trained models (or, with first_member, the trained
-/// model of its smallest-id member, the official code's behaviour up to its 1e-5 shrink factor).
+/// model of one member drawn from the (seed, kClientSelection, 1, round) stream, the official
+/// code's behaviour up to its 1e-5 shrink factor).
 /// Centers without members keep their models.
 class FeSem : public Algorithm {
  public:
@@ -48,6 +50,9 @@ class FeSem : public Algorithm {
   ExtraValues record(int round) const override;
 
  private:
+  /// first_member: keeps one random member's weight per center (row of `weights`).
+  void keep_first_members(int round, torch::Tensor& weights) const;
+
   FeSemOptions options_;
   AlgorithmContext context_;
   std::vector<float> distances_;  // [M * K] of the last plan

@@ -3,6 +3,7 @@
 #include "round_for_tests.hpp"
 
 #include <cmath>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -35,13 +36,20 @@ TEST(FeSem, EStepJoinsTheNearestCenterAndMStepAveragesItsMembers) {
   EXPECT_FLOAT_EQ(recorded[1 * 2 + 1], 0.5F);
 }
 
-TEST(FeSem, OfficialAggregationKeepsOnlyEachCentersFirstMember) {
+TEST(FeSem, OfficialAggregationKeepsOneRandomMemberPerCenter) {
   FeSemOptions options;
   options.aggregation = "first_member";
   FeSem fesem(options, context_for(4, 2));
-  const auto plan = fesem.plan(input_for(0, everyone(4), QueryKind::kModelDistances, distances()));
-  EXPECT_TRUE(torch::equal(plan.weights, torch::tensor({{1.0, 0.0, 0.0, 0.0}, {0.0, 1.0, 0.0, 0.0}}, torch::kFloat64)));
-  EXPECT_EQ(plan.start, (std::vector<int>{0, 1, 1, 0}));  // every member still trains and keeps its model
+  std::set<int> firsts_of_center0;
+  for (int round = 0; round < 40; ++round) {
+    const auto plan = fesem.plan(input_for(round, everyone(4), QueryKind::kModelDistances, distances()));
+    EXPECT_EQ(plan.start, (std::vector<int>{0, 1, 1, 0}));  // every member still trains and keeps its model
+    EXPECT_DOUBLE_EQ(plan.weights[0].sum().item<double>(), 1.0);  // one member per center counts
+    EXPECT_DOUBLE_EQ(plan.weights[1].sum().item<double>(), 1.0);
+    EXPECT_DOUBLE_EQ(plan.weights[0][1].item<double>() + plan.weights[0][2].item<double>(), 0.0);  // members only
+    firsts_of_center0.insert(plan.weights[0][0].item<double>() > 0.0 ? 0 : 3);
+  }
+  EXPECT_EQ(firsts_of_center0, (std::set<int>{0, 3}));  // the member drawn changes with the round
 }
 
 TEST(FeSem, PartialRoundsRecordOnlyTheParticipantsAndTheStateIsEmpty) {
