@@ -1,6 +1,8 @@
 #include <cflrun/cli/run_options.hpp>
 
+#include <filesystem>
 #include <fstream>
+#include <thread>
 #include <sstream>
 
 #include <boost/program_options.hpp>
@@ -172,6 +174,11 @@ void require(bool ok, const std::string& flag, const std::string& expectation, c
 
 void store_config_file(const std::string& path, const po::options_description& description,
                        po::variables_map& vm) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw ConfigError("--config " + path + ": not a regular file" +
+                      (std::filesystem::is_directory(path) ? " but a directory" : std::string(", it does not exist")) +
+                      "; give the path of a config file of `name = value` lines");
+  }
   std::ifstream file(path);
   if (!file) {
     throw ConfigError("--config " + path + ": cannot open the file; check the path");
@@ -218,19 +225,18 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   return parsed;
 }
 
-void validate(const RunOptions& o) {
+namespace {
+
+/// Checks each option on its own; validate() then checks the combinations, so that an error names
+/// the option the user gave.
+void validate_each(const RunOptions& o) {
   algo::find_algorithm(o.algorithm);
   OptionValidator validator;
   auto algorithm_options = o.algorithm_options;
   algorithm_options.for_each([&](const std::string& /*name*/, core::OptionGroup& group) { group.visit(validator); });
   require_choice("mixture-sources", o.mixture_sources, {"rotation", "label_groups"});
-  require(o.min_train_samples >= 0 && o.min_train_samples <= o.train_samples, "min-train-samples",
-          "between 0 (= --train-samples) and --train-samples", o.min_train_samples);
   require(o.holdout_samples >= 1, "holdout-samples", "at least 1", o.holdout_samples);
   require(o.model_std >= 0.0, "model-std", ">= 0 (0 = unit sphere)", o.model_std);
-  require(o.newcomers >= 0 && o.newcomers < o.clients_per_cluster, "newcomers",
-          "between 0 and --clients-per-cluster - 1 (some clients of every cluster must be there from the start)",
-          o.newcomers);
   require(o.join_round >= 1, "join-round", "at least 1", o.join_round);
   require_choice("dataset", o.dataset, {"fmnist", "mnist", "cifar10", "linreg"});
   require_choice("partition", o.partition,
@@ -260,11 +266,28 @@ void validate(const RunOptions& o) {
   require(o.batch_size >= 1, "batch-size", "at least 1", o.batch_size);
   require(o.lr > 0.0 && o.lr < 10.0, "lr", "in (0, 10)", o.lr);
   require(o.participation > 0.0 && o.participation <= 1.0, "participation", "in (0, 1]", o.participation);
-  require(o.threads >= 0, "threads", "0 (auto) or a positive count", o.threads);
+  const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  require(o.threads >= 0 && o.threads <= cores, "threads",
+          "0 (auto) or at most the " + std::to_string(cores) + " logical CPUs of this node", o.threads);
   require(o.models >= 0, "models", "0 (= --clusters) or a positive count", o.models);
   require(o.cluster_layers >= 0, "cluster-layers", "0 (off) or a positive count", o.cluster_layers);
   require(o.stable_rounds >= 0, "stable-rounds", "0 (off) or a positive count", o.stable_rounds);
   require(o.stable_fraction > 0.0 && o.stable_fraction <= 1.0, "stable-fraction", "in (0, 1]", o.stable_fraction);
+  require(o.min_train_samples >= 0, "min-train-samples", ">= 0 (0 = --train-samples)", o.min_train_samples);
+  require(o.newcomers >= 0, "newcomers", ">= 0", o.newcomers);
+}
+
+}  // namespace
+
+void validate(const RunOptions& o) {
+  validate_each(o);
+  require(o.min_train_samples <= o.train_samples, "min-train-samples",
+          "between 0 (= --train-samples) and --train-samples (" + std::to_string(o.train_samples) + ")",
+          o.min_train_samples);
+  require(o.newcomers < o.clients_per_cluster, "newcomers",
+          "below --clients-per-cluster (" + std::to_string(o.clients_per_cluster) +
+              "): some clients of every cluster must be there from the start",
+          o.newcomers);
   require(o.dataset != "linreg" || o.partition == "label_skew_1" || o.partition.rfind("mixture_", 0) == 0, "partition",
           "a mixture_* partition or none with --dataset linreg (its clusters are its optimal models)", o.partition);
   require(!(o.unsupervised && o.dataset == "linreg"), "unsupervised", "off for --dataset linreg (it has labels only)",

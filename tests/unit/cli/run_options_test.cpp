@@ -120,6 +120,26 @@ TEST(RunOptions, AlgorithmOptionsAreDeclaredOnceAndParsedValidatedAndRecorded) {
   EXPECT_THROW(parse({"--matching", "greedy"}), ConfigError);
 }
 
+/// The message of the ConfigError that parsing `args` throws.
+std::string error_of(std::vector<std::string> args) {
+  try {
+    parse(std::move(args));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(RunOptions, ErrorsNameTheOptionTheUserGave) {
+  EXPECT_EQ(error_of({"--train-samples", "-3"}), "--train-samples must be at least 1, but got -3");
+  EXPECT_EQ(error_of({"--clients-per-cluster", "0"}), "--clients-per-cluster must be at least 1, but got 0");
+  EXPECT_NE(error_of({"--threads", "100000"}).find("--threads must be 0 (auto) or at most the"), std::string::npos);
+  EXPECT_NE(error_of({"--config", std::filesystem::temp_directory_path().string()}).find("a directory"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--config", "/nonexistent/run.cfg"}).find("does not exist"), std::string::npos);
+  EXPECT_NE(error_of({"--min-train-samples", "600"}).find("--min-train-samples must be between"), std::string::npos);
+}
+
 TEST(RunOptions, HelpListsEveryOptionWithDefault) {
   const auto text = help_text();
   for (const auto& [name, value] : RunOptions{}.to_attributes()) {
