@@ -6,14 +6,18 @@
 #include <cflrun/comm/communicator.hpp>
 #include <cflrun/core/build_info.hpp>
 #include <cflrun/core/error.hpp>
+#include <cflrun/io/hdf5_library.hpp>
 #include <cflrun/report/report_command.hpp>
 #include <cflrun/sweep/sweep_command.hpp>
 #include <cflrun/run/collective_step.hpp>
 #include <cflrun/run/experiment.hpp>
+#include <cflrun/run/stop_signals.hpp>
 
 namespace {
 
 constexpr int kExitFailure = 1;
+/// A rank did not answer within --round-timeout (as timeout(1)); --resume continues from the last checkpoint.
+constexpr int kExitWatchdog = 124;
 
 void print_version() {
   const auto blas = cflrun::core::blas_library();
@@ -39,11 +43,13 @@ int run_tool(const std::string& name, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cflrun::io::keep_hdf5_out_of_exit();
   if (argc > 1 && (std::string(argv[1]) == "report" || std::string(argv[1]) == "sweep")) {
     return run_tool(argv[1], argc - 1, argv + 1);
   }
   cflrun::comm::Environment mpi(argc, argv);
   cflrun::comm::Communicator comm(mpi.world());
+  cflrun::run::install_stop_signals();
   try {
     const auto parsed = cflrun::run::collective_step(
         comm, [&] { return cflrun::cli::parse_command_line(argc, argv); });
@@ -57,6 +63,11 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const cflrun::run::ReportedError&) {
     return kExitFailure;
+  } catch (const cflrun::run::Interrupted&) {
+    return cflrun::run::kExitInterrupted;  // checkpoint written: --resume continues
+  } catch (const cflrun::comm::WatchdogTimeout& e) {
+    cflrun::run::print_error(comm, e.what());
+    comm.abort(kExitWatchdog);
   } catch (const std::exception& e) {
     // Only this rank may have failed while others wait in a collective: end them all.
     cflrun::run::print_error(comm, e.what());

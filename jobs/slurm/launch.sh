@@ -6,12 +6,18 @@
 #   --device cuda                    when SLURM gave the job GPUs (--gres=gpu:N / --gpus); each rank
 #                                    then takes GPU (local rank modulo GPUs on the node)
 #   --out $CFLRUN_DEFAULT_OUT        when set and ARGS have no --out
-# each only if ARGS do not already give that option. $CFLRUN is the cflrun binary (default: build/cflrun
+#   --resume                         always (unless given): continue <out>.checkpoint if a stopped or
+#                                    killed start of this run left one, else start from round 1
+# each only if ARGS do not already give that option. A run stopped by SIGUSR1 (the time-limit
+# signal, see run.sbatch) exits 75 after its checkpoint; the job then requeues itself
+# (scontrol requeue; CFLRUN_REQUEUE=0 turns that off) and its next start resumes. $CFLRUN is the cflrun binary (default: build/cflrun
 # of the source tree holding these scripts).
 
 # This directory, jobs/slurm of the source tree (sbatch runs a spool copy of the .sbatch script, but
 # this file is sourced from the tree).
 CFLRUN_SLURM_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# cflrun's exit status after a signal stopped it with a checkpoint written (src/run/stop_signals.hpp).
+CFLRUN_EXIT_INTERRUPTED=75
 
 # Returns 0 if ARGS (after the option name) contain the option as `--name value` or `--name=value`.
 cflrun_has_option() {
@@ -45,22 +51,61 @@ cflrun_launch() {
   if [ -n "${CFLRUN_DEFAULT_OUT:-}" ] && ! cflrun_has_option --out "${args[@]}"; then
     args+=(--out "$CFLRUN_DEFAULT_OUT")
   fi
+  cflrun_has_option --resume "${args[@]}" || args+=(--resume)
   echo "job ${SLURM_JOB_ID} (${SLURM_JOB_NAME}) on ${SLURM_JOB_NODELIST}: ${SLURM_NTASKS} task(s)" \
-       "x ${SLURM_CPUS_PER_TASK:-?} cpu(s), GPUs: ${CUDA_VISIBLE_DEVICES:-none}, started $(date -Is)"
+       "x ${SLURM_CPUS_PER_TASK:-?} cpu(s), GPUs: ${CUDA_VISIBLE_DEVICES:-none}, start ${SLURM_RESTART_COUNT:-0}," \
+       "started $(date -Is)"
   # pmix: Debian's Open MPI 4.1 fails in MPI_Init under --mpi=none and --mpi=pmi2.
   # srun does not inherit --cpus-per-task from sbatch since SLURM 22.05, so it is passed on here.
   local srun_cmd=(srun --mpi=pmix --kill-on-bad-exit=1
                   ${SLURM_CPUS_PER_TASK:+--cpus-per-task="$SLURM_CPUS_PER_TASK"} "$cflrun" "${args[@]}")
   echo "${srun_cmd[*]}"
-  "${srun_cmd[@]}"
+  CFLRUN_TIME_LIMIT_SIGNAL=0
+  cflrun_run_step "${srun_cmd[@]}"
   local status=$?
   echo "exit status ${status}, finished $(date -Is)"
+  # Requeued only after the time-limit signal: scancel (SIGTERM) stops the run the same way, with a
+  # checkpoint, but the job stays cancelled; submitting it again resumes it.
+  if [ "$status" -eq "$CFLRUN_EXIT_INTERRUPTED" ] && [ "$CFLRUN_TIME_LIMIT_SIGNAL" = 1 ] &&
+     [ "${CFLRUN_REQUEUE:-1}" = 1 ]; then
+    # Stopped by the time-limit signal after writing its checkpoint: back into the queue; the next
+    # start runs the same command, whose --resume continues from the checkpoint.
+    if scontrol requeue "$SLURM_JOB_ID"; then
+      echo "requeued job ${SLURM_JOB_ID}; it resumes from the checkpoint when it starts again"
+    else
+      echo "cflrun: could not requeue job ${SLURM_JOB_ID} (submitted without --requeue?); submit the same" \
+           "command again to resume from the checkpoint" >&2
+    fi
+  fi
+  return "$status"
+}
+
+# cflrun_run_step SRUN_COMMAND...: runs the job step in the background and waits for it, passing
+# SIGUSR1 (sbatch --signal=B:USR1@SECONDS, sent to this batch shell only) on to srun, which passes
+# it to every task: cflrun stops after its round in progress, writes its checkpoint and exits 75.
+# SIGTERM (the time limit itself; SLURM signals the tasks too) only keeps this shell waiting.
+cflrun_run_step() {
+  local step="" status
+  trap 'echo "batch shell got SIGUSR1 (time limit near): asking cflrun to stop after its round"
+        CFLRUN_TIME_LIMIT_SIGNAL=1; [ -n "$step" ] && kill -USR1 "$step"' USR1
+  trap 'echo "batch shell got SIGTERM (time limit)"' TERM
+  "$@" &
+  step=$!
+  while :; do
+    wait "$step"
+    status=$?
+    # > 128: a trapped signal interrupted `wait`; the step is still there (at least as a zombie).
+    if [ "$status" -gt 128 ] && kill -0 "$step" 2>/dev/null; then continue; fi
+    break
+  done
+  trap - USR1 TERM
   return "$status"
 }
 
 # cflrun_sweep_task MANIFEST INDEX: runs the INDEX-th run line (0-based; blank lines and # comments
-# skipped) of MANIFEST with --skip-complete --overwrite, so a complete result is never redone and a
-# killed one is redone from scratch. Words split as the shell would, with '...' and "..." quoting.
+# skipped) of MANIFEST with --skip-complete --overwrite (and --resume), so a complete result is never
+# redone, a stopped or killed one continues from its checkpoint, and one without a checkpoint starts
+# again. Words split as the shell would, with '...' and "..." quoting.
 cflrun_sweep_task() {
   local manifest="$1" index="$2" line
   if [ -z "$manifest" ] || [ ! -r "$manifest" ]; then

@@ -134,6 +134,14 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("skip-complete", po::bool_switch(&o.skip_complete),
        "exit 0 at once if --out holds a complete run (idempotent resubmission; with --overwrite an "
        "incomplete file is run again)")
+      ("resume", po::bool_switch(&o.resume),
+       "continue an interrupted run from <out>.checkpoint (the same options and rank count); without a "
+       "checkpoint the run starts from round 1")
+      ("checkpoint-every", po::value(&o.checkpoint_every)->default_value(o.checkpoint_every),
+       "write <out>.checkpoint after every this many rounds (count; 0 = only when interrupted by a signal)")
+      ("round-timeout", po::value(&o.round_timeout)->default_value(o.round_timeout),
+       "watchdog: seconds a rank may wait for another before the job ends with a message naming it; auto = "
+       "30 min until the first round ends, then max(2 min, 10 x the median round time); off = never")
       ("quiet", po::bool_switch(&o.quiet), "do not print a line per round")
       ("dry-run", po::bool_switch(&o.dry_run),
        "load the data, build the partition and the models, print what the run would do, and exit "
@@ -227,6 +235,17 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
 
 namespace {
 
+/// A positive number of seconds in `text`, or 0 if it is not one.
+double parse_seconds(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double seconds = std::stod(text, &used);
+    return used == text.size() && seconds > 0.0 ? seconds : 0.0;
+  } catch (const std::exception&) {
+    return 0.0;
+  }
+}
+
 /// Checks each option on its own; validate() then checks the combinations, so that an error names
 /// the option the user gave.
 void validate_each(const RunOptions& o) {
@@ -298,6 +317,10 @@ void validate(const RunOptions& o) {
                          : "a supervised model without --unsupervised (add --unsupervised for autoencoders)",
           o.effective_model());
   require(!o.out.empty(), "out", "a file path", "''");
+  require(o.checkpoint_every >= 0, "checkpoint-every", "0 (only on a signal) or a positive count of rounds",
+          o.checkpoint_every);
+  require(o.round_timeout == "auto" || o.round_timeout == "off" || parse_seconds(o.round_timeout) > 0.0, "round-timeout",
+          "auto, off or a positive number of seconds", o.round_timeout);
 }
 
 std::string help_text() {
@@ -379,7 +402,10 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"device", device},
           {"out", out},
           {"overwrite", overwrite ? "true" : "false"},
-          {"skip-complete", skip_complete ? "true" : "false"}};
+          {"skip-complete", skip_complete ? "true" : "false"},
+          {"resume", resume ? "true" : "false"},
+          {"checkpoint-every", text(checkpoint_every)},
+          {"round-timeout", round_timeout}};
   OptionRecorder recorder;
   auto own = algorithm_options;
   own.for_each([&](const std::string& /*name*/, core::OptionGroup& group) { group.visit(recorder); });

@@ -2,11 +2,14 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <thread>
 
 #include <cflrun/core/error.hpp>
+
+#include "watchdog.hpp"
 
 namespace cflrun::comm {
 namespace {
@@ -21,16 +24,6 @@ void check(int rc, const char* what) {
     int length = 0;
     MPI_Error_string(rc, text, &length);
     throw MpiError(std::string(what) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
-  }
-}
-
-/// Waits for a non-blocking request by polling with sleeps rather than spinning.
-void wait_politely(MPI_Request& request, const char* what) {
-  int done = 0;
-  check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
-  while (done == 0) {
-    std::this_thread::sleep_for(kPollInterval);
-    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
   }
 }
 
@@ -54,9 +47,11 @@ Communicator::Communicator(MPI_Comm base) {
   MPI_Comm_rank(node, &local_rank_);
   MPI_Comm_size(node, &local_size_);
   MPI_Comm_free(&node);
+  watchdog_ = std::make_unique<detail::Watchdog>(comm_, rank_, size_);
 }
 
 Communicator::~Communicator() {
+  watchdog_.reset();
   if (comm_ != MPI_COMM_NULL) {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -66,10 +61,21 @@ Communicator::~Communicator() {
   }
 }
 
-void Communicator::broadcast_raw(void* data, std::int64_t count, MPI_Datatype type) const {
+template <typename Start>
+void Communicator::run_collective(const char* what, Start&& start) const {
+  watchdog_->arrive();
   MPI_Request request = MPI_REQUEST_NULL;
-  check(MPI_Ibcast(data, to_int_count(count, "broadcast"), type, 0, comm_, &request), "MPI_Ibcast");
-  wait_politely(request, "MPI_Ibcast");
+  check(start(request), what);
+  watchdog_->wait(request, what, kPollInterval);
+}
+
+void Communicator::set_timeout(double seconds) const { watchdog_->set_timeout(seconds); }
+
+double Communicator::timeout() const { return watchdog_->timeout(); }
+
+void Communicator::broadcast_raw(void* data, std::int64_t count, MPI_Datatype type) const {
+  const int n = to_int_count(count, "broadcast");
+  run_collective("MPI_Ibcast", [&](MPI_Request& r) { return MPI_Ibcast(data, n, type, 0, comm_, &r); });
 }
 
 void Communicator::broadcast(float* data, std::int64_t count) const { broadcast_raw(data, count, MPI_FLOAT); }
@@ -79,9 +85,9 @@ void Communicator::broadcast(int* data, std::int64_t count) const { broadcast_ra
 std::vector<double> Communicator::gather(const std::vector<double>& local) const {
   int count = to_int_count(static_cast<std::int64_t>(local.size()), "gather");
   std::vector<int> counts(is_root() ? size_ : 0);
-  MPI_Request request = MPI_REQUEST_NULL;
-  check(MPI_Igather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_, &request), "MPI_Igather");
-  wait_politely(request, "MPI_Igather");
+  run_collective("MPI_Igather", [&](MPI_Request& r) {
+    return MPI_Igather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_, &r);
+  });
   std::vector<int> displacements(counts.size(), 0);
   std::int64_t total = 0;
   for (std::size_t r = 0; r < counts.size(); ++r) {
@@ -89,32 +95,39 @@ std::vector<double> Communicator::gather(const std::vector<double>& local) const
     total += counts[r];
   }
   std::vector<double> all(static_cast<std::size_t>(total));
-  check(MPI_Igatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), displacements.data(),
-                     MPI_DOUBLE, 0, comm_, &request),
-        "MPI_Igatherv");
-  wait_politely(request, "MPI_Igatherv");
+  run_collective("MPI_Igatherv", [&](MPI_Request& r) {
+    return MPI_Igatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), displacements.data(), MPI_DOUBLE,
+                        0, comm_, &r);
+  });
   return all;
 }
 
 std::vector<double> Communicator::reduce_sum(const std::vector<double>& local) const {
   std::vector<double> sum(is_root() ? local.size() : 0);
-  MPI_Request request = MPI_REQUEST_NULL;
-  check(MPI_Ireduce(local.data(), sum.data(), to_int_count(static_cast<std::int64_t>(local.size()), "reduce"),
-                    MPI_DOUBLE, MPI_SUM, 0, comm_, &request),
-        "MPI_Ireduce");
-  wait_politely(request, "MPI_Ireduce");
+  const int n = to_int_count(static_cast<std::int64_t>(local.size()), "reduce");
+  run_collective("MPI_Ireduce", [&](MPI_Request& r) {
+    return MPI_Ireduce(local.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, 0, comm_, &r);
+  });
   return sum;
 }
 
-int Communicator::all_min(int value) const {
+int Communicator::all_reduce(int value, MPI_Op op) const {
   int result = value;
-  MPI_Request request = MPI_REQUEST_NULL;
-  check(MPI_Iallreduce(&value, &result, 1, MPI_INT, MPI_MIN, comm_, &request), "MPI_Iallreduce");
-  wait_politely(request, "MPI_Iallreduce");
+  run_collective("MPI_Iallreduce",
+                 [&](MPI_Request& r) { return MPI_Iallreduce(&value, &result, 1, MPI_INT, op, comm_, &r); });
   return result;
 }
 
+int Communicator::all_min(int value) const { return all_reduce(value, MPI_MIN); }
+
+int Communicator::all_max(int value) const { return all_reduce(value, MPI_MAX); }
+
 void Communicator::abort(int exit_code) const {
+  if (size_ == 1) {  // nobody to stop: exit without MPI_Abort's notice
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(exit_code);
+  }
   MPI_Abort(comm_ == MPI_COMM_NULL ? MPI_COMM_WORLD : comm_, exit_code);
   std::_Exit(exit_code);
 }

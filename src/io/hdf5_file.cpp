@@ -29,4 +29,11 @@ Hdf5Handle open_hdf5_file_read_only(const std::filesystem::path& path) {
                      "cannot open HDF5 file " + path.string());
 }
 
+Hdf5Handle open_hdf5_file_read_write(const std::filesystem::path& path) {
+  silence_hdf5_error_printing();
+  const Hdf5Handle access = make_file_access_properties();
+  return make_handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()), H5Fclose,
+                     "cannot open HDF5 file " + path.string() + " for writing");
+}
+
 }  // namespace cflrun::io

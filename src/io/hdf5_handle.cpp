@@ -1,4 +1,5 @@
 #include <cflrun/io/hdf5_handle.hpp>
+#include <cflrun/io/hdf5_library.hpp>
 
 #include <algorithm>
 #include <array>
@@ -28,6 +29,23 @@ herr_t append_error_entry(unsigned /*n*/, const H5E_error2_t* entry, void* data)
     message += minor.data();
   }
   return 0;
+}
+
+/// The operating-system error in an HDF5 error stack, as the sec2 driver words it ("errno = 28,
+/// error message = 'No space left on device'"), with the fix for a full disk; "" if there is none.
+std::string system_error_of(const std::string& stack) {
+  static const std::string kKey = "error message = '";
+  const auto at = stack.find(kKey);
+  if (at == std::string::npos) {
+    return "";
+  }
+  const auto start = at + kKey.size();
+  const auto end = stack.find('\'', start);
+  std::string error = stack.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (stack.find("errno = 28,") != std::string::npos || stack.find("errno = 122,") != std::string::npos) {
+    error += " (the disk or quota is full: free space there or choose another --out)";
+  }
+  return error;
 }
 
 }  // namespace
@@ -73,8 +91,14 @@ std::string hdf5_error_stack_message() {
   return message;
 }
 
+void keep_hdf5_out_of_exit() noexcept { H5dont_atexit(); }
+
 void throw_hdf5_error(const std::string& what) {
   const std::string stack = hdf5_error_stack_message();
+  const auto system_error = system_error_of(stack);
+  if (!system_error.empty()) {
+    throw Hdf5Error(what + ": " + system_error);
+  }
   throw Hdf5Error(stack.empty() ? what : what + ": " + stack);
 }
 

@@ -3,6 +3,9 @@
 #include <map>
 #include <system_error>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cflrun/core/error.hpp>
 #include <cflrun/io/hdf5_attribute.hpp>
 #include <cflrun/io/hdf5_dataset.hpp>
@@ -47,6 +50,15 @@ void prepare_output_path(const std::filesystem::path& path, bool overwrite) {
   }
 }
 
+/// Flushes a closed file's pages to the disk (fsync), so that a rename after it is crash-safe.
+void sync_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
 void check_size(const char* field, std::size_t found, std::size_t expected,
                 const std::string& reason) {
   if (found != expected) {
@@ -81,7 +93,21 @@ struct ResultWriter::Impl {
   std::map<std::string, Hdf5Handle> extra;  // path -> dataset
   std::int64_t completed_rounds = 0;
 
+  /// A per-round dataset of the layout: its handle member, path, file type and row shape.
+  struct RowDataset {
+    Hdf5Handle* handle;
+    std::string path;
+    hid_t type;
+    std::vector<hsize_t> row_shape;
+    bool compress;
+  };
+  /// Every per-round dataset the layout has (the one list creating and reopening share).
+  std::vector<RowDataset> row_datasets();
+  /// The root attributes, groups and per-round datasets of a new file.
+  void create_structure();
   void create_datasets();
+  /// Opens every dataset of an existing file and cuts it to `rows` rows (resume).
+  void reopen_datasets(std::int64_t rows);
   void validate(const RoundRecord& record) const;
   void flush() const {
     check_hdf5(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot flush " + path.string());
@@ -92,39 +118,59 @@ struct ResultWriter::Impl {
   }
 };
 
-void ResultWriter::Impl::create_datasets() {
-  const hid_t f = file.get();
-  const hsize_t clients = static_cast<hsize_t>(layout.num_clients);
-  ari = create_row_dataset(f, schema::kAri, H5T_IEEE_F64LE, {}, false);
-  accuracy = create_row_dataset(f, schema::kAccuracy, H5T_IEEE_F64LE, {}, false);
-  test_loss = create_row_dataset(f, schema::kTestLoss, H5T_IEEE_F64LE, {}, false);
-  train_loss = create_row_dataset(f, schema::kTrainLoss, H5T_IEEE_F64LE, {}, false);
-  worker_compute_seconds =
-      create_row_dataset(f, schema::kWorkerComputeSeconds, H5T_IEEE_F64LE, {}, false);
-  bytes_sent = create_row_dataset(f, schema::kBytesSent, H5T_STD_I64LE, {}, false);
-  bytes_received = create_row_dataset(f, schema::kBytesReceived, H5T_STD_I64LE, {}, false);
-  seconds = create_row_dataset(f, schema::kSeconds, H5T_IEEE_F64LE,
-                               {static_cast<hsize_t>(layout.phase_names.size())}, false);
-  write_string_array_attribute(seconds.get(), schema::kPhasesAttribute, layout.phase_names);
-  assignment = create_row_dataset(f, schema::kAssignment, H5T_STD_I32LE, {clients}, true);
-  client_accuracy = create_row_dataset(f, schema::kClientAccuracy, H5T_IEEE_F32LE, {clients}, true);
-  client_test_loss =
-      create_row_dataset(f, schema::kClientTestLoss, H5T_IEEE_F32LE, {clients}, true);
-  if (layout.has_loss_vectors) {
-    loss_vectors = create_row_dataset(f, schema::kLossVectors, H5T_IEEE_F32LE,
-                                      {clients, static_cast<hsize_t>(layout.num_models)}, true);
-  }
+std::vector<ResultWriter::Impl::RowDataset> ResultWriter::Impl::row_datasets() {
+  const auto clients = static_cast<hsize_t>(layout.num_clients);
   const auto models = static_cast<hsize_t>(layout.num_models);
-  live_models = create_row_dataset(f, schema::kLiveModels, H5T_STD_I32LE, {}, false);
-  for (const auto& dataset : layout.extra_datasets) {
-    create_parent_group(f, dataset.path);
-    const std::vector<hsize_t> row(dataset.shape.begin(), dataset.shape.end());
-    extra.emplace(dataset.path, create_row_dataset(f, dataset.path, H5T_IEEE_F32LE, row, true));
+  const auto phases = static_cast<hsize_t>(layout.phase_names.size());
+  std::vector<RowDataset> all{
+      {&ari, schema::kAri, H5T_IEEE_F64LE, {}, false},
+      {&accuracy, schema::kAccuracy, H5T_IEEE_F64LE, {}, false},
+      {&test_loss, schema::kTestLoss, H5T_IEEE_F64LE, {}, false},
+      {&train_loss, schema::kTrainLoss, H5T_IEEE_F64LE, {}, false},
+      {&worker_compute_seconds, schema::kWorkerComputeSeconds, H5T_IEEE_F64LE, {}, false},
+      {&bytes_sent, schema::kBytesSent, H5T_STD_I64LE, {}, false},
+      {&bytes_received, schema::kBytesReceived, H5T_STD_I64LE, {}, false},
+      {&seconds, schema::kSeconds, H5T_IEEE_F64LE, {phases}, false},
+      {&assignment, schema::kAssignment, H5T_STD_I32LE, {clients}, true},
+      {&client_accuracy, schema::kClientAccuracy, H5T_IEEE_F32LE, {clients}, true},
+      {&client_test_loss, schema::kClientTestLoss, H5T_IEEE_F32LE, {clients}, true},
+      {&live_models, schema::kLiveModels, H5T_STD_I32LE, {}, false}};
+  if (layout.has_loss_vectors) {
+    all.push_back({&loss_vectors, schema::kLossVectors, H5T_IEEE_F32LE, {clients, models}, true});
   }
   if (layout.num_sources > 0) {
     const auto sources = static_cast<hsize_t>(layout.num_sources);
-    source_accuracy = create_row_dataset(f, schema::kSourceAccuracy, H5T_IEEE_F32LE, {models, sources}, true);
-    source_loss = create_row_dataset(f, schema::kSourceLoss, H5T_IEEE_F32LE, {models, sources}, true);
+    all.push_back({&source_accuracy, schema::kSourceAccuracy, H5T_IEEE_F32LE, {models, sources}, true});
+    all.push_back({&source_loss, schema::kSourceLoss, H5T_IEEE_F32LE, {models, sources}, true});
+  }
+  for (const auto& dataset : layout.extra_datasets) {
+    all.push_back({&extra[dataset.path], dataset.path, H5T_IEEE_F32LE,
+                   std::vector<hsize_t>(dataset.shape.begin(), dataset.shape.end()), true});
+  }
+  return all;
+}
+
+void ResultWriter::Impl::create_datasets() {
+  const hid_t f = file.get();
+  for (auto& dataset : row_datasets()) {
+    create_parent_group(f, dataset.path);
+    *dataset.handle = create_row_dataset(f, dataset.path, dataset.type, dataset.row_shape, dataset.compress);
+  }
+  write_string_array_attribute(seconds.get(), schema::kPhasesAttribute, layout.phase_names);
+}
+
+void ResultWriter::Impl::reopen_datasets(std::int64_t rows) {
+  for (auto& dataset : row_datasets()) {
+    *dataset.handle = make_handle(H5Dopen2(file.get(), dataset.path.c_str(), H5P_DEFAULT), H5Dclose,
+                                  "cannot open " + dataset.path + " of " + path.string() +
+                                      " to resume; the file was written by another configuration");
+    auto shape = dataset_shape(dataset.handle->get());
+    if (shape.empty() || shape.front() < static_cast<hsize_t>(rows)) {
+      throw DataError(path.string() + ": " + dataset.path + " holds fewer than the checkpoint's " +
+                      std::to_string(rows) + " rounds; the file does not belong to the checkpoint");
+    }
+    shape.front() = static_cast<hsize_t>(rows);  // rounds written after the checkpoint are redone
+    check_hdf5(H5Dset_extent(dataset.handle->get(), shape.data()), "cannot shrink " + dataset.path);
   }
 }
 
@@ -167,7 +213,18 @@ ResultWriter::ResultWriter(const std::filesystem::path& path, const ResultLayout
   impl_->path = path;
   impl_->layout = layout;
   impl_->file = create_hdf5_file(path, overwrite);
-  const hid_t f = impl_->file.get();
+  try {
+    impl_->create_structure();
+  } catch (...) {
+    impl_.reset();  // a file that could not even be set up (e.g. a full disk) is removed
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+    throw;
+  }
+}
+
+void ResultWriter::Impl::create_structure() {
+  const hid_t f = file.get();
   write_int64_attribute(f, schema::kSchemaVersionAttribute, schema::kSchemaVersion);
   write_int64_attribute(f, schema::kNumClients, layout.num_clients);
   write_int64_attribute(f, schema::kNumModels, layout.num_models);
@@ -177,10 +234,11 @@ ResultWriter::ResultWriter(const std::filesystem::path& path, const ResultLayout
   for (const char* group : {schema::kConfigGroup, schema::kRoundsGroup, schema::kClientsGroup}) {
     create_group(f, group);
   }
-  impl_->create_datasets();
-  impl_->flush();
+  create_datasets();
+  flush();
 }
 
+ResultWriter::ResultWriter() = default;
 ResultWriter::~ResultWriter() = default;
 ResultWriter::ResultWriter(ResultWriter&&) noexcept = default;
 ResultWriter& ResultWriter::operator=(ResultWriter&&) noexcept = default;
@@ -260,13 +318,59 @@ void ResultWriter::append_round(const RoundRecord& record) {
     append_row(w.source_accuracy.get(), H5T_NATIVE_FLOAT, record.source_accuracy.data());
     append_row(w.source_loss.get(), H5T_NATIVE_FLOAT, record.source_loss.data());
   }
-  // completed_rounds is written last, once every row of the round is in place.
+  // completed_rounds is written last, once every row of the round is on disk: a failed write (a
+  // full disk) leaves the file claiming only the rounds before.
+  w.flush();
   write_int64_attribute(w.file.get(), schema::kCompletedRounds, w.completed_rounds + 1);
   ++w.completed_rounds;
   w.flush();
 }
 
+ResultWriter ResultWriter::resume(const std::filesystem::path& path, const ResultLayout& layout, std::int64_t rounds) {
+  validate_layout(layout);
+  ResultWriter writer;
+  writer.impl_ = std::make_unique<Impl>();
+  Impl& w = *writer.impl_;
+  w.path = path;
+  w.layout = layout;
+  w.file = open_hdf5_file_read_write(path);
+  const hid_t f = w.file.get();
+  if (read_int64_attribute(f, schema::kNumClients) != layout.num_clients ||
+      read_int64_attribute(f, schema::kNumModels) != layout.num_models) {
+    throw DataError(path.string() + " was written for another number of clients or models than this run; "
+                    "start again with --overwrite");
+  }
+  w.reopen_datasets(rounds);
+  write_int64_attribute(f, schema::kCompletedRounds, rounds);
+  w.completed_rounds = rounds;
+  w.set_status(schema::kStatusRunning);
+  return writer;
+}
+
 std::int64_t ResultWriter::completed_rounds() const { return impl_->completed_rounds; }
+
+void ResultWriter::complete_into(const std::filesystem::path& final_path) {
+  impl_->set_status(schema::kStatusComplete);
+  const auto written = impl_->path;
+  impl_.reset();  // closes every dataset, then the file
+  sync_file(written);
+  std::error_code error;
+  std::filesystem::rename(written, final_path, error);
+  if (error) {
+    throw Hdf5Error("cannot rename " + written.string() + " to " + final_path.string() + ": " + error.message() +
+                    "; the complete result is in " + written.string());
+  }
+}
+
+void ResultWriter::mark_interrupted(const std::string& message) noexcept {
+  try {
+    if (impl_) {
+      impl_->set_status(schema::kStatusInterruptedPrefix + message);
+    }
+  } catch (...) {
+    // Best effort, as mark_failed.
+  }
+}
 
 void ResultWriter::mark_complete() { impl_->set_status(schema::kStatusComplete); }
 

@@ -1,34 +1,59 @@
 #include "experiment_state.hpp"
 
+#include <cflrun/run/round_timeout.hpp>
+
 namespace cflrun::run {
 namespace {
 
-/// True if `path` is a result file whose run finished (status "complete"); false for a missing,
-/// unreadable or unfinished file.
-bool holds_complete_run(const std::string& path) {
-  if (!std::filesystem::exists(path)) {
-    return false;
-  }
-  try {
-    return io::ResultReader(path).status() == "complete";
-  } catch (const Error&) {
-    return false;
-  }
-}
-
-/// --skip-complete: rank 0 looks at --out and tells every rank whether the run is already done.
+/// --skip-complete: true if --out holds a complete run of the same options (rank 0 decides, every
+/// rank learns it). @throws ConfigError (collectively) if it holds a complete run of other options.
 bool already_complete(const cli::RunOptions& options, const comm::Communicator& comm) {
-  int complete = comm.is_root() && options.skip_complete && holds_complete_run(options.out) ? 1 : 0;
-  comm.broadcast(&complete, 1);
-  if (complete != 0 && comm.is_root()) {
+  const int complete = collective_step(comm, [&] {
+    if (!comm.is_root() || !options.skip_complete || !std::filesystem::exists(options.out)) {
+      return 0;
+    }
+    std::vector<std::pair<std::string, std::string>> recorded;
+    try {
+      const io::ResultReader reader(options.out);
+      if (reader.status() != io::schema::kStatusComplete) {
+        return 0;
+      }
+      recorded = reader.config();
+    } catch (const Error&) {
+      return 0;  // not a readable result: the run replaces it (with --overwrite)
+    }
+    const auto differences = config_differences(options.to_attributes(), recorded);
+    if (!differences.empty()) {
+      std::string list;
+      for (const auto& difference : differences) {
+        list += "\n  " + difference;
+      }
+      throw ConfigError("--skip-complete: " + options.out + " holds a complete run of other options:" + list +
+                        "\nchoose another --out, or remove the file to run these options there");
+    }
+    return 1;
+  });
+  int shared = complete;
+  comm.broadcast(&shared, 1);
+  if (shared != 0 && comm.is_root()) {
     std::cout << "cflrun: " << options.out << " already complete; nothing to do (--skip-complete)" << std::endl;
   }
-  return complete != 0;
+  return shared != 0;
 }
 
 }  // namespace
 
 void run_experiment(const cli::RunOptions& options, const comm::Communicator& comm) {
+  std::unique_ptr<RunLock> lock;  // rank 0 owns the run's files until it returns
+  if (!options.dry_run) {
+    collective_step(comm, [&] {
+      if (comm.is_root()) {
+        lock = std::make_unique<RunLock>(output_paths(options.out).lock);
+      }
+    });
+  }
+  RoundTimeout timeout(options.round_timeout);
+  comm.set_timeout(timeout.seconds());
   if (already_complete(options, comm)) {
     return;
   }
@@ -38,9 +63,15 @@ void run_experiment(const cli::RunOptions& options, const comm::Communicator& co
     return;
   }
   try {
-    for (int round = 0; round < options.rounds; ++round) {
+    for (int round = experiment.first_round(); round < options.rounds; ++round) {
+      const auto start = std::chrono::steady_clock::now();
       experiment.run_round(round);
+      experiment.end_round(round);
+      timeout.add_round(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      comm.set_timeout(timeout.seconds());  // every rank measures its own rounds: close enough
     }
+  } catch (const Interrupted&) {
+    throw;
   } catch (const std::exception& e) {
     experiment.fail(e.what());
     throw;

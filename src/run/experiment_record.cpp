@@ -168,12 +168,21 @@ void Experiment::finish() {
                           {"first_round_ari_0_9", value(metrics.first_round_ari_0_9)},
                           {"stability_switch_round", stability_->switched() ? stability_->switch_round() + 1.0
                                                                             : std::numeric_limits<double>::quiet_NaN()}});
-  writer_->mark_complete();
+  writer_->complete_into(paths_.out);  // <out>.partial becomes <out> in one rename
+  writer_.reset();
+  std::error_code error;
+  std::filesystem::remove(paths_.checkpoint, error);
 }
 
 void Experiment::fail(const std::string& message) {
-  if (writer_) {
-    writer_->mark_failed(message);
+  if (!writer_) {
+    return;
+  }
+  writer_->mark_failed(message);
+  if (writer_->completed_rounds() == 0) {  // nothing worth keeping: no file that could mislead
+    writer_.reset();
+    std::error_code ignored;
+    std::filesystem::remove(paths_.partial, ignored);
   }
 }
 

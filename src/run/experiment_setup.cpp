@@ -8,8 +8,21 @@ void Experiment::set_up_compute() {
   torch::set_num_threads(threads_);
   use_single_threaded_blas();
   device_ = select_device(options_.device, comm_.local_rank());
-  if (comm_.is_root() && !options_.dry_run && !options_.overwrite && std::filesystem::exists(options_.out)) {
-    throw ConfigError("--out " + options_.out + " already exists; pass --overwrite to replace it or choose another --out");
+  if (comm_.is_root() && !options_.dry_run) {
+    check_output_files();
+    read_checkpoint_if_resuming();
+  }
+}
+
+void Experiment::check_output_files() const {
+  if (!options_.overwrite && std::filesystem::exists(paths_.out)) {
+    throw ConfigError("--out " + options_.out + " already exists; pass --overwrite to replace it (only when this "
+                      "run completes) or choose another --out");
+  }
+  const bool left_behind = std::filesystem::exists(paths_.partial) || std::filesystem::exists(paths_.checkpoint);
+  if (left_behind && !options_.resume && !options_.overwrite) {
+    throw ConfigError("an interrupted run left " + paths_.partial.string() + " and its checkpoint; pass --resume to "
+                      "continue it, or --overwrite to start again");
   }
 }
 
@@ -150,7 +163,11 @@ void Experiment::open_result_file() {
   for (const auto& dataset : algorithm_->extra_datasets()) {
     layout.extra_datasets.push_back({dataset.path, dataset.shape});
   }
-  writer_ = std::make_unique<io::ResultWriter>(options_.out, layout, options_.overwrite);
+  if (first_round_ > 0) {  // --resume: the interrupted run's file, cut to the checkpoint's rounds
+    writer_ = std::make_unique<io::ResultWriter>(io::ResultWriter::resume(paths_.partial, layout, first_round_));
+    return;
+  }
+  writer_ = std::make_unique<io::ResultWriter>(paths_.partial, layout, /*overwrite=*/true);
   auto attributes = options_.to_attributes();
   attributes.emplace_back("version", core::version());
   attributes.emplace_back("git_commit", core::git_commit());
@@ -170,6 +187,7 @@ void Experiment::open_result_file() {
 
 void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_compute(); });
+  comm_.broadcast(&first_round_, 1);
   collective_step(comm_, [&] { set_up_data(); });
   share_train_samples();
   collective_step(comm_, [&] { set_up_algorithm(); });
@@ -199,6 +217,9 @@ void Experiment::set_up() {
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
   if (algorithm_->keeps_local_models() && algorithm_->local_models_start_from_server_model()) {
     clients_->init_local_models(models_->states()[0], algorithm_->keeps_optimizers());  // FedALA: the global model
+  }
+  if (!options_.dry_run) {
+    collective_step(comm_, [&] { restore_checkpoint(); });
   }
 }
 

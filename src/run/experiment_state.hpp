@@ -22,8 +22,10 @@
 #include <cflrun/cluster/adjusted_rand_index.hpp>
 #include <cflrun/core/build_info.hpp>
 #include <cflrun/io/result_reader.hpp>
+#include <cflrun/io/result_schema.hpp>
 #include <cflrun/io/result_writer.hpp>
 #include <cflrun/report/run_summary.hpp>
+#include <cflrun/run/checkpoint.hpp>
 #include <cflrun/run/client_data_setup.hpp>
 #include <cflrun/run/client_group.hpp>
 #include <cflrun/run/collective_step.hpp>
@@ -32,7 +34,9 @@
 #include <cflrun/run/progress.hpp>
 #include <cflrun/run/rank_layout.hpp>
 #include <cflrun/run/source_holdouts.hpp>
+#include <cflrun/run/output_files.hpp>
 #include <cflrun/run/stability.hpp>
+#include <cflrun/run/stop_signals.hpp>
 
 namespace cflrun::run::detail {
 
@@ -65,11 +69,16 @@ struct RoundOutcome {
 /// Everything a run holds between rounds, on one rank.
 class Experiment {
  public:
-  Experiment(const cli::RunOptions& options, const comm::Communicator& comm) : options_(options), comm_(comm) {}
+  Experiment(const cli::RunOptions& options, const comm::Communicator& comm)
+      : options_(options), comm_(comm), paths_(output_paths(options.out)) {}
 
   void set_up();
+  /// The first round to run: 0, or the checkpoint's next round with --resume.
+  int first_round() const { return first_round_; }
   /// One round of the protocol of algo/algorithm.hpp.
   void run_round(int round);
+  /// After a round: the checkpoint when due, and the stop on a signal (throws Interrupted).
+  void end_round(int round);
   void finish();
   void fail(const std::string& message);
 
@@ -83,7 +92,16 @@ class Experiment {
   void cluster_signatures();
   void set_up_models();
   bool is_newcomer(int client) const;
+  void check_output_files() const;
   void open_result_file();
+  // checkpoints (experiment_checkpoint.cpp)
+  void read_checkpoint_if_resuming();
+  void restore_checkpoint();
+  void save_checkpoint(int next_round);
+  algo::AlgorithmState rank_state() const;
+  void restore_rank_state(const algo::AlgorithmState& state);
+  algo::AlgorithmState server_state() const;
+  void restore_server_state(const algo::AlgorithmState& state);
   // one round (experiment_round.cpp)
   std::vector<int> draw_round_participants(int round) const;
   algo::RoundInput round_input(int round) const;
@@ -115,6 +133,9 @@ class Experiment {
 
   const cli::RunOptions& options_;
   const comm::Communicator& comm_;
+  OutputPaths paths_;                       // --out and the files beside it
+  int first_round_ = 0;                     // > 0 when resuming
+  std::optional<Checkpoint> checkpoint_;    // rank 0, with --resume: what to continue from
   torch::Device device_{torch::kCPU};
   int threads_ = 1;
   std::unique_ptr<algo::Algorithm> algorithm_;  // every rank; decisions on rank 0

@@ -1,5 +1,7 @@
 #include <cflrun/run/stability.hpp>
 
+#include <torch/torch.h>
+
 namespace cflrun::run {
 
 StabilityMonitor::StabilityMonitor(const comm::Communicator& comm, int first, int end, int window, double fraction)
@@ -55,6 +57,32 @@ void StabilityMonitor::record(const std::vector<int>& assignment) {
     streak_[at] = model == last_model_[at] ? streak_[at] + 1 : 1;
     last_model_[at] = model;
   }
+}
+
+namespace {
+
+torch::Tensor as_tensor(const std::vector<int>& values) {
+  return torch::tensor(std::vector<std::int64_t>(values.begin(), values.end()), torch::kInt64);
+}
+
+std::vector<int> as_ints(const torch::Tensor& tensor) {
+  const auto values = tensor.contiguous();
+  return std::vector<int>(values.data_ptr<std::int64_t>(), values.data_ptr<std::int64_t>() + values.numel());
+}
+
+}  // namespace
+
+algo::AlgorithmState StabilityMonitor::state() const {
+  return {{"stability_last_model", as_tensor(last_model_)},
+          {"stability_streak", as_tensor(streak_)},
+          {"stability_switch_round", torch::tensor({static_cast<std::int64_t>(switch_round_)}, torch::kInt64)}};
+}
+
+void StabilityMonitor::restore(const algo::AlgorithmState& state) {
+  const auto hosted = static_cast<std::int64_t>(last_model_.size());
+  last_model_ = as_ints(algo::state_tensor(state, "stability", "stability_last_model", {hosted}));
+  streak_ = as_ints(algo::state_tensor(state, "stability", "stability_streak", {hosted}));
+  switch_round_ = static_cast<int>(algo::state_tensor(state, "stability", "stability_switch_round", {1}).item<std::int64_t>());
 }
 
 }  // namespace cflrun::run

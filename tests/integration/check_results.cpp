@@ -111,6 +111,31 @@ int identical(const std::string& a, const std::string& b, bool assignments_only)
   return 0;
 }
 
+/// A partial file (a run that failed, e.g. on a full disk) claims completed_rounds k, and every
+/// per-round dataset holds at least k rows, whose first k equal the reference run's bit for bit.
+int consistent_prefix(const std::string& reference, const std::string& partial) {
+  const ResultReader rr(reference);
+  const ResultReader rp(partial);
+  const auto rounds = static_cast<std::size_t>(rp.completed_rounds());
+  const auto reference_rounds = static_cast<std::size_t>(rr.completed_rounds());
+  for (const char* name : {"/rounds/ari", "/rounds/accuracy", "/rounds/test_loss", "/rounds/train_loss",
+                           "/clients/assignment", "/clients/accuracy", "/clients/test_loss", "/clients/loss_vectors"}) {
+    if (!rr.has_dataset(name)) {
+      continue;
+    }
+    const auto full = rr.read_f64(name);
+    const auto row = full.size() / reference_rounds;
+    const auto part = rp.read_f64(name);
+    if (part.size() < rounds * row ||
+        std::memcmp(full.data(), part.data(), rounds * row * sizeof(double)) != 0) {
+      return fail(partial + " claims " + std::to_string(rounds) + " rounds but " + name +
+                  " does not hold them as the uninterrupted run wrote them");
+    }
+  }
+  std::cout << partial << ": " << rounds << " complete round(s), equal to the reference's" << std::endl;
+  return 0;
+}
+
 int accuracy_close(const std::string& a, const std::string& b, double tolerance) {
   const double fa = ResultReader(a).read_f64("/rounds/accuracy").back();
   const double fb = ResultReader(b).read_f64("/rounds/accuracy").back();
@@ -188,6 +213,9 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 3 && (args[0] == "same-assignments" || args[0] == "identical")) {
       return identical(args[1], args[2], args[0] == "same-assignments");
+    }
+    if (args.size() == 3 && args[0] == "consistent-prefix") {
+      return consistent_prefix(args[1], args[2]);
     }
     if (args.size() == 4 && args[0] == "accuracy-close") {
       return accuracy_close(args[1], args[2], std::stod(args[3]));

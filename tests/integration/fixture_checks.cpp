@@ -85,8 +85,13 @@ std::vector<std::string> lines_of(std::istream& in) {
   return lines;
 }
 
-/// Two values of one line agree: the same text, or (tolerant) numbers within a relative 1e-4 of
-/// which at most one is not an integer-valued count.
+/// Absolute tolerance of floats recorded on another machine: a low-bit difference of the trained
+/// model can flip one borderline test sample, and one sample of a 100-sample client is 0.01 of its
+/// accuracy. Counts (assignments, cluster ids, bytes) are still compared exactly.
+constexpr double kOtherMachineAbsolute = 0.011;
+
+/// Two values of one line agree: the same text, or (tolerant) numbers within a relative 1e-4 or an
+/// absolute kOtherMachineAbsolute, of which at most one is not an integer-valued count.
 bool agree(const std::string& a, const std::string& b, bool tolerant) {
   if (a == b) {
     return true;
@@ -104,7 +109,7 @@ bool agree(const std::string& a, const std::string& b, bool tolerant) {
   }
   const bool integers = std::floor(x) == x && std::floor(y) == y && a.find('.') == std::string::npos &&
                         b.find('.') == std::string::npos && a.find('e') == std::string::npos;
-  return !integers && std::fabs(x - y) <= 1e-4 * std::max({1.0, std::fabs(x), std::fabs(y)});
+  return !integers && std::fabs(x - y) <= std::max(kOtherMachineAbsolute, 1e-4 * std::max(std::fabs(x), std::fabs(y)));
 }
 
 /// The first disagreement between two lines, or "" if none.
@@ -155,7 +160,7 @@ int matches_fixture(const std::string& file, const std::string& fixture) {
   std::cout << file << " vs " << fixture << ": "
             << (other_machine ? "recorded on another machine (" + (expected.empty() ? "?" : expected[0]) +
                                     "); training diverges in the low bits there, so only the first round is "
-                                    "compared, floats to a relative 1e-4"
+                                    "compared, floats to a relative 1e-4 or an absolute 0.011"
                               : "same machine, compared bit for bit")
             << std::endl;
   if (expected.size() != found.size()) {

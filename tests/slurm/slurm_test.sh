@@ -2,29 +2,35 @@
 # The SLURM workflow on a real single-node SLURM (tests/slurm/local_cluster.sh: slurmctld, slurmd
 # and munged from Debian's packages, started here and stopped on exit):
 #   1. a 3-seed sweep of a tiny Fashion-MNIST CLoVE config, submitted as ONE job array of
-#      jobs/slurm/sweep.sbatch; array task 1 is cancelled mid-run: tasks 0 and 2 leave complete
-#      result files, task 1 an incomplete one;
-#   2. the same array resubmitted: only task 1 runs again, tasks 0 and 2 say "already complete" and
-#      their files are untouched;
+#      jobs/slurm/sweep.sbatch; array task 1 is cancelled mid-run (SIGTERM): tasks 0 and 2 leave
+#      complete result files, task 1 a partial file marked "interrupted" and a checkpoint;
+#   2. the same array resubmitted: only task 1 runs again, resuming from its checkpoint; tasks 0 and
+#      2 say "already complete" and their files are untouched;
 #   3. the same array resubmitted again: nothing runs, no file changes;
 #   4. one run of jobs/slurm/run.sbatch with its defaults (3 tasks, file and log named after the job);
-#   5. `cflrun report` on the sweep's results, if cflrun has that subcommand.
-# Usage: slurm_test.sh CFLRUN SOURCE_DIR      (as root; exit 77 = skipped when not root)
+#   5. `cflrun report` on the sweep's results, if cflrun has that subcommand;
+#   6. a run.sbatch job whose time limit (3 min) is shorter than the run: SLURM sends SIGUSR1 (its
+#      --signal=B:USR1@60), cflrun checkpoints and exits 75, the job requeues itself, resumes and
+#      completes with a file equal to an uninterrupted run's (check_results identical).
+# Usage: slurm_test.sh CFLRUN SOURCE_DIR CHECK_RESULTS   (as root; exit 77 = skipped when not root)
 set -euo pipefail
 
 readonly kJobTimeout=240      # seconds for one submitted job or array to finish
 readonly kKillTimeout=180     # seconds for array task 1 to finish its first round
-readonly kDeadline=780        # seconds for the whole test: fail (and clean up) before CTest's 900
+readonly kDeadline=1680       # seconds for the whole test: fail (and clean up) before CTest's 1800
+readonly kLimitJobTimeout=840  # seconds for the time-limited job: up to 3 starts, 2 min requeue delay each
+readonly kLimitRounds=400     # rounds of the time-limited run: well over its 3 minutes on 2 cores
 readonly kRounds=8            # rounds per sweep run: task 1 is cancelled after round 1 of these
 readonly kSeeds=(1 2 3)       # one array task per seed; task i runs seed kSeeds[i]
 
-[ "$#" -eq 2 ] || { echo "usage: $0 CFLRUN SOURCE_DIR" >&2; exit 2; }
+[ "$#" -eq 3 ] || { echo "usage: $0 CFLRUN SOURCE_DIR CHECK_RESULTS" >&2; exit 2; }
 if [ "$(id -u)" -ne 0 ]; then
   echo "slurm_test: skipped: needs root to install and run a local SLURM (CI runs as root)"
   exit 77
 fi
 cflrun="$(readlink -f "$1")"
 src="$(cd "$2" && pwd)"
+check="$(readlink -f "$3")"
 [ -x "$cflrun" ] || { echo "slurm_test: error: no cflrun binary at $1; build it first" >&2; exit 2; }
 work="$(mktemp -d /tmp/cflrun-slurm-test.XXXXXX)"
 cluster="$work/cluster"
@@ -63,10 +69,10 @@ time_left() {
   echo $((left < $1 ? left : $1))
 }
 
-# Waits until job (or job array) $1 has left the queue.
+# Waits until job (or job array) $1 has left the queue (within $2 seconds, default kJobTimeout).
 wait_for_job() {
   local job="$1" t limit
-  limit="$(time_left "$kJobTimeout")"
+  limit="$(time_left "${2:-$kJobTimeout}")"
   for ((t = 0; t < limit; t++)); do
     squeue -h -j "$job" 2>/dev/null | grep -q . || return 0
     sleep 1
@@ -115,7 +121,7 @@ sweep_with_one_task_killed() {
   say "submitted sweep as array job $job; waiting for task 1 to finish a round"
   limit="$(time_left "$kKillTimeout")"
   for ((t = 0; t < limit * 5; t++)); do
-    rounds="$(attribute "$victim" /completed_rounds)"
+    rounds="$(attribute "$victim.partial" /completed_rounds)"
     [ -n "$rounds" ] && [ "$rounds" -ge 1 ] && break
     sleep 0.2
   done
@@ -125,15 +131,18 @@ sweep_with_one_task_killed() {
   wait_for_job "$job"
   expect_status "$(result_file "${kSeeds[0]}")" complete
   expect_status "$(result_file "${kSeeds[2]}")" complete
-  expect_status "$victim" running
-  say "tasks 0 and 2 complete, task 1 left an incomplete file"
+  [ ! -e "$victim" ] || fail "the cancelled task left a file at its --out $victim"
+  local status
+  status="$(attribute "$victim.partial" /status)"
+  [[ "$status" == "interrupted: SIGTERM after round"* ]] || fail "$victim.partial: status '$status', expected interrupted"
+  [ -f "$victim.checkpoint" ] || fail "the cancelled task left no checkpoint"
+  say "tasks 0 and 2 complete, task 1 left a partial file ($status) and a checkpoint"
 }
 
 # 2. Resubmitting reruns only the cancelled task.
 resubmit_reruns_only_killed_task() {
-  local job before0 before1 before2
+  local job before0 before2
   before0="$(fingerprint "$(result_file "${kSeeds[0]}")")"
-  before1="$(fingerprint "$(result_file "${kSeeds[1]}")")"
   before2="$(fingerprint "$(result_file "${kSeeds[2]}")")"
   job="$(submit_sweep)"
   say "resubmitted sweep as array job $job"
@@ -141,9 +150,9 @@ resubmit_reruns_only_killed_task() {
   expect_skipped "$job" 0 "$before0"
   expect_skipped "$job" 2 "$before2"
   expect_status "$(result_file "${kSeeds[1]}")" complete
-  [ "$(fingerprint "$(result_file "${kSeeds[1]}")")" != "$before1" ] || fail "task 1 was not run again"
-  ! grep -q "already complete" "$work/results/logs/cflsweep-${job}_1.log" || fail "task 1 was skipped"
-  say "only task 1 ran again; all 3 files complete"
+  grep -q "resumed from .*checkpoint after round" "$work/results/logs/cflsweep-${job}_1.log" ||
+    fail "task 1 did not resume from its checkpoint"
+  say "only task 1 ran again, resumed from its checkpoint; all 3 files complete"
 }
 
 # 3. Resubmitting a finished sweep runs nothing.
@@ -181,6 +190,26 @@ report() {
   grep -Eq '^\| *3 *\|' <<< "$table" || fail "cflrun report: expected one group of n = 3 runs (a row '| 3 | ...')"
 }
 
+# 6. A run longer than its time limit: signalled, checkpointed, requeued, resumed, complete, and equal
+# to an uninterrupted run of the same options on the same ranks and threads (mpiexec -n 2 here).
+time_limit_requeue() {
+  local job out="$work/results/timelimit.h5" log
+  local args=(--config "$src/tests/integration/tiny_clove.cfg" --rounds "$kLimitRounds" --threads 1)
+  job="$(sbatch --parsable --ntasks=2 --time=3 --signal=B:USR1@60 -J timelimit "$src/jobs/slurm/run.sbatch" \
+         "${args[@]}" --quiet --out "$out")"
+  say "submitted a ${kLimitRounds}-round run with a 3-minute limit as job $job; reference run alongside"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n 2 --oversubscribe "$cflrun" "${args[@]}" \
+    --quiet --out "$work/results/reference.h5" > "$work/reference.log" 2>&1 || fail "the reference run failed"
+  wait_for_job "$job" "$kLimitJobTimeout"
+  log="$work/results/logs/timelimit-$job.log"
+  grep -q "interrupted by SIGUSR1 after round" "$log" || fail "job $job was not stopped by SIGUSR1 ($log)"
+  grep -q "requeued job $job" "$log" || fail "job $job did not requeue itself"
+  grep -q "resumed from .*checkpoint after round" "$log" || fail "job $job did not resume after the requeue"
+  expect_status "$out" complete
+  "$check" identical "$work/results/reference.h5" "$out" || fail "the requeued run differs from the uninterrupted one"
+  say "job $job: $(grep -o 'interrupted by SIGUSR1 after round [0-9]*' "$log" | head -n 1), requeued, resumed, identical"
+}
+
 start_cluster
 say "cluster up"
 sweep_with_one_task_killed
@@ -188,5 +217,6 @@ resubmit_reruns_only_killed_task
 resubmit_runs_nothing
 single_run
 report
+time_limit_requeue
 passed=1
 say "PASS"

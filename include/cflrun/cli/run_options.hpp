@@ -63,7 +63,10 @@ struct RunOptions {
   std::string device = "auto";           ///< --device: auto | cpu | cuda.
   std::string out = "results/run.h5";    ///< --out: HDF5 result file.
   bool overwrite = false;                ///< --overwrite: replace an existing --out file.
-  bool skip_complete = false;            ///< --skip-complete: exit 0 at once if --out is a complete run.
+  bool skip_complete = false;            ///< --skip-complete: exit 0 at once if --out is a complete run of these options.
+  bool resume = false;                   ///< --resume: continue from <out>.checkpoint if there is one.
+  int checkpoint_every = 1;              ///< --checkpoint-every: rounds between checkpoints; 0 = none.
+  std::string round_timeout = "auto";    ///< --round-timeout: auto | off | seconds a rank may wait for another.
   bool quiet = false;                    ///< --quiet: no per-round lines.
   bool dry_run = false;                  ///< --dry-run: load data, build partition and models, print, exit.
 

@@ -3,11 +3,25 @@
 /// The MPI communicator of a run, owned as a resource, with the few collectives a round needs.
 
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include <mpi.h>
 
 namespace cflrun::comm {
+
+namespace detail {
+class Watchdog;
+}
+
+/// A collective waited longer than the watchdog's timeout (--round-timeout): a rank is stopped,
+/// hung or dead. Not a cflrun::Error on purpose: no collective_step may catch it and wait for the
+/// missing rank in another collective; `main` reports it and ends the job with MPI_Abort.
+class WatchdogTimeout : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 /// Owns a duplicate of the communicator it is given (freed on destruction), so cflrun's messages
 /// never mix with another library's. Every collective is collective over all ranks of it.
@@ -17,10 +31,15 @@ namespace cflrun::comm {
 /// 2 cores) a spinning server rank would otherwise steal a core from a worker rank training
 /// clients. All ranks must therefore call these methods (never raw blocking MPI collectives)
 /// on the same communicator, in the same order.
+///
+/// Watchdog (--round-timeout): before each collective every worker tells rank 0 that it arrived
+/// (a one-int message). A wait longer than the timeout on rank 0 (twice it on a worker) throws
+/// WatchdogTimeout naming the ranks, hosts and pids that did not arrive (on a worker: the server).
 class Communicator {
  public:
   /// Duplicates `base` (MPI_Comm_dup) and finds the ranks sharing this node.
   /// @throws MpiError if an MPI call fails.
+  /// Also gathers every rank's host name and pid for the watchdog's messages (collective).
   explicit Communicator(MPI_Comm base);
   ~Communicator();
   Communicator(const Communicator&) = delete;
@@ -52,6 +71,14 @@ class Communicator {
 
   /// Minimum of `value` over all ranks, on every rank (MPI_Allreduce, MPI_MIN). Collective.
   int all_min(int value) const;
+  /// Maximum of `value` over all ranks, on every rank (MPI_Allreduce, MPI_MAX). Collective.
+  int all_max(int value) const;
+
+  /// Sets the watchdog: seconds rank 0 waits in one collective before it throws WatchdogTimeout
+  /// (workers wait twice as long); 0 = wait forever. Local to this rank; all ranks should agree.
+  void set_timeout(double seconds) const;
+  /// The watchdog's timeout in seconds (0 = off).
+  double timeout() const;
 
   /// Ends the whole job (all ranks) with `exit_code` via MPI_Abort; used after an error that
   /// only some ranks saw, so that no rank waits forever in a collective. Never returns.
@@ -59,11 +86,16 @@ class Communicator {
 
  private:
   void broadcast_raw(void* data, std::int64_t count, MPI_Datatype type) const;
+  /// Starts a collective (after telling the watchdog) and waits for it politely.
+  template <typename Start>
+  void run_collective(const char* what, Start&& start) const;
+  int all_reduce(int value, MPI_Op op) const;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
   int local_rank_ = 0;
   int local_size_ = 1;
+  std::unique_ptr<detail::Watchdog> watchdog_;  // mutable state of const collectives
 };
 
 /// Initialises MPI for the lifetime of the object (MPI_Init_thread, funneled) and finalises it on

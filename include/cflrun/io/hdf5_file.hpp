@@ -23,4 +23,8 @@ Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate);
 ///         set HDF5_USE_FILE_LOCKING=FALSE to peek at a running job's file at your own risk).
 Hdf5Handle open_hdf5_file_read_only(const std::filesystem::path& path);
 
+/// Opens an existing HDF5 file for reading and writing (file locking as in `create_hdf5_file`).
+/// @throws Hdf5Error naming `path` if HDF5 cannot open it.
+Hdf5Handle open_hdf5_file_read_write(const std::filesystem::path& path);
+
 }  // namespace cflrun::io

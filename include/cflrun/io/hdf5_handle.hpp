@@ -63,7 +63,9 @@ void silence_hdf5_error_printing() noexcept;
 /// then clears the stack. Empty if the stack is empty.
 std::string hdf5_error_stack_message();
 
-/// Throws Hdf5Error("<what>: <HDF5 error stack>").
+/// Throws Hdf5Error("<what>: <HDF5 error stack>"); when the stack holds an operating-system error
+/// (the file driver's errno, e.g. "No space left on device"), only that error, with the fix for a
+/// full disk ("free space on that disk or choose another --out").
 /// @param what  what was being attempted, naming the file or object, e.g.
 ///              "cannot create dataset /rounds/ari in results/x.h5".
 [[noreturn]] void throw_hdf5_error(const std::string& what);

@@ -60,5 +60,6 @@ inline constexpr const char* kNumModels = "num_models";                   ///< i
 inline constexpr const char* kStatusRunning = "running";
 inline constexpr const char* kStatusComplete = "complete";
 inline constexpr const char* kStatusFailedPrefix = "failed: ";
+inline constexpr const char* kStatusInterruptedPrefix = "interrupted: ";
 
 }  // namespace cflrun::io::schema

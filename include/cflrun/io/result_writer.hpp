@@ -72,6 +72,13 @@ class ResultWriter {
   /// @throws ShapeError if a size in `layout` is out of range (see ResultLayout).
   /// @throws Hdf5Error if HDF5 cannot create the file or its datasets.
   ResultWriter(const std::filesystem::path& path, const ResultLayout& layout, bool overwrite);
+
+  /// Reopens the file of an interrupted run to continue it after round `rounds` (--resume): every
+  /// per-round dataset is cut to `rounds` rows (rounds written after the checkpoint are redone),
+  /// `completed_rounds` = rounds, `status` = "running".
+  /// @throws DataError if the file was made for another number of clients or models, or holds
+  ///         fewer rows than `rounds`; Hdf5Error if HDF5 cannot open or change it.
+  static ResultWriter resume(const std::filesystem::path& path, const ResultLayout& layout, std::int64_t rounds);
   ~ResultWriter();
   ResultWriter(ResultWriter&&) noexcept;
   ResultWriter& operator=(ResultWriter&&) noexcept;
@@ -114,11 +121,23 @@ class ResultWriter {
   /// @throws Hdf5Error if HDF5 cannot write or flush.
   void mark_complete();
 
+  /// Sets `status` to "complete", closes the file, flushes it to disk (fsync) and renames it to
+  /// `final_path` in one step (the run's --out; it replaces an older file there only at this
+  /// moment, so a complete file is never seen half written). The writer is closed afterwards.
+  /// @throws Hdf5Error if the status cannot be written or the rename fails (the message names
+  ///         where the complete result is).
+  void complete_into(const std::filesystem::path& final_path);
+
+  /// Sets `status` to "interrupted: <message>" (a signal stopped the run; --resume continues it)
+  /// and flushes. Never throws, as mark_failed.
+  void mark_interrupted(const std::string& message) noexcept;
+
   /// Sets `status` to "failed: <message>" and flushes. Never throws: it runs while another error
   /// is being reported, and a failure to record the failure is ignored.
   void mark_failed(const std::string& message) noexcept;
 
  private:
+  ResultWriter();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

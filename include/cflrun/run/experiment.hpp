@@ -4,6 +4,7 @@
 
 #include <cflrun/cli/run_options.hpp>
 #include <cflrun/comm/communicator.hpp>
+#include <cflrun/core/error.hpp>
 
 namespace cflrun::run {
 
@@ -15,11 +16,23 @@ namespace cflrun::run {
 inline constexpr const char* kPhaseNames[] = {"loss_vectors", "clustering", "local_update",
                                               "aggregation",  "evaluation", "io"};
 
+/// Thrown on every rank when a signal stopped the run after a round: the checkpoint is written and
+/// the result file marked "interrupted"; `main` exits with kExitInterrupted (stop_signals.hpp).
+class Interrupted : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Runs a whole experiment (CLoVE Alg. 1 and its baselines) on every rank of `comm`: loads and
 /// partitions the data, hosts this rank's clients, runs T rounds (loss vectors, assignment, local
 /// updates, per-model averaging, evaluation) and, on rank 0, writes every round to the HDF5 file
 /// `options.out` (flushed per round) and prints one line per round. Collective.
+/// Files: rank 0 holds <out>.lock for the whole run, writes <out>.partial and <out>.checkpoint (every
+/// --checkpoint-every rounds), and renames <out>.partial to <out> when the run completes
+/// (output_files.hpp). With --resume it continues from the checkpoint; with --skip-complete it
+/// returns at once if <out> holds a complete run of the same options.
 /// @throws ReportedError on every rank if setup failed on any rank (message already printed once).
+/// @throws Interrupted on every rank if SIGTERM, SIGUSR1 or SIGINT stopped the run.
 /// @throws Error from a round; the caller must abort all ranks (MPI_Abort), since the others may
 ///         wait in a collective. The result file then keeps the finished rounds, status "failed".
 void run_experiment(const cli::RunOptions& options, const comm::Communicator& comm);

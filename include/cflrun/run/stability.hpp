@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include <cflrun/algo/algorithm.hpp>
 #include <cflrun/comm/communicator.hpp>
 
 namespace cflrun::run {
@@ -43,6 +44,12 @@ class StabilityMonitor {
 
   /// Records this round's models of the hosted clients (entries of `assignment`, [M], -1 = absent).
   void record(const std::vector<int>& assignment);
+
+  /// What it keeps across rounds: "stability_last_model", "stability_streak" [hosted] int64 and
+  /// "stability_switch_round" [1] int64 (for checkpoints).
+  algo::AlgorithmState state() const;
+  /// Restores what state() returned. @throws DataError if a tensor is missing or of another shape.
+  void restore(const algo::AlgorithmState& state);
 
  private:
   bool hosts(int client) const { return client >= first_ && client < end_; }

@@ -1,0 +1,53 @@
+#pragma once
+/// @file
+/// Checkpoints of a run: everything needed to continue it after a round (--resume), written
+/// crash-consistently (a new file, flushed to disk, then renamed over the old one).
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/types.h>
+
+#include <cflrun/algo/algorithm.hpp>
+
+namespace cflrun::run {
+
+/// A run's state after round `next_round` - 1 (0-based).
+struct Checkpoint {
+  std::int64_t next_round = 0;  ///< the round to run next (= rounds finished).
+  std::vector<std::pair<std::string, std::string>> config;  ///< the run's options (RunOptions::to_attributes).
+  torch::Tensor models;         ///< [K, P] float32, the server models.
+  algo::AlgorithmState algorithm;  ///< the algorithm's state (Algorithm::state), rank 0.
+  algo::AlgorithmState server;     ///< what rank 0 keeps besides: the metric series, seen clients.
+  /// One state per rank: its clients (ClientGroup::state), stability monitor and random generator.
+  std::vector<algo::AlgorithmState> ranks;
+};
+
+/// Writes `checkpoint` to `path` crash-consistently: to `path`.tmp, flushed to disk (fsync), then
+/// renamed over `path`, so `path` always holds a whole checkpoint (the old or the new one).
+/// @throws Hdf5Error if a file cannot be written or renamed (the old checkpoint stays).
+void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
+
+/// Reads what write_checkpoint wrote.
+/// @throws DataError if the file is missing, damaged or not a cflrun checkpoint.
+Checkpoint read_checkpoint(const std::filesystem::path& path);
+
+/// Named tensors as one vector of doubles (names, dtypes, shapes and values), to move a rank's
+/// state over MPI; int64 values are exact up to 2^53. pack_state(unpack_state(v)) == v.
+std::vector<double> pack_state(const algo::AlgorithmState& state);
+/// The inverse of pack_state. @throws DataError if `packed` is not a packed state.
+algo::AlgorithmState unpack_state(const std::vector<double>& packed);
+
+/// Doubles taken by the packed state that starts at packed[at] (several packed states may follow
+/// one another, e.g. every rank's in a gather). @throws DataError if it runs past the end.
+std::size_t packed_state_length(const std::vector<double>& packed, std::size_t at);
+
+/// The state of LibTorch's default CPU random generator (dropout draws from it), [S] int32.
+torch::Tensor cpu_generator_state();
+/// Restores what cpu_generator_state() returned.
+void set_cpu_generator_state(const torch::Tensor& state);
+
+}  // namespace cflrun::run

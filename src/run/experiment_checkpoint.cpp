@@ -1,0 +1,162 @@
+// Checkpoints of a run: what every rank keeps across rounds, written after a round (and when a
+// signal stops the run) and read back by --resume.
+#include "experiment_state.hpp"
+
+namespace cflrun::run::detail {
+namespace {
+
+torch::Tensor series(const std::vector<double>& values) { return torch::tensor(values, torch::kFloat64); }
+
+std::vector<double> values_of(const algo::AlgorithmState& state, const std::string& name) {
+  const auto tensor = algo::state_tensor(state, "checkpoint", name).contiguous();
+  return std::vector<double>(tensor.data_ptr<double>(), tensor.data_ptr<double>() + tensor.numel());
+}
+
+}  // namespace
+
+algo::AlgorithmState Experiment::rank_state() const {
+  auto state = clients_->state();
+  for (auto& [name, tensor] : stability_->state()) {
+    state.emplace(name, tensor);
+  }
+  state.emplace("cpu_generator", cpu_generator_state());
+  return state;
+}
+
+void Experiment::restore_rank_state(const algo::AlgorithmState& state) {
+  clients_->restore(state, models_->working_model(), local_update_settings());
+  stability_->restore(state);
+  set_cpu_generator_state(algo::state_tensor(state, "checkpoint", "cpu_generator"));
+}
+
+algo::AlgorithmState Experiment::server_state() const {
+  std::vector<double> seen(seen_.begin(), seen_.end());
+  return {{"ari", series(ari_series_)},
+          {"accuracy", series(accuracy_series_)},
+          {"test_loss", series(test_loss_series_)},
+          {"total_seconds", series({total_seconds_})},
+          {"seen", series(seen.empty() ? std::vector<double>{-1.0} : seen)}};
+}
+
+void Experiment::restore_server_state(const algo::AlgorithmState& state) {
+  ari_series_ = values_of(state, "ari");
+  accuracy_series_ = values_of(state, "accuracy");
+  test_loss_series_ = values_of(state, "test_loss");
+  total_seconds_ = values_of(state, "total_seconds").at(0);
+  const auto seen = values_of(state, "seen");
+  seen_.assign(seen.begin(), seen.end());
+  if (!seen.empty() && seen.front() < 0.0) {
+    seen_.clear();
+  }
+}
+
+void Experiment::save_checkpoint(int next_round) {
+  const auto gathered = comm_.gather(pack_state(rank_state()));  // every rank's part, rank order
+  if (!comm_.is_root()) {
+    return;
+  }
+  Checkpoint checkpoint;
+  checkpoint.next_round = next_round;
+  checkpoint.config = options_.to_attributes();
+  checkpoint.models = models_->states();
+  checkpoint.algorithm = algorithm_->state();
+  checkpoint.server = server_state();
+  std::size_t at = 0;
+  for (int rank = 0; rank < comm_.size(); ++rank) {  // each part is self-delimiting
+    const auto count = packed_state_length(gathered, at);
+    checkpoint.ranks.push_back(
+        unpack_state(std::vector<double>(gathered.begin() + static_cast<std::ptrdiff_t>(at),
+                                         gathered.begin() + static_cast<std::ptrdiff_t>(at + count))));
+    at += count;
+  }
+  write_checkpoint(paths_.checkpoint, checkpoint);
+}
+
+void Experiment::read_checkpoint_if_resuming() {
+  if (!options_.resume || !std::filesystem::exists(paths_.checkpoint)) {
+    if (options_.resume && comm_.is_root()) {
+      std::cout << "cflrun: no checkpoint " << paths_.checkpoint.string() << "; starting from round 1" << std::endl;
+    }
+    return;
+  }
+  if (!comm_.is_root()) {
+    return;
+  }
+  checkpoint_ = read_checkpoint(paths_.checkpoint);
+  const auto differences = config_differences(options_.to_attributes(), checkpoint_->config);
+  if (!differences.empty()) {
+    std::string list;
+    for (const auto& difference : differences) {
+      list += "\n  " + difference;
+    }
+    throw ConfigError("--resume: the checkpoint " + paths_.checkpoint.string() + " is of other options:" + list +
+                      "\nresume with the options of the interrupted run, or start again with --overwrite");
+  }
+  if (static_cast<int>(checkpoint_->ranks.size()) != comm_.size()) {
+    throw ConfigError("--resume: the checkpoint was written by " + std::to_string(checkpoint_->ranks.size()) +
+                      " ranks; resume with the same number of ranks (mpirun -np " +
+                      std::to_string(checkpoint_->ranks.size()) + ")");
+  }
+  first_round_ = static_cast<int>(checkpoint_->next_round);
+}
+
+void Experiment::restore_checkpoint() {
+  int resuming = checkpoint_ ? 1 : 0;
+  comm_.broadcast(&resuming, 1);
+  if (resuming == 0) {
+    return;
+  }
+  std::vector<double> all;  // every rank's part, then one broadcast: each rank takes its own
+  std::vector<int> lengths(static_cast<std::size_t>(comm_.size()));
+  if (comm_.is_root()) {
+    models_->states().copy_(checkpoint_->models);
+    algorithm_->restore(checkpoint_->algorithm);
+    restore_server_state(checkpoint_->server);
+    for (std::size_t r = 0; r < checkpoint_->ranks.size(); ++r) {
+      const auto packed = pack_state(checkpoint_->ranks[r]);
+      lengths[r] = static_cast<int>(packed.size());
+      all.insert(all.end(), packed.begin(), packed.end());
+    }
+  }
+  comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
+  comm_.broadcast(lengths.data(), comm_.size());
+  std::int64_t offset = 0;
+  for (int r = 0; r < comm_.rank(); ++r) {
+    offset += lengths[static_cast<std::size_t>(r)];
+  }
+  std::int64_t total = 0;
+  for (int length : lengths) {
+    total += length;
+  }
+  all.resize(static_cast<std::size_t>(total));
+  comm_.broadcast(all.data(), total);
+  restore_rank_state(unpack_state(std::vector<double>(all.begin() + offset,
+                                                      all.begin() + offset + lengths[static_cast<std::size_t>(comm_.rank())])));
+  if (comm_.is_root()) {  // also with --quiet: a log must say where a run continued
+    std::cout << "cflrun: resumed from " << paths_.checkpoint.string() << " after round " << first_round_ << std::endl;
+  }
+}
+
+void Experiment::end_round(int round) {
+  const int next = round + 1;
+  const bool due = options_.checkpoint_every > 0 && next % options_.checkpoint_every == 0 && next < options_.rounds;
+  const int signal = comm_.all_max(stop_signal());  // every rank stops after the same round
+  if (due || signal != 0) {
+    save_checkpoint(next);
+  }
+  if (signal == 0) {
+    return;
+  }
+  const auto message = std::string(signal_name(signal)) + " after round " + std::to_string(next) + " of " +
+                       std::to_string(options_.rounds) + "; continue with --resume";
+  if (writer_) {
+    writer_->mark_interrupted(message);
+  }
+  if (comm_.is_root()) {
+    std::cerr << "cflrun: interrupted by " << message << " (checkpoint " << paths_.checkpoint.string() << ")"
+              << std::endl;
+  }
+  throw Interrupted(message);
+}
+
+}  // namespace cflrun::run::detail

@@ -1,0 +1,97 @@
+#include <cflrun/run/output_files.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cflrun/core/error.hpp>
+
+namespace cflrun::run {
+namespace {
+
+/// Options that do not change a run's results.
+const std::set<std::string> kBookkeeping{"out",    "threads", "quiet",  "overwrite",        "skip-complete",
+                                         "resume", "config",  "device", "checkpoint-every", "round-timeout"};
+
+std::string holder_description() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const char* job = std::getenv("SLURM_JOB_ID");
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char when[64] = {};
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  return std::string("host ") + host + ", pid " + std::to_string(getpid()) +
+         (job != nullptr ? std::string(", SLURM job ") + job : std::string()) + ", since " + when;
+}
+
+std::string read_all(int fd) {
+  std::string text(512, '\0');
+  const auto length = pread(fd, text.data(), text.size(), 0);
+  text.resize(length > 0 ? static_cast<std::size_t>(length) : 0);
+  return text;
+}
+
+}  // namespace
+
+OutputPaths output_paths(const std::filesystem::path& out) {
+  return {out, out.string() + ".partial", out.string() + ".checkpoint", out.string() + ".lock"};
+}
+
+RunLock::RunLock(const std::filesystem::path& path) : path_(path) {
+  std::error_code error;
+  if (!path.parent_path().empty()) {
+    std::filesystem::create_directories(path.parent_path(), error);
+  }
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw ConfigError("cannot create the lock file " + path.string() + " beside --out: " +
+                      std::generic_category().message(errno) + "; check that the directory is writable");
+  }
+  if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const auto holder = read_all(fd_);
+    ::close(fd_);
+    fd_ = -1;
+    throw ConfigError("another run is writing this --out (" + (holder.empty() ? std::string("unknown") : holder) +
+                      ", lock " + path.string() + "); wait for it to end, or choose another --out");
+  }
+  const auto me = holder_description();
+  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, me.data(), me.size(), 0) < 0) {
+    // The lock holds without the description; only the message of a refused run is poorer.
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) {
+    std::error_code error;
+    std::filesystem::remove(path_, error);  // while still locked: no other run can be between
+    flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+}
+
+std::vector<std::string> config_differences(const std::vector<std::pair<std::string, std::string>>& requested,
+                                            const std::vector<std::pair<std::string, std::string>>& recorded) {
+  const std::map<std::string, std::string> had(recorded.begin(), recorded.end());
+  std::vector<std::string> differences;
+  for (const auto& [name, value] : requested) {
+    if (kBookkeeping.count(name) != 0) {
+      continue;
+    }
+    const auto found = had.find(name);
+    if (found == had.end()) {
+      differences.push_back("--" + name + ": " + value + " (not recorded)");
+    } else if (found->second != value) {
+      differences.push_back("--" + name + ": " + value + " (recorded " + found->second + ")");
+    }
+  }
+  return differences;
+}
+
+}  // namespace cflrun::run

@@ -1,0 +1,28 @@
+# Sourced by the fault scripts: the launcher/argument split and the wait for finished rounds.
+
+# split_launch LAUNCH... -- CFLRUN_ARGS...: sets the arrays `launch` (the command that starts
+# cflrun, e.g. "cflrun" or "mpiexec -n 3 cflrun") and `args` (cflrun's options).
+split_launch() {
+  launch=()
+  while [ "$1" != "--" ]; do launch+=("$1"); shift; done
+  shift
+  args=("$@")
+}
+
+# rounds_in FILE: completed_rounds of a result file that a run is still writing ("" if unreadable).
+rounds_in() {
+  HDF5_USE_FILE_LOCKING=FALSE h5dump -a /completed_rounds "$1" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p'
+}
+
+# wait_for_rounds FILE N PID: waits (at most 60 s) until FILE holds N finished rounds or PID has
+# ended; prints the rounds it last saw.
+wait_for_rounds() {
+  local file="$1" wanted="$2" pid="$3" rounds=""
+  for _ in $(seq 1 1200); do
+    sleep 0.05
+    rounds="$(rounds_in "$file")"
+    [ -n "$rounds" ] && [ "$rounds" -ge "$wanted" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  echo "${rounds:-0}"
+}

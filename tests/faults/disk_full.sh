@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A full disk (a small tmpfs holding --out) at the result file's creation, at its first round, and
+# mid-run: a clear "No space left on device" error and a non-zero exit, no crash, no file that
+# claims more than was written; after space is freed, --resume completes the mid-run case equal to
+# an uninterrupted run. A complete --out already there (run again with --overwrite) is untouched.
+# Usage: disk_full.sh CFLRUN CHECK_RESULTS WORKDIR CFLRUN_ARGS...   (root only: exit 77 otherwise)
+set -u
+cflrun="$1"; check="$2"; work="$3"; shift 3
+args=("$@" --rounds 6 --train-samples 60 --test-samples 30)
+if [ "$(id -u)" -ne 0 ]; then echo "disk_full: skipped: mounting a tmpfs needs root"; exit 77; fi
+rm -rf "$work"; mkdir -p "$work/disk"
+disk="$work/disk"
+trap 'umount "$disk" 2>/dev/null' EXIT
+fail() { echo "disk_full: FAIL: $*"; ls -la "$disk"; exit 1; }
+
+"$cflrun" "${args[@]}" --quiet --out "$work/reference.h5" > /dev/null 2>&1 || fail "the reference run failed"
+
+# run_on_full_disk SIZE NAME [OPTIONS...]: runs on a fresh tmpfs of SIZE; must fail cleanly.
+run_on_full_disk() {
+  local size="$1" name="$2" status
+  shift 2
+  umount "$disk" 2>/dev/null
+  mount -t tmpfs -o "size=$size" tmpfs "$disk" || fail "cannot mount a tmpfs"
+  [ -z "${COMPLETE:-}" ] || cp "$work/reference.h5" "$disk/run.h5"
+  "$cflrun" "${args[@]}" --quiet --out "$disk/run.h5" "$@" > "$work/$name.log" 2>&1
+  status=$?
+  echo "--- $name ($size): exit $status"; grep -v '^cflrun 0\|^clove on' "$work/$name.log"
+  [ "$status" -eq 1 ] || fail "$name: exit status $status, expected 1 (an error, not a crash)"
+  grep -q "error: .*No space left on device (the disk or quota is full" "$work/$name.log" || fail "$name: no clear error"
+  ! grep -q "Segmentation\|Aborted\|H5Fflush()" "$work/$name.log" || fail "$name: a crash or a raw HDF5 stack"
+  ! ls "$disk"/*.tmp > /dev/null 2>&1 || fail "$name: a temporary file was left"
+  [ ! -e "$disk/run.h5.lock" ] || fail "$name: the lock file was left"
+}
+
+run_on_full_disk 8k creation
+[ -z "$(ls -A "$disk")" ] || fail "creation: files were left"
+
+run_on_full_disk 40k first_write --checkpoint-every 0
+[ -z "$(ls -A "$disk")" ] || fail "first_write: a file without a finished round was left"
+
+run_on_full_disk 56k mid_run_result_file --checkpoint-every 0
+"$check" consistent-prefix "$work/reference.h5" "$disk/run.h5.partial" || fail "mid_run_result_file: the partial file misleads"
+
+run_on_full_disk 200k mid_run
+[ ! -e "$disk/run.h5" ] || fail "mid_run: a file at --out"
+"$check" consistent-prefix "$work/reference.h5" "$disk/run.h5.partial" || fail "mid_run: the partial file misleads"
+[ -f "$disk/run.h5.checkpoint" ] || fail "mid_run: no checkpoint of the finished rounds"
+mount -o remount,size=4m "$disk"  # space freed
+"$cflrun" "${args[@]}" --quiet --out "$disk/run.h5" --resume > "$work/resumed.log" 2>&1 ||
+  { cat "$work/resumed.log"; fail "mid_run: --resume after freeing space failed"; }
+"$check" identical "$work/reference.h5" "$disk/run.h5" || fail "mid_run: the resumed run differs"
+
+before="$(sha256sum < "$work/reference.h5")"
+COMPLETE=1 run_on_full_disk 120k complete_file_kept --overwrite
+[ "$(sha256sum < "$disk/run.h5")" = "$before" ] || fail "complete_file_kept: the complete file changed"
+echo "disk_full: ok"

@@ -1,0 +1,55 @@
+#include <cflrun/core/error.hpp>
+#include <cflrun/run/output_files.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace cflrun::run {
+namespace {
+
+std::filesystem::path scratch(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("cflrun_output_files_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+TEST(OutputFiles, PathsLieBesideOut) {
+  const auto paths = output_paths("results/a/run.h5");
+  EXPECT_EQ(paths.partial, "results/a/run.h5.partial");
+  EXPECT_EQ(paths.checkpoint, "results/a/run.h5.checkpoint");
+  EXPECT_EQ(paths.lock, "results/a/run.h5.lock");
+}
+
+TEST(OutputFiles, SecondLockIsRefusedNamingTheHolderAndTheFileGoesWithTheLock) {
+  const auto path = scratch("run.h5.lock");
+  {
+    const RunLock first(path);
+    try {
+      const RunLock second(path);
+      FAIL() << "a second lock on the same file was granted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  const RunLock again(path);  // free once the first is gone
+}
+
+TEST(OutputFiles, ConfigDifferencesIgnoreBookkeepingAndNameEachDifference) {
+  const std::vector<std::pair<std::string, std::string>> recorded{
+      {"seed", "1"}, {"rounds", "100"}, {"out", "a.h5"}, {"threads", "2"}, {"quiet", "true"}};
+  const std::vector<std::pair<std::string, std::string>> same{
+      {"seed", "1"}, {"rounds", "100"}, {"out", "b.h5"}, {"threads", "8"}, {"quiet", "false"}};
+  EXPECT_TRUE(config_differences(same, recorded).empty());
+  const std::vector<std::pair<std::string, std::string>> other{{"seed", "2"}, {"rounds", "100"}, {"lr", "0.1"}};
+  const auto differences = config_differences(other, recorded);
+  ASSERT_EQ(differences.size(), 2U);
+  EXPECT_EQ(differences[0], "--seed: 2 (recorded 1)");
+  EXPECT_NE(differences[1].find("--lr: 0.1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cflrun::run
