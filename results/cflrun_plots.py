@@ -74,11 +74,12 @@ class Run:
 
 
 def find_files(paths):
-    """Result files named on the command line, directories searched recursively for *.h5."""
+    """Result files named on the command line, directories searched recursively for *.h5 and for
+    *.h5.partial (the files of runs still running or stopped; skipped unless --include-incomplete)."""
     files = []
     for p in map(pathlib.Path, paths):
         if p.is_dir():
-            files += sorted(p.rglob("*.h5"))
+            files += sorted(p.rglob("*.h5")) + sorted(p.rglob("*.h5.partial"))
         elif p.is_file():
             files.append(p)
         else:

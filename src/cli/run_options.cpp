@@ -139,6 +139,8 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "checkpoint the run starts from round 1")
       ("checkpoint-every", po::value(&o.checkpoint_every)->default_value(o.checkpoint_every),
        "write <out>.checkpoint after every this many rounds (count; 0 = only when interrupted by a signal)")
+      ("checkpoint-seconds", po::value(&o.checkpoint_seconds)->default_value(o.checkpoint_seconds),
+       "also write it after the first round that ends this many seconds after the last checkpoint (0 = off)")
       ("round-timeout", po::value(&o.round_timeout)->default_value(o.round_timeout),
        "watchdog: seconds a rank may wait for another before the job ends with a message naming it; auto = "
        "30 min until the first round ends, then max(2 min, 10 x the median round time); off = never")
@@ -319,6 +321,8 @@ void validate(const RunOptions& o) {
   require(!o.out.empty(), "out", "a file path", "''");
   require(o.checkpoint_every >= 0, "checkpoint-every", "0 (only on a signal) or a positive count of rounds",
           o.checkpoint_every);
+  require(o.checkpoint_seconds >= 0.0, "checkpoint-seconds", "0 (off) or a positive number of seconds",
+          o.checkpoint_seconds);
   require(o.round_timeout == "auto" || o.round_timeout == "off" || parse_seconds(o.round_timeout) > 0.0, "round-timeout",
           "auto, off or a positive number of seconds", o.round_timeout);
 }
@@ -405,6 +409,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"skip-complete", skip_complete ? "true" : "false"},
           {"resume", resume ? "true" : "false"},
           {"checkpoint-every", text(checkpoint_every)},
+          {"checkpoint-seconds", text(checkpoint_seconds)},
           {"round-timeout", round_timeout}};
   OptionRecorder recorder;
   auto own = algorithm_options;

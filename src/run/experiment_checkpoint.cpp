@@ -82,6 +82,11 @@ void Experiment::read_checkpoint_if_resuming() {
   if (!comm_.is_root()) {
     return;
   }
+  if (!std::filesystem::exists(paths_.partial)) {
+    throw ConfigError("--resume: the checkpoint " + paths_.checkpoint.string() + " has no partial result file " +
+                      paths_.partial.string() + " beside it (moved or removed?); put it back, or start again with "
+                      "--overwrite");
+  }
   checkpoint_ = read_checkpoint(paths_.checkpoint);
   const auto differences = config_differences(options_.to_attributes(), checkpoint_->config);
   if (!differences.empty()) {
@@ -139,10 +144,17 @@ void Experiment::restore_checkpoint() {
 
 void Experiment::end_round(int round) {
   const int next = round + 1;
-  const bool due = options_.checkpoint_every > 0 && next % options_.checkpoint_every == 0 && next < options_.rounds;
+  bool due = options_.checkpoint_every > 0 && next % options_.checkpoint_every == 0;
+  if (!due && options_.checkpoint_seconds > 0.0) {  // the same on every rank: options only
+    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint_).count();
+    const int late = comm_.is_root() && since >= options_.checkpoint_seconds ? 1 : 0;
+    due = comm_.all_max(late) != 0;  // rank 0's clock decides: every rank must save together
+  }
+  due = due && next < options_.rounds;
   const int signal = comm_.all_max(stop_signal());  // every rank stops after the same round
   if (due || signal != 0) {
     save_checkpoint(next);
+    last_checkpoint_ = std::chrono::steady_clock::now();
   }
   if (signal == 0) {
     return;

@@ -177,7 +177,8 @@ void Experiment::open_result_file() {
   attributes.emplace_back("threads_per_rank", std::to_string(threads_));
   attributes.emplace_back("device", device_.str());
   attributes.emplace_back("clients", std::to_string(true_clusters_.size()));
-  attributes.emplace_back("models", std::to_string(num_models_));
+  // The algorithm's model count is the root attribute num_models; /config/models stays the option
+  // (--models, or --clusters when 0), so that --skip-complete and --resume compare like with like.
   writer_->write_config(attributes);
   writer_->write_true_clusters(true_clusters_);
   if (!mixture_.empty()) {

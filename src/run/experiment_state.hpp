@@ -158,6 +158,7 @@ class Experiment {
   std::vector<double> ari_series_, accuracy_series_, test_loss_series_;  // per round, rank 0
   std::array<double, kPhases> phase_seconds_{};
   double total_seconds_ = 0.0;
+  Clock last_checkpoint_ = std::chrono::steady_clock::now();  // for --checkpoint-seconds
 };
 
 }  // namespace cflrun::run::detail

@@ -18,7 +18,8 @@ namespace {
 
 /// Options that do not change a run's results.
 const std::set<std::string> kBookkeeping{"out",    "threads", "quiet",  "overwrite",        "skip-complete",
-                                         "resume", "config",  "device", "checkpoint-every", "round-timeout"};
+                                         "resume", "config",  "device", "checkpoint-every",
+                                         "checkpoint-seconds", "round-timeout"};
 
 std::string holder_description() {
   char host[256] = {};

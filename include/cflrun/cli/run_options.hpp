@@ -66,6 +66,7 @@ struct RunOptions {
   bool skip_complete = false;            ///< --skip-complete: exit 0 at once if --out is a complete run of these options.
   bool resume = false;                   ///< --resume: continue from <out>.checkpoint if there is one.
   int checkpoint_every = 1;              ///< --checkpoint-every: rounds between checkpoints; 0 = none.
+  double checkpoint_seconds = 0.0;       ///< --checkpoint-seconds: also after this many seconds; 0 = off.
   std::string round_timeout = "auto";    ///< --round-timeout: auto | off | seconds a rank may wait for another.
   bool quiet = false;                    ///< --quiet: no per-round lines.
   bool dry_run = false;                  ///< --dry-run: load data, build partition and models, print, exit.

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): the same CLoVE round (jobs/fmnist_label_skew1.cfg, 1 rank, all cores) run
+# by cflrun and by the plain eager PyTorch reference tests/bench/pytorch_clove_round.py, alternating,
+# REPEATS times each; prints seconds per round and per phase (mean of the rounds after the first,
+# best of the repeats), the ratio reference / cflrun, and GFLOP/s against the round's FLOP count.
+# Needs Debian's python3-torch and python3-h5py (apt-get install python3-torch python3-h5py).
+# Usage: tests/bench/side_by_side.sh [REPEATS=3] [ROUNDS=4] [BUILD_DIR=build]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+repeats="${1:-3}"
+rounds="${2:-4}"
+build="${3:-build}"
+python=/usr/bin/python3  # Debian's, with torch and h5py (a pyenv python3 may come first on PATH)
+"$python" -c 'import torch, h5py' 2>/dev/null ||
+  { echo "side_by_side: needs python3-torch and python3-h5py: apt-get install python3-torch python3-h5py" >&2; exit 2; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+threads="$(nproc)"
+
+for r in $(seq 1 "$repeats"); do
+  "$build/cflrun" --config jobs/fmnist_label_skew1.cfg --rounds "$rounds" --threads "$threads" --quiet \
+    --checkpoint-every 0 --out "$work/cflrun$r.h5" > /dev/null
+  "$python" tests/bench/pytorch_clove_round.py --rounds "$rounds" --threads "$threads" | tail -n 6 > "$work/pytorch$r.txt"
+  echo "repeat $r of $repeats done" >&2
+done
+
+"$python" - "$work" "$repeats" <<'EOF'
+import sys, h5py, numpy as np
+work, repeats = sys.argv[1], int(sys.argv[2])
+phases = ["loss_vectors", "clustering", "local_update", "aggregation", "evaluation"]
+def cflrun_phases(path):
+    with h5py.File(path, "r") as f:
+        seconds = f["rounds/seconds"][1:]  # rounds after the first
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["rounds/seconds"].attrs["phases"]]
+    mean = dict(zip(names, seconds.mean(0)))
+    figures = {p: mean.get(p, 0.0) for p in phases}
+    figures["other"] = sum(v for n, v in mean.items() if n not in phases)
+    figures["round"] = seconds.sum(1).mean()
+    return figures
+def pytorch_phases(path):
+    figures = dict((line.split()[0], float(line.split()[1])) for line in open(path))
+    figures["other"] = 0.0
+    return figures
+ours = [cflrun_phases(f"{work}/cflrun{r}.h5") for r in range(1, repeats + 1)]
+ref = [pytorch_phases(f"{work}/pytorch{r}.txt") for r in range(1, repeats + 1)]
+# FLOPs of one round: the CNN's forward is 242 560 multiply-adds per 28x28 image (conv1 86 400,
+# conv2 153 600, linear 2 560); training counts forward + backward as 3 forwards.
+forward = 2 * 242_560
+flops = forward * (25 * 500 * 5 + 3 * 25 * 500 + 25 * 400)
+print(f"{'phase':<14}{'cflrun s':>10}{'PyTorch s':>11}{'ratio':>8}   (best of {repeats}, rounds after the first)")
+for p in phases + ["other", "round"]:
+    a, b = min(o[p] for o in ours), min(o[p] for o in ref)
+    print(f"{p:<14}{a:>10.3f}{b:>11.3f}{(b / a if a > 0 else float('nan')):>8.2f}")
+best_ours, best_ref = min(o["round"] for o in ours), min(o["round"] for o in ref)
+print(f"round FLOPs {flops / 1e9:.1f} G: cflrun {flops / best_ours / 1e9:.1f} GFLOP/s, PyTorch {flops / best_ref / 1e9:.1f} GFLOP/s")
+print(f"cflrun is {best_ref / best_ours:.2f}x faster per round than the plain PyTorch script")
+EOF
