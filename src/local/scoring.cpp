@@ -7,18 +7,19 @@
 #include <torch/torch.h>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/model/inference_forward.hpp>
 
 namespace cflrun::local {
 
 void add_scores(model::Network& model, model::Objective objective, const torch::Tensor& inputs,
                 const torch::Tensor& targets, const torch::Tensor& owner, const torch::Tensor& rows,
                 torch::Tensor& loss_sums, torch::Tensor& correct_sums) {
-  model.eval();
+  model::InferenceForward forward(model);
   torch::InferenceMode inference;
   for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
     const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
     const auto chunk_inputs = inputs.index_select(0, chunk);
-    const auto outputs = model.forward(chunk_inputs);
+    const auto outputs = forward(chunk_inputs);
     const auto chunk_targets = targets.index_select(0, chunk);
     const auto chunk_owner = owner.index_select(0, chunk);
     loss_sums.index_add_(0, chunk_owner,

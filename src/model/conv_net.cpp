@@ -27,4 +27,14 @@ torch::Tensor ConvNetImpl::features(const torch::Tensor& images) {
 
 torch::Tensor ConvNetImpl::head(const torch::Tensor& features) { return fc_->forward(features); }
 
+std::string ConvNetImpl::torchscript() const {
+  static_assert(kPoolSize == 2, "the script pools 2x2");
+  return R"(
+def forward(self, x):
+    x = torch.max_pool2d(torch.relu(torch.conv2d(x, self.conv1_weight, self.conv1_bias)), 2)
+    x = torch.max_pool2d(torch.relu(torch.conv2d(x, self.conv2_weight, self.conv2_bias)), 2)
+    return torch.linear(torch.flatten(x, 1), self.fc_weight, self.fc_bias)
+)";
+}
+
 }  // namespace cflrun::model

@@ -10,6 +10,7 @@
 #include <cflrun/algo/soft_clustering.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/flat_state.hpp>
+#include <cflrun/model/inference_forward.hpp>
 
 namespace cflrun::run {
 namespace {
@@ -31,19 +32,11 @@ torch::Tensor ClientGroup::per_sample_training_losses(ModelSet& models, const to
                  losses.narrow(0, start, length));
     }
   };
-  if (models.can_stack() && objective_ == model::Objective::kClassification) {
-    const auto stack = models.stack_all();
-    chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor out) {
-      out.copy_(stack.per_sample_losses(inputs, targets));
-    });
-    return losses;
-  }
   for (int j = 0; j < models.size(); ++j) {
-    auto& model = models.load(j);
-    model.eval();
+    model::InferenceForward forward(models.load(j));
     torch::InferenceMode inference;
     chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor out) {
-      out.select(/*dim=*/1, j).copy_(model::per_sample_loss(objective_, model.forward(inputs), inputs, targets));
+      out.select(/*dim=*/1, j).copy_(model::per_sample_loss(objective_, forward(inputs), inputs, targets));
     });
   }
   return losses;

@@ -52,21 +52,6 @@ model::Network& ModelSet::load(int j) {
   return *working_;
 }
 
-model::ConvNetStack ModelSet::stack_all() {
-  if (!can_stack()) {
-    throw ConfigError("ModelSet::stack_all: only --model cnn models can be stacked, not " +
-                      model::architecture_name(architecture_));
-  }
-  while (static_cast<int>(stack_models_.size()) < size()) {
-    stack_models_.emplace_back(shape_.num_classes);
-    stack_models_.back()->to(device_);
-  }
-  for (int j = 0; j < size(); ++j) {
-    model::load_flat_state(*stack_models_[static_cast<std::size_t>(j)], states_[j]);
-  }
-  return model::ConvNetStack(stack_models_);
-}
-
 void ModelSet::update(const std::vector<double>& weighted_sums, double learning_rate, bool gradient) {
   const std::int64_t k = size();
   const std::int64_t p = state_size();

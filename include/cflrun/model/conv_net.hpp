@@ -27,14 +27,12 @@ class ConvNetImpl : public Network {
   torch::Tensor features(const torch::Tensor& images) override;
   /// @param features [N, 256]. @return [N, num_classes] logits of the final Linear.
   torch::Tensor head(const torch::Tensor& features) override;
+  /// forward() as TorchScript (conv, ReLU, 2x2 max-pool twice, then the linear layer).
+  std::string torchscript() const override;
 
   /// Side of the square max-pooling window after each convolution.
   static constexpr int kPoolSize = 2;
 
-  /// The layers, for code that evaluates several ConvNets at once (ConvNetStack).
-  const torch::nn::Conv2d& conv1() const { return conv1_; }
-  const torch::nn::Conv2d& conv2() const { return conv2_; }
-  const torch::nn::Linear& fc() const { return fc_; }
 
  private:
   torch::nn::Conv2d conv1_;

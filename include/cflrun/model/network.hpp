@@ -36,6 +36,11 @@ class Network : public torch::nn::Module {
   virtual torch::Tensor features(const torch::Tensor& inputs);
   /// The head: [N, d] features -> [N, C] logits. @throws ConfigError if !has_head().
   virtual torch::Tensor head(const torch::Tensor& features);
+  /// The eval-mode forward pass as TorchScript source of `def forward(self, x)`, reading each
+  /// parameter and buffer as an attribute named by its path with '.' replaced by '_' (e.g.
+  /// self.conv1_weight), for InferenceForward; "" if the architecture has none (then scoring runs
+  /// the eager forward).
+  virtual std::string torchscript() const { return ""; }
 };
 
 /// The architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9) and IFCA.

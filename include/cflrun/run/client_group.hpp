@@ -56,8 +56,8 @@ class ClientGroup {
 
   /// Loss vectors (CLoVE Alg. 1 lines 5-7): entry [i, j] is the mean per-sample loss of the i-th
   /// hosted client's whole training set under model j, in eval mode without gradients
-  /// (clove-official-setup.md Sec. 11). The small CNN runs all K models in one stacked pass
-  /// (ConvNetStack); other models run one after another.
+  /// (clove-official-setup.md Sec. 11). Each model runs through model::InferenceForward (a frozen
+  /// TorchScript module where the architecture has one).
   /// @return [p, K] float64, row-major, p = hosted clients of `clients` in increasing id order.
   std::vector<double> loss_vectors(ModelSet& models, const std::vector<int>& clients);
 

@@ -8,7 +8,6 @@
 #include <torch/types.h>
 
 #include <cflrun/model/conv_net.hpp>
-#include <cflrun/model/conv_net_stack.hpp>
 #include <cflrun/model/flat_state.hpp>
 #include <cflrun/model/network.hpp>
 
@@ -57,12 +56,6 @@ class ModelSet {
   /// @throws std::out_of_range if j is not in [0, K).
   model::Network& load(int j);
 
-  /// Whether stack_all() is available: the models are the small CNN (architecture kCnn).
-  bool can_stack() const { return architecture_ == model::Architecture::kCnn; }
-
-  /// All K models stacked for one-pass evaluation (loss vectors), from the current states.
-  /// @throws ConfigError if !can_stack().
-  model::ConvNetStack stack_all();
 
   /// The working model, whatever it currently holds.
   model::Network& working_model() { return *working_; }
@@ -101,7 +94,6 @@ class ModelSet {
   std::shared_ptr<model::Network> working_;
   bool shared_ = false;
   model::FlatRange cluster_part_;  // per-model floats under weight sharing
-  std::vector<model::ConvNet> stack_models_;  // K instances, made on the first stack_all()
   torch::Device device_;
 };
 

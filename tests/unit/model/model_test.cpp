@@ -1,6 +1,6 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/conv_net.hpp>
-#include <cflrun/model/conv_net_stack.hpp>
+#include <cflrun/model/inference_forward.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 #include <gtest/gtest.h>
@@ -57,26 +57,38 @@ TEST(FlatState, RejectsABufferOfTheWrongSize) {
 namespace cflrun::model {
 namespace {
 
-TEST(ConvNetStack, GivesEachModelsPerSampleLossInOnePass) {
-  std::vector<ConvNet> models;
-  for (int k = 0; k < 3; ++k) {
-    torch::manual_seed(10 + k);
-    models.emplace_back(10);
-    models.back()->eval();
-  }
+TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
+  torch::manual_seed(10);
+  ConvNet network(10);
   torch::manual_seed(99);
-  const auto images = torch::rand({7, 1, 28, 28});
-  const auto targets = torch::randint(0, 10, {7}, torch::kLong);
-  const auto stacked = ConvNetStack(models).per_sample_losses(images, targets);
-  ASSERT_EQ(stacked.sizes(), (std::vector<std::int64_t>{7, 3}));
-  for (int k = 0; k < 3; ++k) {
+  const auto images = torch::rand({300, 1, 28, 28});
+  InferenceForward forward(*network);
+  EXPECT_TRUE(forward.frozen());
+  torch::Tensor expected;
+  {
     torch::NoGradGuard no_grad;
-    const auto expected = torch::nn::functional::cross_entropy(
-        models[k]->forward(images), targets,
-        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
-    EXPECT_TRUE(torch::allclose(stacked.select(1, k), expected, /*rtol=*/1e-5, /*atol=*/1e-6)) << "model " << k;
+    network->eval();
+    expected = network->forward(images);
   }
-  EXPECT_THROW(ConvNetStack(std::vector<ConvNet>{}), ShapeError);
+  const auto frozen = forward(images);
+  ASSERT_EQ(frozen.sizes(), expected.sizes());
+  EXPECT_TRUE(torch::allclose(frozen, expected, /*rtol=*/1e-4, /*atol=*/1e-5));
+  EXPECT_TRUE(torch::equal(frozen.argmax(1), expected.argmax(1)));
+  {
+    torch::NoGradGuard no_grad;  // a built forward keeps the parameters it was built from
+    network->named_parameters()["fc.weight"].add_(1.0);
+  }
+  EXPECT_TRUE(torch::equal(forward(images), frozen));
+}
+
+TEST(InferenceForward, ArchitecturesWithoutAScriptRunEagerInEvalMode) {
+  torch::manual_seed(3);
+  const auto network = make_network(Architecture::kMlp, {{1, 28, 28}, 10});
+  InferenceForward forward(*network);
+  EXPECT_FALSE(forward.frozen());
+  const auto images = torch::rand({5, 1, 28, 28});
+  torch::NoGradGuard no_grad;
+  EXPECT_TRUE(torch::equal(forward(images), network->forward(images)));
 }
 
 }  // namespace
