@@ -13,6 +13,9 @@ namespace cflrun::comm::detail {
 namespace {
 
 constexpr int kArrivalTag = 7001;
+constexpr int kPingTag = 7002;  // rank 0 -> worker: are you alive? (only when a collective is stuck)
+constexpr int kPongTag = 7003;  // worker -> rank 0: yes
+constexpr double kPingSeconds = 3.0;  // how long rank 0 waits for the answers
 
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
@@ -106,6 +109,7 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done == 0 && timeout_seconds_ > 0.0) {
       read_arrivals();
+      answer_ping();
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (waited > limit_seconds()) {
         time_out(what);
@@ -113,6 +117,49 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
     }
   }
   read_arrivals();
+}
+
+void Watchdog::answer_ping() {
+  if (rank_ == 0) {
+    return;
+  }
+  int waiting = 0;
+  check(MPI_Iprobe(0, kPingTag, comm_, &waiting, MPI_STATUS_IGNORE), "MPI_Iprobe");
+  if (waiting != 0) {
+    int ping = 0;
+    check(MPI_Recv(&ping, 1, MPI_INT, 0, kPingTag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    check(MPI_Send(&ping, 1, MPI_INT, 0, kPongTag, comm_), "MPI_Send");
+  }
+}
+
+std::vector<int> Watchdog::unresponsive_workers() const {
+  static int ping = 1;
+  for (int w = 1; w < size_; ++w) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Isend(&ping, 1, MPI_INT, w, kPingTag, comm_, &request);
+    MPI_Request_free(&request);
+  }
+  std::vector<bool> answered(static_cast<std::size_t>(size_), false);
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kPingSeconds) {
+    int waiting = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, kPongTag, comm_, &waiting, &status);
+    if (waiting != 0) {
+      int pong = 0;
+      MPI_Recv(&pong, 1, MPI_INT, status.MPI_SOURCE, kPongTag, comm_, MPI_STATUS_IGNORE);
+      answered[static_cast<std::size_t>(status.MPI_SOURCE)] = true;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  std::vector<int> silent;
+  for (int w = 1; w < size_; ++w) {
+    if (!answered[static_cast<std::size_t>(w)]) {
+      silent.push_back(w);
+    }
+  }
+  return silent;
 }
 
 std::string Watchdog::describe(int rank) const {
@@ -129,15 +176,22 @@ void Watchdog::time_out(const char* what) const {
       missing.push_back(static_cast<int>(i) + 1);
     }
   }
+  // Every rank arrived, but the collective does not complete: a rank stopped inside it. The live
+  // ones wait in it and answer a ping; the silent ones are named.
+  const auto silent = rank_ == 0 && missing.empty() ? unresponsive_workers() : std::vector<int>{};
+  const auto& named = missing.empty() ? silent : missing;
   if (rank_ != 0) {
     message << "the server " << describe(0) << " or another rank did not complete";
-  } else if (missing.empty()) {
-    message << "every rank reached but one did not complete";
+  } else if (named.empty()) {
+    message << "every rank reached and answers, but did not complete";
   }
-  for (std::size_t m = 0; m < missing.size(); ++m) {
-    message << (m == 0 ? "" : ", ") << describe(missing[m]);
+  for (std::size_t m = 0; m < named.size(); ++m) {
+    message << (m == 0 ? "" : ", ") << describe(named[m]);
   }
-  message << (missing.empty() ? "" : " did not reach") << " collective " << collective_ << " (" << what
+  if (!named.empty()) {
+    message << (missing.empty() ? " reached but does not answer in" : " did not reach");
+  }
+  message << " collective " << collective_ << " (" << what
           << ") within " << limit_seconds() << " s (--round-timeout): stopped, hung, or its node is down. The job "
           << "ends; continue it from the last checkpoint with --resume, or raise --round-timeout (or give off) if "
              "rounds are legitimately this slow";

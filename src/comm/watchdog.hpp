@@ -4,7 +4,9 @@
 // Before each collective every worker rank sends rank 0 a one-int "arrived at collective n"
 // message; rank 0 keeps one receive posted per worker and reads them while it polls. When a wait
 // passes the timeout, rank 0 therefore knows which ranks never reached the collective and names
-// them (rank, host, pid). Workers wait twice as long before giving up, so that the server, which
+// them (rank, host, pid); when every rank arrived but the collective does not complete (a rank
+// stopped inside it), rank 0 pings the workers, which answer while they wait, and names the silent
+// ones. Workers wait twice as long before giving up, so that the server, which
 // knows who is missing, speaks first; a worker that times out names the server.
 #include <chrono>
 #include <string>
@@ -38,6 +40,11 @@ class Watchdog {
 
  private:
   void read_arrivals();
+  /// Worker: answers rank 0's ping while it waits (see unresponsive_workers).
+  void answer_ping();
+  /// Rank 0, when every rank arrived at a stuck collective: the workers that do not answer a
+  /// ping within kPingSeconds (stopped or hung inside the collective).
+  std::vector<int> unresponsive_workers() const;
   [[noreturn]] void time_out(const char* what) const;
   std::string describe(int rank) const;
   double limit_seconds() const;

@@ -31,6 +31,6 @@ cat "$work/run.log"
 [ "$status" -ne 0 ] || fail "the job exited 0"
 # The timeout, plus the checkpoint and abort, well under the 30 minutes of an unbounded wait.
 [ "$took" -le $((timeout * 2 + 20)) ] || fail "the job took ${took} s to end after the stop (timeout ${timeout} s)"
-grep -q "watchdog: rank 2 (host .*, pid $victim) did not reach collective" "$work/run.log" || fail "the message does not name rank 2 and its pid"
+grep -Eq "watchdog: rank 2 \(host .*, pid $victim\) (did not reach|reached but does not answer in) collective" "$work/run.log" || fail "the message does not name rank 2 and its pid"
 h5dump -a /status "$work/run.h5.partial" | grep -q '"failed: watchdog' || fail "the partial file is not marked failed"
 echo "watchdog: ok, the job ended ${took} s after the stop (exit status $status)"
