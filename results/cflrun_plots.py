@@ -40,7 +40,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 IGNORED_KEYS = {
     "seed", "data-seed", "out", "overwrite", "quiet", "config", "threads", "device", "ranks",
     "threads_per_rank", "blas", "git_commit", "version", "torch_version", "skip-complete",
-    "data-dir", "clients", "models",
+    "data-dir", "clients", "models", "resume", "checkpoint-every", "checkpoint-seconds", "round-timeout",
 }
 DPI = 100
 
