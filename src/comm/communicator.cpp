@@ -9,23 +9,17 @@
 
 #include <cflrun/core/error.hpp>
 
+#include "mpi_check.hpp"
 #include "watchdog.hpp"
 
 namespace cflrun::comm {
 namespace {
 
+using detail::check;
+
 /// Sleep between polls of a pending collective: short against a round (~0.1-1 s), long enough that
 /// an idle rank uses well under 1% of a core.
 constexpr auto kPollInterval = std::chrono::microseconds(200);
-
-void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(rc, text, &length);
-    throw MpiError(std::string(what) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
-  }
-}
 
 int to_int_count(std::int64_t count, const char* what) {
   if (count < 0 || count > std::numeric_limits<int>::max()) {

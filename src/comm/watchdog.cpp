@@ -1,4 +1,5 @@
 #include "watchdog.hpp"
+#include "mpi_check.hpp"
 
 #include <unistd.h>
 
@@ -16,12 +17,6 @@ constexpr int kArrivalTag = 7001;
 constexpr int kPingTag = 7002;  // rank 0 -> worker: are you alive? (only when a collective is stuck)
 constexpr int kPongTag = 7003;  // worker -> rank 0: yes
 constexpr double kPingSeconds = 3.0;  // how long rank 0 waits for the answers
-
-void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) {
-    throw MpiError(std::string(what) + " failed (MPI error " + std::to_string(rc) + ")");
-  }
-}
 
 std::string this_host() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};

@@ -3,10 +3,8 @@
 #include <map>
 #include <system_error>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cflrun/core/error.hpp>
+#include <cflrun/io/durable_rename.hpp>
 #include <cflrun/io/hdf5_attribute.hpp>
 #include <cflrun/io/hdf5_dataset.hpp>
 #include <cflrun/io/hdf5_file.hpp>
@@ -47,15 +45,6 @@ void prepare_output_path(const std::filesystem::path& path, bool overwrite) {
   if (!parent.empty() && !std::filesystem::create_directories(parent, error) && error) {
     throw ConfigError("cannot create directory " + parent.string() + " for --out " + path.string() +
                       ": " + error.message() + "; choose another --out");
-  }
-}
-
-/// Flushes a closed file's pages to the disk (fsync), so that a rename after it is crash-safe.
-void sync_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
   }
 }
 
@@ -353,9 +342,7 @@ void ResultWriter::complete_into(const std::filesystem::path& final_path) {
   impl_->set_status(schema::kStatusComplete);
   const auto written = impl_->path;
   impl_.reset();  // closes every dataset, then the file
-  sync_file(written);
-  std::error_code error;
-  std::filesystem::rename(written, final_path, error);
+  const auto error = durable_rename(written, final_path);
   if (error) {
     throw Hdf5Error("cannot rename " + written.string() + " to " + final_path.string() + ": " + error.message() +
                     "; the complete result is in " + written.string());
@@ -363,24 +350,22 @@ void ResultWriter::complete_into(const std::filesystem::path& final_path) {
 }
 
 void ResultWriter::mark_interrupted(const std::string& message) noexcept {
-  try {
-    if (impl_) {
-      impl_->set_status(schema::kStatusInterruptedPrefix + message);
-    }
-  } catch (...) {
-    // Best effort, as mark_failed.
-  }
+  set_status_best_effort(schema::kStatusInterruptedPrefix + message);
 }
 
 void ResultWriter::mark_complete() { impl_->set_status(schema::kStatusComplete); }
 
 void ResultWriter::mark_failed(const std::string& message) noexcept {
+  set_status_best_effort(schema::kStatusFailedPrefix + message);
+}
+
+void ResultWriter::set_status_best_effort(const std::string& status) noexcept {
   try {
     if (impl_) {
-      impl_->set_status(schema::kStatusFailedPrefix + message);
+      impl_->set_status(status);
     }
   } catch (...) {
-    // Recording the failure is best effort; the caller is already reporting the real error.
+    // Best effort: the caller is already reporting the real error or the interruption.
   }
 }
 

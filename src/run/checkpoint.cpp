@@ -3,13 +3,11 @@
 #include <mutex>
 #include <system_error>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/io/durable_rename.hpp>
 #include <cflrun/io/tensor_store.hpp>
 
 namespace cflrun::run {
@@ -44,14 +42,6 @@ std::vector<std::pair<std::string, std::string>> text_pairs(const torch::Tensor&
   return pairs;
 }
 
-void sync_to_disk(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
 const torch::Tensor& required(const io::NamedTensors& group, const std::string& name, const std::filesystem::path& path) {
   const auto found = group.find(name);
   if (found == group.end()) {
@@ -82,9 +72,7 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& check
     throw Hdf5Error(std::string(e.what()) + (std::filesystem::exists(path) ? "; the previous checkpoint " +
                                                   path.string() + " is kept" : ""));
   }
-  sync_to_disk(fresh);
-  std::error_code error;
-  std::filesystem::rename(fresh, path, error);
+  const auto error = io::durable_rename(fresh, path);
   if (error) {
     throw Hdf5Error("cannot rename the checkpoint " + fresh.string() + " to " + path.string() + ": " + error.message());
   }
@@ -126,8 +114,7 @@ std::vector<double> pack_state(const algo::AlgorithmState& state) {
   return packed;
 }
 
-algo::AlgorithmState unpack_state(const std::vector<double>& packed) {
-  std::size_t at = 0;
+algo::AlgorithmState unpack_state(const std::vector<double>& packed, std::size_t& at) {
   const auto next = [&]() {
     if (at >= packed.size()) {
       throw DataError("a packed state ends early; it was not made by pack_state");
@@ -155,29 +142,9 @@ algo::AlgorithmState unpack_state(const std::vector<double>& packed) {
   return state;
 }
 
-std::size_t packed_state_length(const std::vector<double>& packed, std::size_t at) {
-  const auto start = at;
-  const auto next = [&]() {
-    if (at >= packed.size()) {
-      throw DataError("a packed state ends early; it was not made by pack_state");
-    }
-    return packed[at++];
-  };
-  const auto count = static_cast<std::size_t>(next());
-  for (std::size_t t = 0; t < count; ++t) {
-    at += static_cast<std::size_t>(next());  // the name
-    next();                                  // dtype
-    const auto dims = static_cast<std::size_t>(next());
-    std::size_t values = 1;
-    for (std::size_t d = 0; d < dims; ++d) {
-      values *= static_cast<std::size_t>(next());
-    }
-    at += values;
-  }
-  if (at > packed.size()) {
-    throw DataError("a packed state ends early; it was not made by pack_state");
-  }
-  return at - start;
+algo::AlgorithmState unpack_state(const std::vector<double>& packed) {
+  std::size_t at = 0;
+  return unpack_state(packed, at);
 }
 
 torch::Tensor cpu_generator_state() {

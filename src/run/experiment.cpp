@@ -22,15 +22,8 @@ bool already_complete(const cli::RunOptions& options, const comm::Communicator& 
     } catch (const Error&) {
       return 0;  // not a readable result: the run replaces it (with --overwrite)
     }
-    const auto differences = config_differences(options.to_attributes(), recorded);
-    if (!differences.empty()) {
-      std::string list;
-      for (const auto& difference : differences) {
-        list += "\n  " + difference;
-      }
-      throw ConfigError("--skip-complete: " + options.out + " holds a complete run of other options:" + list +
-                        "\nchoose another --out, or remove the file to run these options there");
-    }
+    require_same_options(options.to_attributes(), recorded, "--skip-complete: " + options.out + " holds a complete run",
+                         "choose another --out, or remove the file to run these options there");
     return 1;
   });
   int shared = complete;

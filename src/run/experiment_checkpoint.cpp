@@ -2,6 +2,8 @@
 // signal stops the run) and read back by --resume.
 #include "experiment_state.hpp"
 
+#include <numeric>
+
 namespace cflrun::run::detail {
 namespace {
 
@@ -63,11 +65,7 @@ void Experiment::save_checkpoint(int next_round) {
   checkpoint.server = server_state();
   std::size_t at = 0;
   for (int rank = 0; rank < comm_.size(); ++rank) {  // each part is self-delimiting
-    const auto count = packed_state_length(gathered, at);
-    checkpoint.ranks.push_back(
-        unpack_state(std::vector<double>(gathered.begin() + static_cast<std::ptrdiff_t>(at),
-                                         gathered.begin() + static_cast<std::ptrdiff_t>(at + count))));
-    at += count;
+    checkpoint.ranks.push_back(unpack_state(gathered, at));
   }
   write_checkpoint(paths_.checkpoint, checkpoint);
 }
@@ -88,15 +86,9 @@ void Experiment::read_checkpoint_if_resuming() {
                       "--overwrite");
   }
   checkpoint_ = read_checkpoint(paths_.checkpoint);
-  const auto differences = config_differences(options_.to_attributes(), checkpoint_->config);
-  if (!differences.empty()) {
-    std::string list;
-    for (const auto& difference : differences) {
-      list += "\n  " + difference;
-    }
-    throw ConfigError("--resume: the checkpoint " + paths_.checkpoint.string() + " is of other options:" + list +
-                      "\nresume with the options of the interrupted run, or start again with --overwrite");
-  }
+  require_same_options(options_.to_attributes(), checkpoint_->config,
+                       "--resume: the checkpoint " + paths_.checkpoint.string() + " is",
+                       "resume with the options of the interrupted run, or start again with --overwrite");
   if (static_cast<int>(checkpoint_->ranks.size()) != comm_.size()) {
     throw ConfigError("--resume: the checkpoint was written by " + std::to_string(checkpoint_->ranks.size()) +
                       " ranks; resume with the same number of ranks (mpirun -np " +
@@ -125,14 +117,8 @@ void Experiment::restore_checkpoint() {
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
   comm_.broadcast(lengths.data(), comm_.size());
-  std::int64_t offset = 0;
-  for (int r = 0; r < comm_.rank(); ++r) {
-    offset += lengths[static_cast<std::size_t>(r)];
-  }
-  std::int64_t total = 0;
-  for (int length : lengths) {
-    total += length;
-  }
+  const auto offset = std::accumulate(lengths.begin(), lengths.begin() + comm_.rank(), std::int64_t{0});
+  const auto total = std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0});
   all.resize(static_cast<std::size_t>(total));
   comm_.broadcast(all.data(), total);
   restore_rank_state(unpack_state(std::vector<double>(all.begin() + offset,

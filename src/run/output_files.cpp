@@ -95,4 +95,18 @@ std::vector<std::string> config_differences(const std::vector<std::pair<std::str
   return differences;
 }
 
+void require_same_options(const std::vector<std::pair<std::string, std::string>>& requested,
+                          const std::vector<std::pair<std::string, std::string>>& recorded, const std::string& subject,
+                          const std::string& fix) {
+  const auto differences = config_differences(requested, recorded);
+  if (differences.empty()) {
+    return;
+  }
+  std::string list;
+  for (const auto& difference : differences) {
+    list += "\n  " + difference;
+  }
+  throw ConfigError(subject + " of other options:" + list + "\n" + fix);
+}
+
 }  // namespace cflrun::run

@@ -138,6 +138,8 @@ class ResultWriter {
 
  private:
   ResultWriter();
+  /// Sets `status`, ignoring failures (mark_failed, mark_interrupted).
+  void set_status_best_effort(const std::string& status) noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

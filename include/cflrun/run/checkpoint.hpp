@@ -41,9 +41,10 @@ std::vector<double> pack_state(const algo::AlgorithmState& state);
 /// The inverse of pack_state. @throws DataError if `packed` is not a packed state.
 algo::AlgorithmState unpack_state(const std::vector<double>& packed);
 
-/// Doubles taken by the packed state that starts at packed[at] (several packed states may follow
-/// one another, e.g. every rank's in a gather). @throws DataError if it runs past the end.
-std::size_t packed_state_length(const std::vector<double>& packed, std::size_t at);
+/// Reads the packed state that starts at packed[at] and moves `at` past it, so that several packed
+/// states following one another (every rank's, in a gather) are read in turn.
+/// @throws DataError if it runs past the end of `packed`.
+algo::AlgorithmState unpack_state(const std::vector<double>& packed, std::size_t& at);
 
 /// The state of LibTorch's default CPU random generator (dropout draws from it), [S] int32.
 torch::Tensor cpu_generator_state();
