@@ -127,6 +127,9 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
   system.add_options()
       ("threads", po::value(&o.threads)->default_value(o.threads),
        "torch intra-op threads per rank (count; 0 = cores on the node / ranks on the node)")
+      ("server-hosts-clients", po::bool_switch(&o.server_hosts_clients),
+       "with several ranks, rank 0 hosts a share of the clients besides serving (by default it only "
+       "serves); same results, for when the server's core would otherwise wait")
       ("device", po::value(&o.device)->default_value(o.device),
        "auto | cpu | cuda (cuda: GPU = local rank modulo GPUs on the node)")
       ("out", po::value(&o.out)->default_value(o.out), "HDF5 result file (path)")
@@ -403,6 +406,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"init", init},
           {"participation", text(participation)},
           {"threads", text(threads)},
+          {"server-hosts-clients", server_hosts_clients ? "true" : "false"},
           {"device", device},
           {"out", out},
           {"overwrite", overwrite ? "true" : "false"},

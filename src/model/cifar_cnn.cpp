@@ -1,5 +1,7 @@
 #include <cflrun/model/architectures.hpp>
 
+#include "sequential_script.hpp"
+
 #include "sequential_split.hpp"
 
 #include <torch/nn/modules/activation.h>
@@ -41,6 +43,8 @@ CifarCnn::CifarCnn(int num_classes) {
 }
 
 torch::Tensor CifarCnn::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
+
+std::string CifarCnn::torchscript() const { return sequential_torchscript(layers_, "layers"); }
 
 torch::Tensor CifarCnn::features(const torch::Tensor& inputs) { return sequential_body(layers_, inputs); }
 

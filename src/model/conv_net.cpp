@@ -20,8 +20,10 @@ ConvNetImpl::ConvNetImpl(int num_classes)
 torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) { return head(features(images)); }
 
 torch::Tensor ConvNetImpl::features(const torch::Tensor& images) {
-  auto x = torch::max_pool2d(torch::relu(conv1_->forward(images)), kPoolSize);
-  x = torch::max_pool2d(torch::relu(conv2_->forward(x)), kPoolSize);
+  // relu(max_pool(x)) == max_pool(relu(x)) exactly (ReLU is monotone), with a quarter of the ReLU
+  // work and of its backward pass; the gradient differs only where a window ties at its maximum.
+  auto x = torch::relu(torch::max_pool2d(conv1_->forward(images), kPoolSize));
+  x = torch::relu(torch::max_pool2d(conv2_->forward(x), kPoolSize));
   return x.flatten(/*start_dim=*/1);
 }
 

@@ -37,7 +37,7 @@ void Experiment::set_up_data() {
     const auto shares = data.mixture.to(torch::kFloat64).contiguous();
     mixture_.assign(shares.data_ptr<double>(), shares.data_ptr<double>() + shares.numel());
   }
-  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients);
+  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients, options_.server_hosts_clients);
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
 }
 
@@ -83,7 +83,8 @@ void Experiment::set_up_algorithm() {
                       "for --optimizer adam only");
   }
   num_models_ = algorithm_->num_models();
-  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), static_cast<int>(true_clusters_.size()));
+  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), static_cast<int>(true_clusters_.size()),
+                                     options_.server_hosts_clients);
   stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, options_.stable_rounds,
                                                   options_.stable_fraction);
 }

@@ -4,16 +4,17 @@
 
 namespace cflrun::run {
 
-ClientRange hosted_clients(int rank, int ranks, int num_clients) {
+ClientRange hosted_clients(int rank, int ranks, int num_clients, bool server_hosts_clients) {
   if (ranks == 1) {
     return {0, num_clients};
   }
-  if (rank == 0) {
+  const bool server_only = !server_hosts_clients;
+  if (server_only && rank == 0) {
     return {0, 0};
   }
-  const std::int64_t workers = ranks - 1;
-  const std::int64_t w = rank - 1;
-  return {static_cast<int>(w * num_clients / workers), static_cast<int>((w + 1) * num_clients / workers)};
+  const std::int64_t hosts = server_only ? ranks - 1 : ranks;
+  const std::int64_t h = server_only ? rank - 1 : rank;
+  return {static_cast<int>(h * num_clients / hosts), static_cast<int>((h + 1) * num_clients / hosts)};
 }
 
 }  // namespace cflrun::run

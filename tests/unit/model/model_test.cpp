@@ -2,6 +2,7 @@
 #include <cflrun/model/conv_net.hpp>
 #include <cflrun/model/inference_forward.hpp>
 #include <cflrun/model/flat_state.hpp>
+#include <cflrun/model/network.hpp>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -81,14 +82,70 @@ TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
   EXPECT_TRUE(torch::equal(forward(images), frozen));
 }
 
-TEST(InferenceForward, ArchitecturesWithoutAScriptRunEagerInEvalMode) {
+/// Every architecture's inference forward gives its eager eval-mode outputs (BatchNorm on running
+/// statistics moved away from their initial values, Dropout off); cnn and cifar_cnn run frozen.
+TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
+  struct Case {
+    Architecture architecture;
+    NetworkShape shape;
+  };
+  const std::vector<Case> cases{{Architecture::kCnn, {{1, 28, 28}, 10}},
+                                {Architecture::kCifarCnn, {{3, 32, 32}, 10}},
+                                {Architecture::kMlp, {{1, 28, 28}, 10}},
+                                {Architecture::kAutoencoder, {{1, 28, 28}, 10}},
+                                {Architecture::kConvAutoencoder, {{3, 32, 32}, 10}},
+                                {Architecture::kLinear, {{20}, 0}}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(architecture_name(c.architecture));
+    torch::manual_seed(3);
+    const auto network = make_network(c.architecture, c.shape);
+    std::vector<std::int64_t> batch{7};
+    batch.insert(batch.end(), c.shape.sample_shape.begin(), c.shape.sample_shape.end());
+    {
+      torch::NoGradGuard no_grad;  // train-mode passes move the BatchNorm running statistics
+      network->train();
+      network->forward(torch::rand(batch) * 3.0 + 1.0);
+    }
+    const auto inputs = torch::rand(batch);
+    InferenceForward forward(*network);
+    EXPECT_EQ(forward.frozen(), c.architecture == Architecture::kCnn || c.architecture == Architecture::kCifarCnn);
+    torch::Tensor expected;
+    {
+      torch::NoGradGuard no_grad;
+      network->eval();
+      expected = network->forward(inputs);
+    }
+    const auto frozen = forward(inputs);
+    ASSERT_EQ(frozen.sizes(), expected.sizes());
+    EXPECT_TRUE(torch::allclose(frozen, expected, /*rtol=*/1e-4, /*atol=*/1e-5))
+        << (frozen - expected).abs().max().item<float>();
+  }
+}
+
+/// A network without a script runs its eager forward in eval mode.
+class ScriptlessNetwork : public Network {
+ public:
+  ScriptlessNetwork()
+      : linear_(register_module("linear", torch::nn::Linear(4, 64))),
+        dropout_(register_module("dropout", torch::nn::Dropout(0.5))) {}
+  torch::Tensor forward(const torch::Tensor& inputs) override { return dropout_->forward(linear_->forward(inputs)); }
+
+ private:
+  torch::nn::Linear linear_;
+  torch::nn::Dropout dropout_;
+};
+
+TEST(InferenceForward, NetworksWithoutAScriptRunEagerInEvalMode) {
   torch::manual_seed(3);
-  const auto network = make_network(Architecture::kMlp, {{1, 28, 28}, 10});
-  InferenceForward forward(*network);
+  ScriptlessNetwork network;
+  network.train();
+  InferenceForward forward(network);
   EXPECT_FALSE(forward.frozen());
-  const auto images = torch::rand({5, 1, 28, 28});
+  const auto inputs = torch::rand({5, 4});
+  const auto outputs = forward(inputs);
   torch::NoGradGuard no_grad;
-  EXPECT_TRUE(torch::equal(forward(images), network->forward(images)));
+  network.eval();  // dropout off: in train mode about half the outputs would be zero
+  EXPECT_TRUE(torch::equal(outputs, network.forward(inputs)));
 }
 
 }  // namespace

@@ -35,6 +35,21 @@ TEST(RankLayout, WorkersHostContiguousBalancedGroupsAndTheServerNone) {
   EXPECT_EQ(covered, 5);
 }
 
+TEST(RankLayout, WithServerHostsClientsEveryRankHostsABalancedGroupInOrder) {
+  // 25 clients over 3 ranks: [0, 8), [8, 16), [16, 25); the server's group is the first.
+  const std::vector<std::pair<int, int>> expected{{0, 8}, {8, 16}, {16, 25}};
+  for (int rank = 0; rank < 3; ++rank) {
+    const auto r = hosted_clients(rank, 3, 25, /*server_hosts_clients=*/true);
+    EXPECT_EQ(std::make_pair(r.first, r.end), expected[static_cast<std::size_t>(rank)]);
+  }
+  EXPECT_EQ(hosted_clients(0, 1, 25, true).size(), 25);
+  int covered = 0;
+  for (int rank = 0; rank < 8; ++rank) {
+    covered += hosted_clients(rank, 8, 5, true).size();
+  }
+  EXPECT_EQ(covered, 5);
+}
+
 TEST(ComputeSetup, CudaOnACpuOnlyBuildIsAClearError) {
   EXPECT_EQ(select_device("cpu", 0), torch::Device(torch::kCPU));
   if (!torch::cuda::is_available()) {
