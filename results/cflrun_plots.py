@@ -41,7 +41,7 @@ IGNORED_KEYS = {
     "seed", "data-seed", "out", "overwrite", "quiet", "config", "threads", "device", "ranks",
     "threads_per_rank", "blas", "git_commit", "version", "torch_version", "skip-complete",
     "data-dir", "clients", "models", "resume", "checkpoint-every", "checkpoint-seconds", "round-timeout",
-    "server-hosts-clients",
+    "server-hosts-clients", "parallel-clients",
 }
 DPI = 100
 

@@ -127,6 +127,10 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
   system.add_options()
       ("threads", po::value(&o.threads)->default_value(o.threads),
        "torch intra-op threads per rank (count; 0 = cores on the node / ranks on the node)")
+      ("parallel-clients", po::bool_switch(&o.parallel_clients),
+       "train a rank's clients on its --threads at once, each on one thread (plain local updates of "
+       "models without dropout); faster on few cores; results equal those of --threads 1, which "
+       "differ from multi-threaded runs in the low bits")
       ("server-hosts-clients", po::bool_switch(&o.server_hosts_clients),
        "with several ranks, rank 0 hosts a share of the clients besides serving (by default it only "
        "serves); same results, for when the server's core would otherwise wait")
@@ -407,6 +411,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"participation", text(participation)},
           {"threads", text(threads)},
           {"server-hosts-clients", server_hosts_clients ? "true" : "false"},
+          {"parallel-clients", parallel_clients ? "true" : "false"},
           {"device", device},
           {"out", out},
           {"overwrite", overwrite ? "true" : "false"},

@@ -20,7 +20,8 @@ const std::set<std::string> kBookkeepingKeys{
     "seed",    "data-seed", "out",     "overwrite",     "quiet",         "config",
     "threads", "device",    "ranks",   "threads_per_rank", "blas",       "git_commit",
     "version", "torch_version", "skip-complete", "data-dir", "clients",   "models",
-    "resume",  "checkpoint-every", "checkpoint-seconds", "round-timeout", "server-hosts-clients"};
+    "resume",  "checkpoint-every", "checkpoint-seconds", "round-timeout", "server-hosts-clients",
+    "parallel-clients"};
 
 std::map<std::string, std::string> group_key(const RunSummary& run) {
   std::map<std::string, std::string> key;

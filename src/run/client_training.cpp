@@ -37,16 +37,8 @@ torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& mode
   return optimizer.get();
 }
 
-void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, int round, std::uint64_t seed,
-                                const local::LocalUpdateSettings& settings, const TrainedClient& receive,
-                                std::vector<double>& train_loss) {
-  Stopwatch watch(compute_seconds_);
-  train_loss.assign(static_cast<std::size_t>(size()), std::numeric_limits<double>::quiet_NaN());
-  auto local = settings;
-  server_states_ = &models.states();
-  if (plan.proximal_weights.defined()) {
-    local.proximal.centers = models.states();
-  }
+std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(const algo::RoundPlan& plan) const {
+  std::vector<TrainingStart> starts;
   for (int i = 0; i < size(); ++i) {
     const int client = first_ + i;
     const int start = plan.start.at(static_cast<std::size_t>(client));
@@ -57,6 +49,36 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
       throw ConfigError("round plan: client " + std::to_string(client) + " trains its local model, but the clients "
                         "keep none (the algorithm must declare keeps_local_models)");
     }
+    starts.push_back({i, start});
+  }
+  return starts;
+}
+
+void ClientGroup::deliver(int i, const torch::Tensor& result, bool gradient, const TrainedClient& receive) {
+  // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
+  if (!gradient && local_states_.defined()) {
+    local_states_[i].copy_(result);
+  }
+  receive(first_ + i, result.to(torch::kFloat64));
+}
+
+void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, int round, std::uint64_t seed,
+                                const local::LocalUpdateSettings& settings, const TrainedClient& receive,
+                                std::vector<double>& train_loss) {
+  Stopwatch watch(compute_seconds_);
+  train_loss.assign(static_cast<std::size_t>(size()), std::numeric_limits<double>::quiet_NaN());
+  auto local = settings;
+  server_states_ = &models.states();
+  if (plan.proximal_weights.defined()) {
+    local.proximal.centers = models.states();
+  }
+  const auto starts = training_starts(plan);
+  if (trains_on_threads(models)) {
+    train_on_threads(starts, plan, models, round, seed, local, receive, train_loss);
+    return;
+  }
+  for (const auto& [i, start] : starts) {
+    const int client = first_ + i;
     auto& model = start == algo::kLocalModel ? models.working_model() : models.load(start);
     if (start == algo::kLocalModel) {
       model::load_flat_state(model, local_states_[i]);
@@ -74,16 +96,8 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
     } else {
       train_loss[static_cast<std::size_t>(i)] = train_client(model, i, round, seed, local);
     }
-    // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
-    if (settings.gradient_averaging) {
-      receive(client, model::flatten_gradients(model).to(torch::kFloat64));
-      continue;
-    }
-    const auto state = model::flatten_state(model);
-    if (local_states_.defined()) {
-      local_states_[i].copy_(state);
-    }
-    receive(client, state.to(torch::kFloat64));
+    deliver(i, settings.gradient_averaging ? model::flatten_gradients(model) : model::flatten_state(model),
+            settings.gradient_averaging, receive);
   }
 }
 

@@ -39,6 +39,7 @@ void Experiment::set_up_data() {
   }
   const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients, options_.server_hosts_clients);
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
+  clients_->set_training_threads(options_.parallel_clients ? threads_ : 1);
 }
 
 void Experiment::share_train_samples() {

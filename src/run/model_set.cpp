@@ -43,6 +43,12 @@ torch::Tensor ModelSet::fresh_state(std::uint64_t seed, std::uint64_t stream) co
   return model::flatten_state(*fresh);
 }
 
+std::shared_ptr<model::Network> ModelSet::make_network() const {
+  auto network = model::make_network(architecture_, shape_);
+  network->to(device_);
+  return network;
+}
+
 model::Network& ModelSet::load(int j) {
   if (j < 0 || j >= size()) {
     throw std::out_of_range("ModelSet::load: model " + std::to_string(j) + " of " + std::to_string(size()));

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): the same CLoVE round (jobs/fmnist_label_skew1.cfg, 1 rank, all cores) run
-# by cflrun and by the plain eager PyTorch reference tests/bench/pytorch_clove_round.py, alternating,
-# REPEATS times each; prints seconds per round and per phase (mean of the rounds after the first,
-# best of the repeats), the ratio reference / cflrun, and GFLOP/s against the round's FLOP count.
+# by cflrun (as configured, and with --parallel-clients) and by the plain eager PyTorch reference
+# tests/bench/pytorch_clove_round.py, alternating, REPEATS times each; prints seconds per round and
+# per phase (mean of the rounds after the first, best of the repeats), the ratio reference / cflrun,
+# and GFLOP/s against the round's FLOP count.
 # Needs Debian's python3-torch and python3-h5py (apt-get install python3-torch python3-h5py).
 # Usage: tests/bench/side_by_side.sh [REPEATS=3] [ROUNDS=4] [BUILD_DIR=build]
 set -euo pipefail
@@ -21,6 +22,8 @@ for r in $(seq 1 "$repeats"); do
   "$build/cflrun" --config jobs/fmnist_label_skew1.cfg --rounds "$rounds" --threads "$threads" --quiet \
     --checkpoint-every 0 --out "$work/cflrun$r.h5" > /dev/null
   "$python" tests/bench/pytorch_clove_round.py --rounds "$rounds" --threads "$threads" | tail -n 6 > "$work/pytorch$r.txt"
+  "$build/cflrun" --config jobs/fmnist_label_skew1.cfg --rounds "$rounds" --threads "$threads" --parallel-clients \
+    --quiet --checkpoint-every 0 --out "$work/parallel$r.h5" > /dev/null
   echo "repeat $r of $repeats done" >&2
 done
 
@@ -42,16 +45,21 @@ def pytorch_phases(path):
     figures["other"] = 0.0
     return figures
 ours = [cflrun_phases(f"{work}/cflrun{r}.h5") for r in range(1, repeats + 1)]
+parallel = [cflrun_phases(f"{work}/parallel{r}.h5") for r in range(1, repeats + 1)]
 ref = [pytorch_phases(f"{work}/pytorch{r}.txt") for r in range(1, repeats + 1)]
 # FLOPs of one round: the CNN's forward is 242 560 multiply-adds per 28x28 image (conv1 86 400,
 # conv2 153 600, linear 2 560); training counts forward + backward as 3 forwards.
 forward = 2 * 242_560
 flops = forward * (25 * 500 * 5 + 3 * 25 * 500 + 25 * 400)
-print(f"{'phase':<14}{'cflrun s':>10}{'PyTorch s':>11}{'ratio':>8}   (best of {repeats}, rounds after the first)")
+best = lambda runs, p: min(o[p] for o in runs)
+print(f"{'phase':<14}{'cflrun s':>10}{'parallel s':>12}{'PyTorch s':>11}{'ratio':>8}{'ratio':>8}"
+      f"   (best of {repeats}, rounds after the first; parallel = --parallel-clients)")
 for p in phases + ["other", "round"]:
-    a, b = min(o[p] for o in ours), min(o[p] for o in ref)
-    print(f"{p:<14}{a:>10.3f}{b:>11.3f}{(b / a if a > 0 else float('nan')):>8.2f}")
-best_ours, best_ref = min(o["round"] for o in ours), min(o["round"] for o in ref)
-print(f"round FLOPs {flops / 1e9:.1f} G: cflrun {flops / best_ours / 1e9:.1f} GFLOP/s, PyTorch {flops / best_ref / 1e9:.1f} GFLOP/s")
-print(f"cflrun is {best_ref / best_ours:.2f}x faster per round than the plain PyTorch script")
+    a, c, b = best(ours, p), best(parallel, p), best(ref, p)
+    ratio = lambda x: b / x if x > 0 else float("nan")
+    print(f"{p:<14}{a:>10.3f}{c:>12.3f}{b:>11.3f}{ratio(a):>8.2f}{ratio(c):>8.2f}")
+print(f"round FLOPs {flops / 1e9:.1f} G; PyTorch {flops / best(ref, 'round') / 1e9:.1f} GFLOP/s")
+for name, runs in (("cflrun", ours), ("cflrun --parallel-clients", parallel)):
+    r = best(runs, "round")
+    print(f"{name}: {flops / r / 1e9:.1f} GFLOP/s, {best(ref, 'round') / r:.2f}x faster per round than the plain PyTorch script")
 EOF

@@ -99,6 +99,13 @@ class ClientGroup {
                      const local::LocalUpdateSettings& settings, const TrainedClient& receive,
                      std::vector<double>& train_loss);
 
+  /// Threads on which local_updates trains clients at once (each client on one thread, with one
+  /// LibTorch intra-op thread), where that cannot change what a client computes: plain local
+  /// updates (no ClientProcedure, no optimizers kept across rounds) of a model without dropout
+  /// (dropout draws from LibTorch's one global generator) on the CPU. 1 (the default) trains the
+  /// clients one after the other with the rank's intra-op threads.
+  void set_training_threads(int threads) { training_threads_ = threads; }
+
   /// Gives every hosted client a persistent local model, a copy of `initial` (the client initial
   /// model of FedSoft and FeSEM).
   /// @param initial          [P] float32 flat state.
@@ -168,6 +175,22 @@ class ClientGroup {
   /// mini-batches from the (seed, purpose, client, round) stream; returns its training loss.
   double train_client(model::Network& model, int i, int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
                       core::Purpose purpose = core::Purpose::kLocalUpdate);
+  /// Hosted client i and the model its update starts from (a row of the ModelSet or
+  /// algo::kLocalModel), for every client the plan trains, in client order.
+  struct TrainingStart {
+    int i;
+    int start;
+  };
+  std::vector<TrainingStart> training_starts(const algo::RoundPlan& plan) const;
+  /// Whether local_updates may train the clients on several threads (set_training_threads).
+  bool trains_on_threads(ModelSet& models) const;
+  /// local_updates on training_threads_ threads, each with its own model; hands the results to
+  /// `receive` in client order afterwards. @throws what a client's update throws.
+  void train_on_threads(const std::vector<TrainingStart>& starts, const algo::RoundPlan& plan, ModelSet& models,
+                        int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
+                        const TrainedClient& receive, std::vector<double>& train_loss);
+  /// Hands hosted client i's trained state (or gradient) to `receive` and keeps it as its local model.
+  void deliver(int i, const torch::Tensor& result, bool gradient, const TrainedClient& receive);
   /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first use.
   torch::optim::Optimizer* kept_optimizer(int i, model::Network& model, const local::LocalUpdateSettings& settings);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
@@ -192,6 +215,7 @@ class ClientGroup {
   std::vector<std::int64_t> test_counts_;    // [m]
   torch::Tensor local_states_;               // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
+  int training_threads_ = 1;
   std::vector<std::unique_ptr<torch::optim::Optimizer>> local_optimizers_;  // [m] Adam, made at a client's first update
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
   std::vector<algo::AlgorithmState> memories_;         // [m] the procedure's per-client memory

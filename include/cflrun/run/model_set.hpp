@@ -60,6 +60,10 @@ class ModelSet {
   /// The working model, whatever it currently holds.
   model::Network& working_model() { return *working_; }
 
+  /// A new model of the same architecture on the same device (in train mode, initialised from
+  /// LibTorch's global generator: load a state before use), e.g. a training thread's own model.
+  std::shared_ptr<model::Network> make_network() const;
+
   /// Server averaging step, Option I (CLoVE Alg. 1 line 14): theta_j = sum_i n_i theta_i / sum_i n_i
   /// for every model with at least one client; other models keep their state. With weight
   /// sharing the shared floats of every model become the average over all clients instead.
