@@ -55,6 +55,20 @@ Architecture parse_architecture(const std::string& name) {
   throw ConfigError("--model must be one of " + names + ", but got '" + name + "'");
 }
 
+std::vector<Architecture> all_architectures() { return {std::begin(kAll), std::end(kAll)}; }
+
+NetworkShape paper_shape(Architecture architecture) {
+  switch (architecture) {
+    case Architecture::kCifarCnn:
+    case Architecture::kConvAutoencoder:
+      return {{3, 32, 32}, 10};
+    case Architecture::kLinear:
+      return {{20}, 0};
+    default:
+      return {{1, 28, 28}, 10};
+  }
+}
+
 std::string architecture_name(Architecture architecture) {
   switch (architecture) {
     case Architecture::kCnn:

@@ -18,8 +18,6 @@
 
 namespace {
 
-using cflrun::model::Architecture;
-
 template <typename Forward>
 double seconds_for(const torch::Tensor& inputs, Forward&& forward) {
   const auto start = std::chrono::steady_clock::now();
@@ -37,26 +35,17 @@ int main(int argc, char** argv) {
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
   const int threads = argc > 3 ? std::atoi(argv[3]) : static_cast<int>(std::thread::hardware_concurrency());
   torch::set_num_threads(threads);
-  struct Case {
-    Architecture architecture;
-    cflrun::model::NetworkShape shape;
-  };
-  const std::vector<Case> cases{{Architecture::kCnn, {{1, 28, 28}, 10}},
-                                {Architecture::kCifarCnn, {{3, 32, 32}, 10}},
-                                {Architecture::kMlp, {{1, 28, 28}, 10}},
-                                {Architecture::kAutoencoder, {{1, 28, 28}, 10}},
-                                {Architecture::kConvAutoencoder, {{3, 32, 32}, 10}},
-                                {Architecture::kLinear, {{20}, 0}}};
   std::cout << samples << " samples, " << cflrun::local::kEvalChunk << " per pass, " << threads
             << " threads, best of " << repeats << "\n"
             << std::left << std::setw(18) << "model" << std::right << std::setw(10) << "eager s" << std::setw(10)
             << "frozen s" << std::setw(8) << "ratio" << "\n";
-  for (const auto& c : cases) {
+  for (const auto architecture : cflrun::model::all_architectures()) {
+    const auto paper_shape = cflrun::model::paper_shape(architecture);
     torch::manual_seed(1);
-    const auto network = cflrun::model::make_network(c.architecture, c.shape);
+    const auto network = cflrun::model::make_network(architecture, paper_shape);
     network->eval();
     std::vector<std::int64_t> shape{samples};
-    shape.insert(shape.end(), c.shape.sample_shape.begin(), c.shape.sample_shape.end());
+    shape.insert(shape.end(), paper_shape.sample_shape.begin(), paper_shape.sample_shape.end());
     const auto inputs = torch::rand(shape);
     double eager = std::numeric_limits<double>::infinity();
     double frozen = eager;
@@ -67,7 +56,7 @@ int main(int argc, char** argv) {
       const double build = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       frozen = std::min(frozen, build + seconds_for(inputs, [&](const torch::Tensor& x) { return forward(x); }));
     }
-    std::cout << std::left << std::setw(18) << cflrun::model::architecture_name(c.architecture) << std::right
+    std::cout << std::left << std::setw(18) << cflrun::model::architecture_name(architecture) << std::right
               << std::fixed << std::setprecision(4) << std::setw(10) << eager << std::setw(10) << frozen
               << std::setprecision(2) << std::setw(8) << eager / frozen << "\n";
   }

@@ -72,6 +72,14 @@ struct NetworkShape {
 ///         dataset that fits.
 std::shared_ptr<Network> make_network(Architecture architecture, const NetworkShape& shape);
 
+/// Every architecture cflrun has, in the order of the Architecture enum.
+std::vector<Architecture> all_architectures();
+
+/// The shape of the data the architecture is built for in the paper: {1, 28, 28} with 10 classes
+/// (cnn, mlp, autoencoder: MNIST, Fashion-MNIST), {3, 32, 32} with 10 classes (cifar_cnn,
+/// conv_autoencoder: CIFAR-10), {20} without classes (linear: linreg, d = 20).
+NetworkShape paper_shape(Architecture architecture);
+
 /// Whether `architecture` builds a classifier with a body/head split (Network::has_head).
 bool has_head(Architecture architecture);
 

@@ -85,22 +85,13 @@ TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
 /// Every architecture's inference forward gives its eager eval-mode outputs (BatchNorm on running
 /// statistics moved away from their initial values, Dropout off); cnn and cifar_cnn run frozen.
 TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
-  struct Case {
-    Architecture architecture;
-    NetworkShape shape;
-  };
-  const std::vector<Case> cases{{Architecture::kCnn, {{1, 28, 28}, 10}},
-                                {Architecture::kCifarCnn, {{3, 32, 32}, 10}},
-                                {Architecture::kMlp, {{1, 28, 28}, 10}},
-                                {Architecture::kAutoencoder, {{1, 28, 28}, 10}},
-                                {Architecture::kConvAutoencoder, {{3, 32, 32}, 10}},
-                                {Architecture::kLinear, {{20}, 0}}};
-  for (const auto& c : cases) {
-    SCOPED_TRACE(architecture_name(c.architecture));
+  for (const auto architecture : all_architectures()) {
+    SCOPED_TRACE(architecture_name(architecture));
+    const auto shape = paper_shape(architecture);
     torch::manual_seed(3);
-    const auto network = make_network(c.architecture, c.shape);
+    const auto network = make_network(architecture, shape);
     std::vector<std::int64_t> batch{7};
-    batch.insert(batch.end(), c.shape.sample_shape.begin(), c.shape.sample_shape.end());
+    batch.insert(batch.end(), shape.sample_shape.begin(), shape.sample_shape.end());
     {
       torch::NoGradGuard no_grad;  // train-mode passes move the BatchNorm running statistics
       network->train();
@@ -108,7 +99,7 @@ TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
     }
     const auto inputs = torch::rand(batch);
     InferenceForward forward(*network);
-    EXPECT_EQ(forward.frozen(), c.architecture == Architecture::kCnn || c.architecture == Architecture::kCifarCnn);
+    EXPECT_EQ(forward.frozen(), architecture == Architecture::kCnn || architecture == Architecture::kCifarCnn);
     torch::Tensor expected;
     {
       torch::NoGradGuard no_grad;
