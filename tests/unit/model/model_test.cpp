@@ -58,6 +58,13 @@ TEST(FlatState, RejectsABufferOfTheWrongSize) {
 namespace cflrun::model {
 namespace {
 
+/// The network's eager forward in eval mode, without gradients.
+torch::Tensor eager_eval(Network& network, const torch::Tensor& inputs) {
+  torch::NoGradGuard no_grad;
+  network.eval();
+  return network.forward(inputs);
+}
+
 TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
   torch::manual_seed(10);
   ConvNet network(10);
@@ -65,12 +72,7 @@ TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
   const auto images = torch::rand({300, 1, 28, 28});
   InferenceForward forward(*network);
   EXPECT_TRUE(forward.frozen());
-  torch::Tensor expected;
-  {
-    torch::NoGradGuard no_grad;
-    network->eval();
-    expected = network->forward(images);
-  }
+  const auto expected = eager_eval(*network, images);
   const auto frozen = forward(images);
   ASSERT_EQ(frozen.sizes(), expected.sizes());
   EXPECT_TRUE(torch::allclose(frozen, expected, /*rtol=*/1e-4, /*atol=*/1e-5));
@@ -100,12 +102,7 @@ TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
     const auto inputs = torch::rand(batch);
     InferenceForward forward(*network);
     EXPECT_EQ(forward.frozen(), architecture == Architecture::kCnn || architecture == Architecture::kCifarCnn);
-    torch::Tensor expected;
-    {
-      torch::NoGradGuard no_grad;
-      network->eval();
-      expected = network->forward(inputs);
-    }
+    const auto expected = eager_eval(*network, inputs);
     const auto frozen = forward(inputs);
     ASSERT_EQ(frozen.sizes(), expected.sizes());
     EXPECT_TRUE(torch::allclose(frozen, expected, /*rtol=*/1e-4, /*atol=*/1e-5))
