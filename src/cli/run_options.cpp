@@ -133,7 +133,8 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "differ from multi-threaded runs in the low bits")
       ("server-hosts-clients", po::bool_switch(&o.server_hosts_clients),
        "with several ranks, rank 0 hosts a share of the clients besides serving (by default it only "
-       "serves); same results, for when the server's core would otherwise wait")
+       "serves), for when the server's core would otherwise wait; same assignments, with the per-cluster "
+       "sums added in another order (low bits)")
       ("device", po::value(&o.device)->default_value(o.device),
        "auto | cpu | cuda (cuda: GPU = local rank modulo GPUs on the node)")
       ("out", po::value(&o.out)->default_value(o.out), "HDF5 result file (path)")

@@ -1,5 +1,6 @@
 #include "sequential_script.hpp"
 
+#include <iomanip>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -33,6 +34,13 @@ std::optional<std::string> explicit_padding(const torch::nn::detail::ConvNdOptio
   return std::nullopt;
 }
 
+/// A float literal that reads back as exactly `value` (std::to_string keeps 6 decimals only).
+std::string exact(double value) {
+  std::ostringstream out;
+  out << std::setprecision(17) << value;
+  return out.str();
+}
+
 std::string bias_of(const std::string& self, const torch::Tensor& bias) {
   return bias.defined() ? self + "_bias" : "None";
 }
@@ -53,7 +61,7 @@ std::optional<std::string> line_for(const torch::nn::Module& module, const std::
       return std::nullopt;
     }
     return "x = torch.batch_norm(x, " + self + "_weight, " + self + "_bias, " + self + "_running_mean, " + self +
-           "_running_var, False, 0.0, " + std::to_string(norm->options.eps()) + ", False)";
+           "_running_var, False, 0.0, " + exact(norm->options.eps()) + ", False)";
   }
   if (const auto* linear = module.as<torch::nn::Linear>()) {
     return "x = torch.linear(x, " + self + "_weight, " + bias_of(self, linear->bias) + ")";

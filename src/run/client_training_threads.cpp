@@ -45,23 +45,25 @@ void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts, con
                                    ModelSet& models, int round, std::uint64_t seed,
                                    const local::LocalUpdateSettings& settings, const TrainedClient& receive,
                                    std::vector<double>& train_loss) {
+  while (static_cast<int>(thread_models_.size()) < training_threads_) {
+    thread_models_.push_back(models.make_network());
+  }
   std::vector<torch::Tensor> results(starts.size());
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  const auto work = [&] {
+  const auto work = [&](model::Network* network) {
     try {
       use_one_intra_op_thread();
-      const auto model = models.make_network();
       auto local = settings;
       for (std::size_t n = next++; n < starts.size(); n = next++) {
         const auto [i, start] = starts[n];
-        model::load_flat_state(*model, start == algo::kLocalModel ? local_states_[i] : models.states()[start]);
+        model::load_flat_state(*network, start == algo::kLocalModel ? local_states_[i] : models.states()[start]);
         if (plan.proximal_weights.defined()) {
           local.proximal.importance = plan.proximal_weights[first_ + i];
         }
-        train_loss[static_cast<std::size_t>(i)] = train_client(*model, i, round, seed, local);
-        results[n] = settings.gradient_averaging ? model::flatten_gradients(*model) : model::flatten_state(*model);
+        train_loss[static_cast<std::size_t>(i)] = train_client(*network, i, round, seed, local);
+        results[n] = settings.gradient_averaging ? model::flatten_gradients(*network) : model::flatten_state(*network);
       }
     } catch (...) {
       const std::lock_guard<std::mutex> lock(failure_mutex);
@@ -71,7 +73,7 @@ void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts, con
   };
   std::vector<std::thread> threads;
   for (int t = 0; t < training_threads_; ++t) {
-    threads.emplace_back(work);
+    threads.emplace_back(work, thread_models_[static_cast<std::size_t>(t)].get());
   }
   for (auto& thread : threads) {
     thread.join();

@@ -38,7 +38,7 @@ void Experiment::record_clients(const std::vector<int>& assignment, const std::v
   std::size_t at = 0;
   rec.worker_compute_seconds = 0.0;
   for (int rank = 0; rank < comm_.size(); ++rank) {
-    const auto hosted = hosted_clients(rank, comm_.size(), static_cast<int>(m), options_.server_hosts_clients);
+    const auto hosted = hosted_by(rank);
     for (int c = hosted.first; c < hosted.end; ++c) {
       const auto client = static_cast<std::size_t>(c);
       accuracy[client] = evaluations[at++];

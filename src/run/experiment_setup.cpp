@@ -31,13 +31,12 @@ void Experiment::set_up_data() {
   const auto data = load_client_data(options_);
   network_shape_ = network_shape_of(data);
   true_clusters_ = data.true_clusters;
-  const int num_clients = data.num_clients();
   if (comm_.is_root() && data.num_sources() > 0) {
     holdouts_ = std::make_unique<SourceHoldouts>(data, objective_of(options_), device_);
     const auto shares = data.mixture.to(torch::kFloat64).contiguous();
     mixture_.assign(shares.data_ptr<double>(), shares.data_ptr<double>() + shares.numel());
   }
-  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), num_clients, options_.server_hosts_clients);
+  const auto hosted = hosted_by(comm_.rank());
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
   clients_->set_training_threads(options_.parallel_clients ? threads_ : 1);
 }
@@ -84,10 +83,13 @@ void Experiment::set_up_algorithm() {
                       "for --optimizer adam only");
   }
   num_models_ = algorithm_->num_models();
-  const auto hosted = hosted_clients(comm_.rank(), comm_.size(), static_cast<int>(true_clusters_.size()),
-                                     options_.server_hosts_clients);
+  const auto hosted = hosted_by(comm_.rank());
   stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, options_.stable_rounds,
                                                   options_.stable_fraction);
+}
+
+ClientRange Experiment::hosted_by(int rank) const {
+  return hosted_clients(rank, comm_.size(), static_cast<int>(true_clusters_.size()), options_.server_hosts_clients);
 }
 
 bool Experiment::is_newcomer(int client) const {

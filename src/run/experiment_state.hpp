@@ -92,6 +92,9 @@ class Experiment {
   void cluster_signatures();
   void set_up_models();
   bool is_newcomer(int client) const;
+  /// The clients `rank` hosts in this run's layout (--server-hosts-clients), the one rule every
+  /// set-up step and gather uses.
+  ClientRange hosted_by(int rank) const;
   void check_output_files() const;
   void open_result_file();
   // checkpoints (experiment_checkpoint.cpp)

@@ -184,8 +184,9 @@ class ClientGroup {
   std::vector<TrainingStart> training_starts(const algo::RoundPlan& plan) const;
   /// Whether local_updates may train the clients on several threads (set_training_threads).
   bool trains_on_threads(ModelSet& models) const;
-  /// local_updates on training_threads_ threads, each with its own model; hands the results to
-  /// `receive` in client order afterwards. @throws what a client's update throws.
+  /// local_updates on training_threads_ threads, each with its own model (built on this thread at
+  /// the first call, kept for later rounds); hands the results to `receive` in client order
+  /// afterwards. @throws what a client's update throws.
   void train_on_threads(const std::vector<TrainingStart>& starts, const algo::RoundPlan& plan, ModelSet& models,
                         int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
                         const TrainedClient& receive, std::vector<double>& train_loss);
@@ -216,6 +217,7 @@ class ClientGroup {
   torch::Tensor local_states_;               // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
   int training_threads_ = 1;
+  std::vector<std::shared_ptr<model::Network>> thread_models_;  // [training_threads_] train_on_threads' own models
   std::vector<std::unique_ptr<torch::optim::Optimizer>> local_optimizers_;  // [m] Adam, made at a client's first update
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
   std::vector<algo::AlgorithmState> memories_;         // [m] the procedure's per-client memory
