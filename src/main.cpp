@@ -9,6 +9,7 @@
 #include <cflrun/io/hdf5_library.hpp>
 #include <cflrun/report/report_command.hpp>
 #include <cflrun/sweep/sweep_command.hpp>
+#include <cflrun/run/check_command.hpp>
 #include <cflrun/run/collective_step.hpp>
 #include <cflrun/run/experiment.hpp>
 #include <cflrun/run/stop_signals.hpp>
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
   cflrun::comm::Environment mpi(argc, argv);
   cflrun::comm::Communicator comm(mpi.world());
   cflrun::run::install_stop_signals();
+  if (argc > 1 && std::string(argv[1]) == "check") {
+    return cflrun::run::run_check_command(argc - 1, argv + 1, comm, std::cout, std::cerr);
+  }
   try {
     const auto parsed = cflrun::run::collective_step(
         comm, [&] { return cflrun::cli::parse_command_line(argc, argv); });

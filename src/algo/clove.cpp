@@ -9,6 +9,10 @@ namespace cflrun::algo {
 void CloveOptions::visit(core::OptionVisitor& v) {
   v.option("kmeans-restarts", kmeans_restarts, "clove: k-means++ starts per round; the lowest inertia wins (count)",
            core::Range::at_least(1));
+  v.option("kmeans-init", kmeans_init,
+           "clove: plus_plus | greedy: k-means++ with one candidate per step (paper) or scikit-learn's greedy "
+           "2 + ln K candidates (official code)",
+           {"plus_plus", "greedy"});
   v.option("loss-transform", loss_transform, "clove: identity | sqrt: cluster and match sqrt(loss) (paper Sec. 4, Table 12)",
            {"identity", "sqrt"});
   v.option("clustering", clustering,
@@ -60,6 +64,7 @@ RoundPlan Clove::plan(const RoundInput& input) {
 std::vector<int> Clove::assign(int round, const torch::Tensor& loss_vectors) const {
   cluster::KMeansOptions kmeans;
   kmeans.restarts = options_.kmeans_restarts;
+  kmeans.seeding_candidates = options_.kmeans_init == "greedy" ? 0 : 1;
   auto engine = core::make_engine(context_.seed, core::Purpose::kClustering, 0, static_cast<std::uint64_t>(round));
   // The square-root loss vectors (SLV) of the paper's analysis (Sec. 4) are clustered and matched
   // instead of the losses when asked (official code: loss_transform = square_root).

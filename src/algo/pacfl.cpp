@@ -22,9 +22,14 @@ void PacflOptions::visit(core::OptionVisitor& v) {
   v.option("pacfl-vectors", vectors,
            "pacfl: p, left singular vectors of each client's data matrix sent as its signature (count)",
            core::Range::at_least(1));
+  v.option("pacfl-signature", signature,
+           "pacfl: client (Alg. 1: p singular vectors of all the client's data) | per_label (official code: p "
+           "per label the client holds, stacked)",
+           {"client", "per_label"});
   v.option("pacfl-proximity", proximity,
-           "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal angles)",
-           {"smallest", "sum"});
+           "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal angles) | "
+           "entrywise (official code: smallest angle between two signature columns)",
+           {"smallest", "sum", "entrywise"});
   v.option("pacfl-beta", beta, "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)",
            core::Range::at_least(0.0));
   v.option("pacfl-clusters", clusters, "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)",
@@ -43,7 +48,9 @@ std::vector<int> Pacfl::cluster_signatures(const torch::Tensor& signatures, cons
     throw ConfigError("pacfl: expected one signature per client, [" + std::to_string(context_.num_clients) +
                       ", d, p], but got " + c10::str(signatures.sizes()));
   }
-  const auto kind = options_.proximity == "sum" ? cluster::Proximity::kSumOfAngles : cluster::Proximity::kSmallestAngle;
+  const auto kind = options_.proximity == "sum"         ? cluster::Proximity::kSumOfAngles
+                    : options_.proximity == "entrywise" ? cluster::Proximity::kSmallestEntrywiseAngle
+                                                        : cluster::Proximity::kSmallestAngle;
   proximity_ = cluster::proximity_matrix(signatures, kind);
   const auto labels = cluster::hierarchical_clustering(rows_and_columns(proximity_, initial), options_.beta,
                                                        std::min<int>(options_.clusters, initial.size()));

@@ -20,6 +20,7 @@ namespace {
 struct SeedHolders {
   std::int64_t seed = 1;
   std::int64_t data_seed = -1;
+  std::int64_t pool_seed = -1;
 };
 
 /// The --algorithm help: every registered algorithm's name and summary.
@@ -78,7 +79,15 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("min-cluster-test", po::value(&o.min_cluster_test)->default_value(o.min_cluster_test),
        "label skew 2/3: minimum test samples per cluster pool (count; 0 = official 510 / 750)")
       ("data-seed", po::value(&seeds.data_seed),
-       "seed of the data partition (integer >= 0; default: --seed)");
+       "seed of the data partition (integer >= 0; default: --seed)")
+      ("pool-seed", po::value(&seeds.pool_seed),
+       "seed of the cluster pools alone (which samples and labels each cluster holds), the client split "
+       "keeping --data-seed (integer >= 0; default: the data seed; --fidelity official: 1)")
+      ("fidelity", po::value(&o.fidelity)->default_value(o.fidelity),
+       "cflrun | official: official = the official CLoVE code's choices where they depart from the paper: "
+       "k-means with 1 greedy k-means++ start, pools shared across seeds (--pool-seed 1), test samples per "
+       "client min(test pool / clients per cluster, --train-samples), concept shift pools of 1 250 / 200 per "
+       "class, CIFAR-10 in a random class order with feature skew as label permutations (jobs/paper/README.md)");
 
   po::options_description training("Training");
   training.add_options()
@@ -208,7 +217,18 @@ void store_config_file(const std::string& path, const po::options_description& d
   }
 }
 
+/// Stores `preset` words as one more source after the command line and the config file: Boost keeps
+/// the values those already gave and replaces only defaults.
+void store_preset(const std::vector<std::string>& preset, const po::options_description& description,
+                  po::variables_map& vm) {
+  po::store(po::command_line_parser(preset).options(description).positional({}).run(), vm);
+}
+
 }  // namespace
+
+std::vector<std::string> official_fidelity_preset() {
+  return {"--kmeans-restarts=1", "--kmeans-init=greedy", "--pool-seed=1"};
+}
 
 ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   ParsedCommandLine parsed;
@@ -223,6 +243,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     if (vm.count("config") != 0) {
       store_config_file(vm["config"].as<std::string>(), run_description, vm);
     }
+    if (vm.count("fidelity") != 0 && vm["fidelity"].as<std::string>() == "official") {
+      store_preset(official_fidelity_preset(), run_description, vm);
+    }
     po::notify(vm);
   } catch (const po::too_many_positional_options_error&) {
     throw ConfigError("unexpected word on the command line; every option starts with -- (see cflrun --help)");
@@ -236,6 +259,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   if (vm.count("data-seed") != 0) {
     require(seeds.data_seed >= 0, "data-seed", "an integer >= 0", seeds.data_seed);
     parsed.options.data_seed = static_cast<std::uint64_t>(seeds.data_seed);
+  }
+  if (vm.count("pool-seed") != 0) {
+    require(seeds.pool_seed >= 0, "pool-seed", "an integer >= 0", seeds.pool_seed);
+    parsed.options.pool_seed = static_cast<std::uint64_t>(seeds.pool_seed);
   }
   if (!parsed.help && !parsed.version) {
     validate(parsed.options);
@@ -284,6 +311,7 @@ void validate_each(const RunOptions& o) {
   require(o.prox_mu == 0.0 || o.aggregation == "model", "prox-mu",
           "0 with --aggregation gradient (a gradient at the start model has no proximal part)", o.prox_mu);
   require_choice("init", o.init, {"different", "same"});
+  require_choice("fidelity", o.fidelity, {"cflrun", "official"});
   require(o.clusters >= 1, "clusters", "at least 1", o.clusters);
   require(o.clients_per_cluster >= 1, "clients-per-cluster", "at least 1", o.clients_per_cluster);
   require(o.train_samples >= 1, "train-samples", "at least 1", o.train_samples);
@@ -406,6 +434,8 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"prox-mu", text(prox_mu)},
           {"seed", text(seed)},
           {"data-seed", text(effective_data_seed())},
+          {"pool-seed", text(effective_pool_seed())},
+          {"fidelity", fidelity},
           {"first-assignment", first_assignment},
           {"aggregation", aggregation},
           {"init", init},

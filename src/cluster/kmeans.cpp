@@ -17,9 +17,11 @@ namespace {
 using Labels = std::vector<std::int64_t>;
 
 void require_options(const KMeansOptions& options) {
-  if (options.restarts < 1 || options.max_iterations < 1 || !(options.tolerance >= 0.0)) {
-    throw ConfigError("k-means: expected restarts >= 1, max_iterations >= 1 and tolerance >= 0, "
-                      "but got restarts = " + std::to_string(options.restarts) +
+  if (options.restarts < 1 || options.seeding_candidates < 0 || options.max_iterations < 1 ||
+      !(options.tolerance >= 0.0)) {
+    throw ConfigError("k-means: expected restarts >= 1, seeding_candidates >= 0, max_iterations >= 1 and "
+                      "tolerance >= 0, but got restarts = " + std::to_string(options.restarts) +
+                      ", seeding_candidates = " + std::to_string(options.seeding_candidates) +
                       ", max_iterations = " + std::to_string(options.max_iterations) +
                       ", tolerance = " + std::to_string(options.tolerance));
   }
@@ -131,9 +133,11 @@ KMeansResult kmeans(const torch::Tensor& points, int k, const KMeansOptions& opt
   const double mean_variance = (points - points.mean(/*dim=*/0)).square().mean().item<double>();
   const double shift_tolerance = options.tolerance * mean_variance;
 
+  const int candidates = options.seeding_candidates == 0 ? greedy_kmeans_plus_plus_candidates(k)
+                                                        : options.seeding_candidates;
   KMeansResult best;
   for (int restart = 0; restart < options.restarts; ++restart) {
-    const torch::Tensor seeds = kmeans_plus_plus_centres(points, k, engine);
+    const torch::Tensor seeds = kmeans_plus_plus_centres(points, k, engine, candidates);
     KMeansResult result =
         finish(points, lloyd(points, seeds, options.max_iterations, shift_tolerance));
     if (restart == 0 || result.inertia < best.inertia) {

@@ -22,7 +22,42 @@ torch::Tensor principal_angles(const torch::Tensor& a, const torch::Tensor& b) {
   return torch::arccos(cosines) * kDegreesPerRadian;  // ascending angles for descending cosines
 }
 
+/// The smallest angle (degrees) between a column of a [d, p] and a column of b [d, q].
+double smallest_entrywise_angle(const torch::Tensor& a, const torch::Tensor& b) {
+  const auto cosines = a.transpose(0, 1).matmul(b).clamp(-1.0, 1.0);
+  return (torch::arccos(cosines) * kDegreesPerRadian).min().item<double>();
+}
+
+torch::Tensor left_singular_vectors(const torch::Tensor& data) {
+  return std::get<0>(torch::linalg::svd(data, /*full_matrices=*/false, /*driver=*/c10::nullopt));
+}
+
 }  // namespace
+
+torch::Tensor per_label_data_signature(const torch::Tensor& inputs, const torch::Tensor& labels, int p,
+                                       int num_classes) {
+  if (p < 1) {
+    throw ConfigError("--pacfl-vectors must be at least 1, but got " + std::to_string(p));
+  }
+  if (labels.dim() != 1 || labels.scalar_type() != torch::kInt64 || labels.size(0) != inputs.size(0) ||
+      (labels.numel() > 0 && (labels.min().item<std::int64_t>() < 0 ||
+                              labels.max().item<std::int64_t>() >= num_classes))) {
+    throw ShapeError("per_label_data_signature: expected [" + std::to_string(inputs.size(0)) +
+                     "] int64 labels in [0, " + std::to_string(num_classes) + "), but got " + c10::str(labels.sizes()));
+  }
+  const auto data = inputs.reshape({inputs.size(0), -1}).to(torch::kFloat64);  // [n, d]
+  auto signature = torch::zeros({data.size(1), static_cast<std::int64_t>(p) * num_classes}, torch::kFloat64);
+  for (int c = 0; c < num_classes; ++c) {
+    const auto rows = torch::nonzero(labels.eq(c)).flatten();
+    if (rows.numel() == 0) {
+      continue;
+    }
+    const auto vectors = left_singular_vectors(data.index_select(0, rows).transpose(0, 1));
+    const auto kept = std::min<std::int64_t>(p, vectors.size(1));
+    signature.narrow(1, static_cast<std::int64_t>(c) * p, kept).copy_(vectors.narrow(1, 0, kept));
+  }
+  return signature;
+}
 
 torch::Tensor data_signature(const torch::Tensor& inputs, int p) {
   const auto data = inputs.reshape({inputs.size(0), -1}).to(torch::kFloat64).transpose(0, 1);  // [d, n]
@@ -31,8 +66,7 @@ torch::Tensor data_signature(const torch::Tensor& inputs, int p) {
     throw ConfigError("--pacfl-vectors must be between 1 and " + std::to_string(rank_bound) +
                       " (the smaller of a client's samples and features), but got " + std::to_string(p));
   }
-  const auto svd = torch::linalg::svd(data, /*full_matrices=*/false, /*driver=*/c10::nullopt);
-  return std::get<0>(svd).narrow(1, 0, p).contiguous();
+  return left_singular_vectors(data).narrow(1, 0, p).contiguous();
 }
 
 torch::Tensor proximity_matrix(const torch::Tensor& signatures, Proximity proximity) {
@@ -44,9 +78,13 @@ torch::Tensor proximity_matrix(const torch::Tensor& signatures, Proximity proxim
   auto result = torch::zeros({m, m}, torch::kFloat64);
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t j = i + 1; j < m; ++j) {
-      const auto angles = principal_angles(signatures[i], signatures[j]);
-      const double value = proximity == Proximity::kSmallestAngle ? angles.min().item<double>()
-                                                                  : angles.sum().item<double>();
+      double value = 0.0;
+      if (proximity == Proximity::kSmallestEntrywiseAngle) {
+        value = smallest_entrywise_angle(signatures[i], signatures[j]);
+      } else {
+        const auto angles = principal_angles(signatures[i], signatures[j]);
+        value = proximity == Proximity::kSmallestAngle ? angles.min().item<double>() : angles.sum().item<double>();
+      }
       result[i][j] = value;
       result[j][i] = value;
     }

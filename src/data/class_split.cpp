@@ -151,8 +151,11 @@ std::int64_t min_cluster_samples(const PartitionSpec& spec, bool train) {
   const std::optional<std::int64_t>& set =
       train ? spec.min_cluster_train_samples : spec.min_cluster_test_samples;
   const std::int64_t samples = train ? spec.train_samples : spec.test_samples;
-  return std::max(set.value_or(official_min_cluster_samples(spec.kind, train)),
-                  spec.clients_per_cluster * samples);
+  const std::int64_t minimum = set.value_or(official_min_cluster_samples(spec.kind, train));
+  if (!train && spec.official_fidelity) {
+    return minimum;  // official test sizes follow the pools (test_samples is not used)
+  }
+  return std::max(minimum, spec.clients_per_cluster * samples);
 }
 
 ClassSplitSettings class_split_settings(const PartitionSpec& spec, bool train) {
@@ -216,7 +219,7 @@ std::vector<ClusterPool> class_split_pools(const PartitionSpec& spec, const Imag
   for (const bool train : {true, false}) {
     ClassSplit split = split_classes_among_clusters(
         (train ? dataset.train : dataset.test).labels, dataset.num_classes, label_sets,
-        class_split_settings(spec, train), spec.data_seed,
+        class_split_settings(spec, train), spec.effective_pool_seed(),
         train ? PartitionStream::kClassSplitTrain : PartitionStream::kClassSplitTest);
     if (!split.met_minimum) {
       throw_below_minimum(spec, split, train);

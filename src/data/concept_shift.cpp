@@ -22,6 +22,8 @@ constexpr std::array<SwapPair, 4> kOfficialSwaps = {{
     {3, 5, 4, 7},
 }};
 constexpr int kOfficialClasses = 10;
+constexpr std::int64_t kOfficialTrainPerClass = 1250;  // exp111: train samples per class and cluster
+constexpr std::int64_t kOfficialTestPerClass = 200;    // exp111: test samples per class and cluster
 
 std::vector<std::int64_t> apply_swaps(int num_classes, const SwapPair& swaps) {
   std::vector<std::int64_t> map = identity_label_map(num_classes);
@@ -44,7 +46,8 @@ SwapPair draw_swaps(std::mt19937_64& engine, int num_classes) {
 
 /// Cluster k's pool of one split: part k of every class after a seeded shuffle of that class.
 std::vector<torch::Tensor> class_shares(const ImageSplit& split, int num_classes, int clusters,
-                                        std::uint64_t data_seed, PartitionStream stream) {
+                                        std::uint64_t data_seed, PartitionStream stream,
+                                        std::int64_t max_share) {
   std::vector<std::vector<torch::Tensor>> parts(static_cast<std::size_t>(clusters));
   for (int c = 0; c < num_classes; ++c) {
     const torch::Tensor indices = torch::nonzero(split.labels.eq(c)).flatten();
@@ -52,8 +55,9 @@ std::vector<torch::Tensor> class_shares(const ImageSplit& split, int num_classes
     const torch::Tensor shuffled = indices.index_select(
         0, torch::randperm(count, partition_generator(data_seed, stream, c), torch::kInt64));
     const std::int64_t share = count / clusters;
+    const std::int64_t taken = max_share > 0 ? std::min(share, max_share) : share;
     for (int k = 0; k < clusters; ++k) {
-      parts[static_cast<std::size_t>(k)].push_back(shuffled.narrow(0, k * share, share));
+      parts[static_cast<std::size_t>(k)].push_back(shuffled.narrow(0, k * share, taken));
     }
   }
   std::vector<torch::Tensor> pools;
@@ -94,14 +98,18 @@ std::vector<std::vector<std::int64_t>> concept_shift_label_maps(int clusters, in
   return maps;
 }
 
+ClassShare official_concept_shift_share() {
+  return {kOfficialTrainPerClass, kOfficialTestPerClass};
+}
+
 std::vector<ClusterPool> concept_shift_pools(const ImageDataset& dataset, int clusters,
-                                             std::uint64_t data_seed) {
+                                             std::uint64_t data_seed, ClassShare share) {
   std::vector<std::vector<std::int64_t>> maps =
       concept_shift_label_maps(clusters, dataset.num_classes, data_seed);
   std::vector<torch::Tensor> train = class_shares(dataset.train, dataset.num_classes, clusters,
-                                                  data_seed, PartitionStream::kClassShuffleTrain);
+                                                  data_seed, PartitionStream::kClassShuffleTrain, share.max_train);
   std::vector<torch::Tensor> test = class_shares(dataset.test, dataset.num_classes, clusters,
-                                                 data_seed, PartitionStream::kClassShuffleTest);
+                                                 data_seed, PartitionStream::kClassShuffleTest, share.max_test);
   std::vector<ClusterPool> pools(static_cast<std::size_t>(clusters));
   for (std::size_t k = 0; k < pools.size(); ++k) {
     pools[k].train = std::move(train[k]);

@@ -1,4 +1,5 @@
 #include <cflrun/core/error.hpp>
+#include <cflrun/core/rng.hpp>
 #include <cflrun/data/cluster_pools.hpp>
 
 namespace cflrun::data {
@@ -24,6 +25,38 @@ std::vector<ClusterPool> whole_split_pools(const ImageDataset& dataset, int clus
 std::vector<ClusterPool> feature_skew_pools(const ImageDataset& dataset, int clusters) {
   check_cluster_count(PartitionKind::kFeatureSkew, clusters, dataset.num_classes);
   return whole_split_pools(dataset, clusters, [](int k) { return k; });
+}
+
+std::vector<ClusterPool> label_permutation_pools(const ImageDataset& dataset, int clusters,
+                                                 std::uint64_t pool_seed) {
+  std::vector<ClusterPool> pools = feature_skew_pools(dataset, clusters);
+  for (std::size_t k = 0; k < pools.size(); ++k) {
+    pools[k].rotation_quarters = 0;
+    pools[k].label_map =
+        random_class_permutation(dataset.num_classes, pool_seed, PartitionStream::kLabelPermutation, k);
+  }
+  return pools;
+}
+
+std::vector<std::int64_t> random_class_permutation(int num_classes, std::uint64_t seed,
+                                                   PartitionStream stream, std::uint64_t index) {
+  std::vector<std::int64_t> order = identity_label_map(num_classes);
+  auto engine = core::make_engine(seed, core::Purpose::kPartition, index, static_cast<std::uint64_t>(stream));
+  for (std::size_t i = order.size(); i > 1; --i) {
+    std::swap(order[i - 1], order[core::uniform_index(engine, i)]);
+  }
+  return order;
+}
+
+void shuffle_class_order(ImageDataset& dataset, std::uint64_t pool_seed) {
+  const torch::Tensor order = torch::tensor(
+      random_class_permutation(dataset.num_classes, pool_seed, PartitionStream::kClassOrder, 0), torch::kInt64);
+  for (ImageSplit* split : {&dataset.train, &dataset.test}) {
+    if (split->labels.dim() != 1 || split->labels.scalar_type() != torch::kInt64) {
+      throw ShapeError("shuffle_class_order: labels must be [N] int64, but got " + split->labels.toString());
+    }
+    split->labels = order.index_select(0, split->labels);
+  }
 }
 
 std::vector<ClusterPool> rotation_pools(const ImageDataset& dataset, int clusters) {

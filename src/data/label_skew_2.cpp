@@ -122,7 +122,7 @@ std::vector<ClusterPool> label_skew_2_pools(const PartitionSpec& spec,
   // train and the test partition.
   const LabelSets sets =
       label_skew_2_label_sets(spec.clusters, dataset.num_classes, spec.labels_per_cluster,
-                              spec.shared_labels, spec.data_seed);
+                              spec.shared_labels, spec.effective_pool_seed());
   return class_split_pools(spec, dataset, sets);
 }
 

@@ -62,6 +62,14 @@ void check_pool_capacity(const PartitionSpec& spec, const std::vector<ClusterPoo
   const std::int64_t size = pool_size(*smallest);
   const std::int64_t per_client = size / spec.clients_per_cluster;
   const std::int64_t samples = train ? spec.train_samples : spec.test_samples;
+  if (!train && spec.official_fidelity) {
+    if (per_client >= 1) {
+      return;  // official: each client gets min(per_client, train_samples) test samples
+    }
+    throw DataError(partition_name(spec.kind) + ": cluster " + std::to_string(smallest - pools.begin()) +
+                    " has " + std::to_string(size) + " test samples, fewer than its " +
+                    std::to_string(spec.clients_per_cluster) + " clients; lower --clients-per-cluster");
+  }
   if (samples <= per_client) {
     return;
   }
@@ -72,6 +80,15 @@ void check_pool_capacity(const PartitionSpec& spec, const std::vector<ClusterPoo
       " samples, enough for at most " + std::to_string(per_client) + " per client with " +
       std::to_string(spec.clients_per_cluster) + " clients per cluster, but " + flag + " is " +
       std::to_string(samples) + "; lower " + flag + " or --clients-per-cluster");
+}
+
+/// --test-samples, or under official fidelity min(test pool // clients per cluster, --train-samples)
+/// (official assign_data_to_clients_RR_without_replacement with its datapoints_per_client cap).
+std::int64_t test_samples_per_client(const PartitionSpec& spec, const ClusterPool& pool) {
+  if (!spec.official_fidelity) {
+    return spec.test_samples;
+  }
+  return std::min(pool.test.size(0) / spec.clients_per_cluster, spec.train_samples);
 }
 
 }  // namespace
@@ -185,15 +202,18 @@ std::vector<ClusterPool> cluster_pools(const PartitionSpec& spec, const ImageDat
     case PartitionKind::kLabelSkew1:
       return label_skew_1_pools(dataset, spec.clusters);
     case PartitionKind::kConceptShift:
-      return concept_shift_pools(dataset, spec.clusters, spec.data_seed);
+      return concept_shift_pools(dataset, spec.clusters, spec.effective_pool_seed(),
+                                 spec.official_fidelity ? official_concept_shift_share() : ClassShare{});
     case PartitionKind::kFeatureSkew:
-      return feature_skew_pools(dataset, spec.clusters);
+      return spec.official_fidelity && dataset.name == "cifar10"
+                 ? label_permutation_pools(dataset, spec.clusters, spec.effective_pool_seed())
+                 : feature_skew_pools(dataset, spec.clusters);
     case PartitionKind::kLabelSkew2:
       return label_skew_2_pools(spec, dataset);
     case PartitionKind::kLabelSkew3:
       return label_skew_3_pools(spec, dataset);
     case PartitionKind::kLabelSkew4:
-      return label_skew_4_pools(dataset, spec.clusters, spec.dominant_share, spec.data_seed);
+      return label_skew_4_pools(dataset, spec.clusters, spec.dominant_share, spec.effective_pool_seed());
     case PartitionKind::kRotation:
       return rotation_pools(dataset, spec.clusters);
     case PartitionKind::kClassPerCluster:
@@ -216,7 +236,7 @@ Partition make_partition(const PartitionSpec& spec, const ImageDataset& dataset)
         pools[k].train, spec.clients_per_cluster, spec.train_samples,
         partition_generator(spec.data_seed, PartitionStream::kClientSplitTrain, k));
     auto test = split_among_clients(
-        pools[k].test, spec.clients_per_cluster, spec.test_samples,
+        pools[k].test, spec.clients_per_cluster, test_samples_per_client(spec, pools[k]),
         partition_generator(spec.data_seed, PartitionStream::kClientSplitTest, k));
     for (int w = 0; w < spec.clients_per_cluster; ++w) {
       ClientShard shard;

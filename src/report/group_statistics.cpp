@@ -17,7 +17,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Per-run bookkeeping and provenance written to /config by cflrun (src/cli/run_options.cpp,
 // src/run/experiment.cpp): they never define the experiment a run belongs to.
 const std::set<std::string> kBookkeepingKeys{
-    "seed",    "data-seed", "out",     "overwrite",     "quiet",         "config",
+    "seed",    "data-seed", "pool-seed", "out",     "overwrite",     "quiet",         "config",
     "threads", "device",    "ranks",   "threads_per_rank", "blas",       "git_commit",
     "version", "torch_version", "skip-complete", "data-dir", "clients",   "models",
     "resume",  "checkpoint-every", "checkpoint-seconds", "round-timeout", "server-hosts-clients",

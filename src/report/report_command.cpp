@@ -11,6 +11,7 @@
 #include <cflrun/core/subcommand.hpp>
 #include <cflrun/report/group_statistics.hpp>
 #include <cflrun/report/metric.hpp>
+#include <cflrun/report/paper_values.hpp>
 #include <cflrun/report/run_summary.hpp>
 #include <cflrun/report/table_format.hpp>
 #include <cflrun/report/table_layout.hpp>
@@ -45,7 +46,11 @@ constexpr const char* kUsage =
     "per partition, cells = --metric. Any other key varying within a cell is an error: select\n"
     "runs with --filter or add the key to --tables.\n"
     "\n"
-    "Example: cflrun report results/sweep --rows algorithm --columns dataset --tables partition\n";
+    "With --paper [FILE]: one row per cell the CLoVE paper reports (Tables 1, 2, 4, 9; FILE, default\n"
+    "jobs/paper/paper_values.csv), cflrun's value beside the paper's and the difference.\n"
+    "\n"
+    "Example: cflrun report results/sweep --rows algorithm --columns dataset --tables partition\n"
+    "         cflrun report results/paper_fmnist --paper\n";
 
 /// What the command line asked for.
 struct ReportOptions {
@@ -55,6 +60,7 @@ struct ReportOptions {
   Metric metric = Metric::kAccuracy;
   bool metric_given = false;
   std::vector<std::string> filters;
+  std::string paper;  ///< --paper: file of the paper's values; "" = not asked.
   bool help = false;
 };
 
@@ -74,6 +80,9 @@ po::options_description describe(std::string& format, std::string& metric, Repor
        "the last round: CFL's count grows)")
       ("filter", po::value(&o.filters)->composing(),
        "keep runs whose config KEY equals VALUE (repeatable; values of one key are alternatives)")
+      ("paper", po::value(&o.paper)->implicit_value(kDefaultPaperValues),
+       "compare with the CLoVE paper: each cell it reports beside cflrun's, with the difference (file of "
+       "the paper's values; default jobs/paper/paper_values.csv)")
       ("help,h", "print this help and exit");
   return options;
 }
@@ -119,6 +128,9 @@ ReportOptions parse_options(int argc, const char* const argv[], std::string& hel
   o.layout.tables = split_commas(tables);
   if (!o.help && o.inputs.empty()) {
     throw ConfigError("give result files or directories to report on (see cflrun report --help)");
+  }
+  if (!o.paper.empty() && (!o.layout.rows.empty() || o.metric_given)) {
+    throw ConfigError("--paper makes its own table (every metric the paper reports); leave out --rows and --metric");
   }
   if (o.layout.rows.empty() && (!o.layout.columns.empty() || !o.layout.tables.empty())) {
     throw ConfigError("--columns and --tables need --rows KEY (e.g. --rows algorithm)");
@@ -174,7 +186,21 @@ std::vector<RunSummary> complete_runs(const std::vector<RunSummary>& runs, std::
   return complete;
 }
 
-std::vector<Table> build_tables(const ReportOptions& o, const std::vector<RunGroup>& groups) {
+/// The --paper table; notes the groups the paper has no value for on `err`.
+Table paper_table(const ReportOptions& o, const std::vector<RunGroup>& groups, std::ostream& err) {
+  int unmatched = 0;
+  Table table = paper_comparison_table(groups, read_paper_values(o.paper), o.paper, unmatched);
+  if (unmatched > 0) {
+    err << "cflrun report: note: " << unmatched << " group(s) match no cell of the paper (partition, dataset, "
+        << "algorithm) and are not shown\n";
+  }
+  return table;
+}
+
+std::vector<Table> build_tables(const ReportOptions& o, const std::vector<RunGroup>& groups, std::ostream& err) {
+  if (!o.paper.empty()) {
+    return {paper_table(o, groups, err)};
+  }
   if (o.layout.rows.empty()) {
     const std::vector<Metric> metrics =
         o.metric_given ? std::vector<Metric>{o.metric}
@@ -202,7 +228,7 @@ int report(const ReportOptions& o, std::ostream& out, std::ostream& err) {
   for (const auto& note : duplicate_seed_notes(groups)) {
     err << "cflrun report: note: duplicate runs counted as separate seeds: " << note << "\n";
   }
-  out << format_tables(build_tables(o, groups), o.format);
+  out << format_tables(build_tables(o, groups, err), o.format);
   return 0;
 }
 

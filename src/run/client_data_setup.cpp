@@ -1,8 +1,11 @@
 #include <cflrun/run/client_data_setup.hpp>
 
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <utility>
 
+#include <cflrun/data/cluster_pools.hpp>
 #include <cflrun/data/linear_regression.hpp>
 #include <cflrun/data/mixture.hpp>
 
@@ -23,10 +26,26 @@ data::MixtureSpec mixture_spec(const cli::RunOptions& options) {
   return spec;
 }
 
+/// The dataset in `dir`, loaded once per process: `cflrun check` dry-runs many configs of the same
+/// data, and a run loads it once anyway. Not thread-safe (setup runs on the main thread).
+std::shared_ptr<const data::ImageDataset> shared_dataset(data::DatasetKind kind, const std::filesystem::path& dir) {
+  static std::map<std::pair<data::DatasetKind, std::filesystem::path>, std::shared_ptr<const data::ImageDataset>> loaded;
+  auto& entry = loaded[{kind, dir}];
+  if (!entry) {
+    entry = std::make_shared<const data::ImageDataset>(data::load_image_dataset(kind, dir));
+  }
+  return entry;
+}
+
 data::ClientData image_client_data(const cli::RunOptions& options) {
   const auto kind = data::parse_dataset_kind(options.dataset);
   const auto dir = options.data_dir.empty() ? data::default_data_dir(kind) : std::filesystem::path(options.data_dir);
-  auto dataset = std::make_shared<const data::ImageDataset>(data::load_image_dataset(kind, dir));
+  auto dataset = shared_dataset(kind, dir);
+  if (options.official_fidelity() && kind == data::DatasetKind::kCifar10) {
+    auto relabelled = std::make_shared<data::ImageDataset>(*dataset);  // shares the images, new labels
+    data::shuffle_class_order(*relabelled, options.effective_pool_seed());
+    dataset = std::move(relabelled);
+  }
   if (data::is_mixture_partition(options.partition)) {
     return data::mixture_image_data(std::move(dataset), mixture_spec(options));
   }
@@ -37,6 +56,8 @@ data::ClientData image_client_data(const cli::RunOptions& options) {
   spec.train_samples = options.train_samples;
   spec.test_samples = options.test_samples;
   spec.data_seed = options.effective_data_seed();
+  spec.pool_seed = options.effective_pool_seed();
+  spec.official_fidelity = options.official_fidelity();
   if (options.min_cluster_train > 0) {
     spec.min_cluster_train_samples = options.min_cluster_train;
   }

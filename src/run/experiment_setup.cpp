@@ -97,11 +97,13 @@ bool Experiment::is_newcomer(int client) const {
 }
 
 void Experiment::cluster_signatures() {
-  const int p = algorithm_->signature_vectors();
-  if (p == 0) {
+  const int vectors = algorithm_->signature_vectors();
+  if (vectors == 0) {
     return;
   }
-  const auto gathered = comm_.gather(clients_->signatures(p));
+  const int classes = algorithm_->per_label_signatures() ? std::max(network_shape_.num_classes, 1) : 0;
+  const auto gathered = comm_.gather(clients_->signatures(vectors, classes));
+  const std::int64_t p = classes > 0 ? vectors * classes : vectors;  // columns per signature
   const auto m = static_cast<std::int64_t>(true_clusters_.size());
   std::vector<int> clusters;
   std::exception_ptr failure;  // rank 0 must still reach the broadcast the others wait in

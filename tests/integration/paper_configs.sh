@@ -1,35 +1,89 @@
 #!/bin/bash
-# jobs/paper/ holds exactly what make_configs.py writes, and every Fashion-MNIST setting in it (one
-# config per partition; the algorithms of a cell share its data settings) and every algorithm's
-# label skew 1 config pass a --dry-run: options valid, data loaded, partition, algorithm and
-# models built. A CIFAR-10 config without the CIFAR
-# files stops with the message that says where to get them.
-# Usage: paper_configs.sh SOURCE_DIR CFLRUN
+# Every shipped config runs: `cflrun check` dry-runs each config of one group (options valid, data
+# loaded, partition, algorithm and models built, nothing written). MNIST and CIFAR-10 configs use the
+# real files when datasets/ has them, else stand-in files of the same format, size and class counts
+# (stand_in_datasets.py). Group `generated` checks that jobs/paper holds exactly what
+# make_configs.py writes, and that a CIFAR-10 config without the CIFAR files stops with the message
+# that says where to get them.
+# Usage: paper_configs.sh SOURCE_DIR CFLRUN generated|fmnist|mnist|cifar10
 set -euo pipefail
 source_dir=$1
 cflrun=$2
+group=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+cd "$source_dir"
+results_before=$(find results/paper -name '*.h5*' 2>/dev/null | sort || true)
 
-python3 "$source_dir/jobs/paper/make_configs.py" "$work/generated"
-cp "$source_dir/jobs/paper/make_configs.py" "$work/generated/"
-diff -r "$source_dir/jobs/paper" "$work/generated" || {
-  echo "FAIL: jobs/paper differs from what make_configs.py writes; run jobs/paper/make_configs.py" >&2
-  exit 1
+# The dry runs of one dataset's configs, on DIR (real data) or on stand-ins; one thread (no spinning).
+check_group() {
+  local data_dir=$1
+  shift
+  local extra=(--threads 1)
+  [ -n "$data_dir" ] && extra+=(--data-dir "$data_dir")
+  "$cflrun" check "$@" -- "${extra[@]}" > "$work/out.txt" 2>&1 || {
+    grep -E "^(FAIL|cflrun: error)" "$work/out.txt" >&2
+    echo "FAIL: some configs do not pass --dry-run" >&2
+    exit 1
+  }
+  tail -n 1 "$work/out.txt"
+  local configs=$#
+  [ "$(grep -c '^ok: ' "$work/out.txt")" -eq "$configs" ] || { echo "FAIL: expected $configs ok lines" >&2; exit 1; }
 }
 
-cd "$source_dir"
-for cfg in jobs/paper/fmnist_*_clove.cfg jobs/paper/fmnist_label_skew_1_*.cfg; do
-  "$cflrun" --config "$cfg" --dry-run > "$work/out.txt" 2>&1 || { cat "$work/out.txt"; echo "FAIL: $cfg" >&2; exit 1; }
-  grep -q "nothing (--dry-run)" "$work/out.txt"
-  echo "ok: $cfg: $(grep -o '[0-9]* clients in .*models ([^)]*)' "$work/out.txt")"
-done
-test ! -e results/paper/fmnist_label_skew_1_clove.h5 || { echo "FAIL: --dry-run wrote a result file" >&2; exit 1; }
+# The stand-in directory of a dataset whose real files are absent.
+stand_in() {
+  python3 "$source_dir/tests/integration/stand_in_datasets.py" "$work/stand_in" >&2
+  echo "$work/stand_in/$1"
+}
 
-if [ ! -d datasets/cifar-10-batches-bin ]; then
-  if "$cflrun" --config jobs/paper/cifar10_label_skew_1_clove.cfg --dry-run > "$work/out.txt" 2>&1; then
-    echo "FAIL: a CIFAR-10 config ran without the CIFAR-10 files" >&2; exit 1
-  fi
-  grep -q "cifar-10-binary.tar.gz" "$work/out.txt" || { cat "$work/out.txt"; echo "FAIL: no download hint" >&2; exit 1; }
-  echo "ok: CIFAR-10 absent, clear message: $(grep error "$work/out.txt" | head -1)"
+case "$group" in
+  generated)
+    python3 jobs/paper/make_configs.py "$work/generated"
+    cp jobs/paper/make_configs.py jobs/paper/sweep.sh jobs/paper/paper_values.csv "$work/generated/"
+    diff -r jobs/paper "$work/generated" || {
+      echo "FAIL: jobs/paper differs from what make_configs.py writes; run jobs/paper/make_configs.py" >&2
+      exit 1
+    }
+    echo "ok: jobs/paper is what make_configs.py writes"
+    # A failing config is named, the others still run, and the exit status is 1.
+    printf 'dataset = fmnist\nclusters = 6\n' > "$work/impossible.cfg"
+    if "$cflrun" check "$work/impossible.cfg" jobs/fmnist_label_skew1.cfg "$work/absent.cfg" -- --threads 1 \
+        > "$work/out.txt" 2>&1; then
+      echo "FAIL: cflrun check passed bad configs" >&2; exit 1
+    fi
+    grep -q "^FAIL: $work/impossible.cfg: --clusters must be between 1 and 5" "$work/out.txt" &&
+      grep -q "^ok: jobs/fmnist_label_skew1.cfg" "$work/out.txt" &&
+      grep -q "^FAIL: $work/absent.cfg: --config .*: not a regular file" "$work/out.txt" &&
+      grep -q "^1 of 3 configs passed" "$work/out.txt" || { cat "$work/out.txt"; echo "FAIL: check output" >&2; exit 1; }
+    echo "ok: cflrun check names the failing configs and exits 1"
+    if [ ! -d datasets/cifar-10-batches-bin ]; then
+      if "$cflrun" --config jobs/paper/cifar10_label_skew_1_clove.cfg --dry-run > "$work/out.txt" 2>&1; then
+        echo "FAIL: a CIFAR-10 config ran without the CIFAR-10 files" >&2; exit 1
+      fi
+      grep -q "cifar-10-binary.tar.gz" "$work/out.txt" || { cat "$work/out.txt"; echo "FAIL: no download hint" >&2; exit 1; }
+      echo "ok: CIFAR-10 absent, clear message: $(grep error "$work/out.txt" | head -1)"
+    fi
+    ;;
+  fmnist)
+    check_group "" jobs/*.cfg jobs/paper/fmnist_*.cfg
+    ;;
+  mnist)
+    dir=""
+    [ -d datasets/mnist ] || dir=$(stand_in mnist)
+    check_group "$dir" jobs/paper/mnist_*.cfg
+    ;;
+  cifar10)
+    dir=""
+    [ -d datasets/cifar-10-batches-bin ] || dir=$(stand_in cifar-10-batches-bin)
+    check_group "$dir" jobs/paper/cifar10_*.cfg
+    ;;
+  *)
+    echo "usage: paper_configs.sh SOURCE_DIR CFLRUN generated|fmnist|mnist|cifar10" >&2
+    exit 2
+    ;;
+esac
+if [ "$(find results/paper -name '*.h5*' 2>/dev/null | sort || true)" != "$results_before" ]; then
+  echo "FAIL: a dry run wrote a result file under results/paper" >&2
+  exit 1
 fi

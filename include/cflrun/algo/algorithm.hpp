@@ -181,10 +181,13 @@ class Algorithm {
   /// One-shot clustering before training (PACFL Alg. 1 lines 7-11): p > 0 asks every client for
   /// the p most significant left singular vectors of its data matrix. 0 (default) for none.
   virtual int signature_vectors() const { return 0; }
+  /// Whether the signature is per label (cluster::per_label_data_signature, [d, p C], the official
+  /// PACFL code) instead of one [d, p] for all the client's data.
+  virtual bool per_label_signatures() const { return false; }
   /// Rank 0, when signature_vectors() > 0: clusters the clients present from the start
   /// (`initial`, increasing ids) by their signatures and adopts the clustering; num_models()
   /// becomes the number of clusters (the run sends it to the other ranks).
-  /// @param signatures  [M, d, p] float64, every client's signature.
+  /// @param signatures  [M, d, p] float64 (per_label_signatures(): [M, d, p C]), every client's signature.
   /// @return            [M] cluster of each client in [0, Z); -1 for clients not in `initial`.
   /// @throws ConfigError if the algorithm takes no signatures.
   virtual std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial);

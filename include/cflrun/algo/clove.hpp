@@ -8,9 +8,12 @@
 
 namespace cflrun::algo {
 
-/// CLoVE's options (--kmeans-restarts, --loss-transform, --clustering, --matching, --select-k).
+/// CLoVE's options (--kmeans-restarts, --kmeans-init, --loss-transform, --clustering, --matching, --select-k).
 struct CloveOptions : Options<CloveOptions> {
   int kmeans_restarts = 10;               ///< k-means++ starts per round (the official code: 1).
+  /// plus_plus | greedy: k-means++ seeding with one candidate per step (the paper) or scikit-learn's
+  /// greedy 2 + ln k candidates (the official code's KMeans; cluster/kmeans_plus_plus.hpp).
+  std::string kmeans_init = "plus_plus";
   std::string loss_transform = "identity";  ///< identity | sqrt: cluster sqrt(loss vectors) (paper Sec. 4, Table 12).
   std::string clustering = "kmeans";      ///< kmeans | agglomerative (Ward, Table 12 row 1902).
   std::string matching = "hungarian";     ///< hungarian | none (the no-matching ablation, Table 12 row 1901).

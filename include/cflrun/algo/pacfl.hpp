@@ -7,10 +7,11 @@
 
 namespace cflrun::algo {
 
-/// PACFL's options (--pacfl-vectors, --pacfl-proximity, --pacfl-beta, --pacfl-clusters).
+/// PACFL's options (--pacfl-vectors, --pacfl-signature, --pacfl-proximity, --pacfl-beta, --pacfl-clusters).
 struct PacflOptions : Options<PacflOptions> {
   int vectors = 3;                     ///< p, singular vectors per client signature (PACFL: 3..5).
-  std::string proximity = "smallest";  ///< smallest (Eq. 2) | sum (Eq. 3).
+  std::string proximity = "smallest";  ///< smallest (Eq. 2) | sum (Eq. 3) | entrywise (official code).
+  std::string signature = "client";    ///< client (Alg. 1: all the client's data) | per_label (official code).
   double beta = 4.9;                   ///< HC merge threshold in degrees (official pacfl.sh: 4.9).
   int clusters = 0;                    ///< a fixed number of clusters instead of beta; 0 = use beta.
   std::string title() const override { return "PACFL"; }
@@ -43,6 +44,7 @@ class Pacfl : public Algorithm {
   int num_models() const override { return num_clusters_; }
   bool clusters_clients() const override { return true; }
   int signature_vectors() const override { return options_.vectors; }
+  bool per_label_signatures() const override { return options_.signature == "per_label"; }
   bool same_initial_models() const override { return true; }
   /// @throws ConfigError if signatures is not [M, d, p] with M = num_clients.
   std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial) override;

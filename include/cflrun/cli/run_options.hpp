@@ -55,6 +55,10 @@ struct RunOptions {
   double prox_mu = 0.0;                  ///< --prox-mu: FedProx's (mu/2)||w - w_start||^2 on local updates; 0 = off.
   std::uint64_t seed = 1;                ///< --seed: model initialisation, training, clustering.
   std::optional<std::uint64_t> data_seed;///< --data-seed: data partition; defaults to --seed.
+  std::optional<std::uint64_t> pool_seed;///< --pool-seed: cluster pools only; defaults to the data seed (official fidelity: 1).
+  /// --fidelity: cflrun | official. official = the official CLoVE code's choices where they differ
+  /// (official_fidelity_preset() and data::PartitionSpec::official_fidelity; jobs/paper/README.md).
+  std::string fidelity = "cflrun";
   std::string first_assignment = "evaluation"; ///< --first-assignment: evaluation | random.
   std::string aggregation = "model";     ///< --aggregation: model (Option I) | gradient (Option II).
   std::string init = "different";        ///< --init: different | same initial parameters of the K models.
@@ -75,6 +79,12 @@ struct RunOptions {
 
   /// The data seed in force: --data-seed if given, else --seed.
   std::uint64_t effective_data_seed() const { return data_seed.value_or(seed); }
+
+  /// The seed of the cluster pools in force: --pool-seed if given, else the data seed.
+  std::uint64_t effective_pool_seed() const { return pool_seed.value_or(effective_data_seed()); }
+
+  /// Whether --fidelity official is in force.
+  bool official_fidelity() const { return fidelity == "official"; }
 
   /// The model in force: --model, or for auto: linear for linreg; with --unsupervised
   /// conv_autoencoder for cifar10 and autoencoder otherwise; cifar_cnn for cifar10, cnn otherwise.
@@ -99,6 +109,12 @@ struct ParsedCommandLine {
 /// @throws ConfigError for an unknown option, a malformed value, a missing or unreadable config
 ///         file, or a value out of range; the message names the option and the accepted values.
 ParsedCommandLine parse_command_line(int argc, const char* const argv[]);
+
+/// The options `--fidelity official` sets unless given on the command line or in the config file,
+/// as `--name=value` words: --kmeans-restarts=1 and --kmeans-init=greedy (scikit-learn's KMeans with
+/// n_init "auto" as the official code calls it, clove-official-setup.md Sec. 11) and --pool-seed=1
+/// (the official code draws the cluster pools once, with the first seed's state: Sec. 0 step 4).
+std::vector<std::string> official_fidelity_preset();
 
 /// The --help text: every option with its default and unit.
 std::string help_text();

@@ -19,6 +19,9 @@ struct KMeansOptions {
   /// Independent k-means++ starts; the run with the lowest inertia is kept. Note: the official
   /// CLoVE code uses scikit-learn's n_init = "auto", which is 1 start for k-means++ init.
   int restarts = 10;
+  /// D^2-weighted candidates per k-means++ step, the best kept (kmeans_plus_plus_centres): 1 = the
+  /// plain k-means++ of the paper; 0 = scikit-learn's greedy 2 + floor(ln k).
+  int seeding_candidates = 1;
   int max_iterations = 300;  ///< Lloyd iterations per start (scikit-learn max_iter).
   /// Relative tolerance (scikit-learn tol): a start stops when the summed squared shift of the
   /// centres is <= tolerance x the mean over dimensions of the data's (population) variance.
@@ -51,8 +54,8 @@ struct KMeansResult {
 /// @return         labels, centroids, inertia and iterations of the start with the lowest inertia
 ///                 (the earliest one on ties).
 /// @throws ShapeError, DataError  as require_point_matrix (not [M, D] float64, or non-finite).
-/// @throws ConfigError            if k is not in [1, M], restarts < 1, max_iterations < 1 or
-///                                tolerance < 0.
+/// @throws ConfigError            if k is not in [1, M], restarts < 1, seeding_candidates < 0,
+///                                max_iterations < 1 or tolerance < 0.
 KMeansResult kmeans(const torch::Tensor& points, int k, const KMeansOptions& options,
                     std::mt19937_64& engine);
 

@@ -13,6 +13,10 @@ namespace cflrun::cluster {
 enum class Proximity {
   kSmallestAngle,  ///< Eq. 2: the smallest principal angle Theta_1 between the two subspaces.
   kSumOfAngles,    ///< Eq. 3: the sum of the p principal angles, tr(arccos(...)).
+  /// The official PACFL code (baselines-official-setup.md 3.2): the smallest entry of
+  /// arccos(clip(U_i^T U_j, -1, 1)), the angle between two signature columns (not a principal
+  /// angle from an SVD of U_i^T U_j).
+  kSmallestEntrywiseAngle,
 };
 
 /// A client's signature (PACFL Alg. 1 line 8): the p most significant left singular vectors of its
@@ -24,9 +28,26 @@ enum class Proximity {
 /// @throws ConfigError if p is outside [1, min(n, d)] (naming --pacfl-vectors).
 torch::Tensor data_signature(const torch::Tensor& inputs, int p);
 
-/// The proximity matrix A (PACFL Eq. 2 / Eq. 3): the principal angles between clients i and j are
+/// The official PACFL code's signature (MMorafah/PACFL, baselines-official-setup.md 3.2): for each
+/// label c the client holds, the p most significant left singular vectors of the data matrix of
+/// its samples of label c, placed in columns [c p, c p + p); labels it lacks (and vectors beyond
+/// min(n_c, d)) stay zero columns, which are 90 degrees from everything and so never the closest.
+/// The columns of different labels are not orthogonal to each other: compare these signatures with
+/// Proximity::kSmallestEntrywiseAngle.
+/// @param inputs       [n, ...] float samples of one client (flattened to [n, d] rows).
+/// @param labels       [n] int64 labels in [0, num_classes).
+/// @param p            singular vectors per label, >= 1.
+/// @param num_classes  C, number of classes.
+/// @return             [d, p C] float64.
+/// @throws ConfigError if p < 1 (naming --pacfl-vectors); ShapeError if labels is not [n] int64
+///         or a label is outside [0, num_classes).
+torch::Tensor per_label_data_signature(const torch::Tensor& inputs, const torch::Tensor& labels, int p,
+                                       int num_classes);
+
+/// The proximity matrix A (PACFL Eq. 2 / Eq. 3, or the official code's entrywise angle): the principal angles between clients i and j are
 /// the arccos of the singular values of U_i^T U_j (Bjorck and Golub 1973), in degrees.
-/// @param signatures  [M, d, p] float64, orthonormal columns per client.
+/// @param signatures  [M, d, p] float64, orthonormal columns per client (per_label_data_signature's
+///                    for kSmallestEntrywiseAngle).
 /// @return            [M, M] float64 in degrees, symmetric, zero diagonal (up to rounding).
 /// @throws ShapeError if signatures is not [M, d, p] float64 with M >= 1.
 torch::Tensor proximity_matrix(const torch::Tensor& signatures, Proximity proximity);

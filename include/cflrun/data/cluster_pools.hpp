@@ -35,6 +35,8 @@ enum class PartitionStream : std::uint64_t {
   kLabelAssignment = 6,    ///< label skew 2: std::mt19937_64 drawing the label sets; index 0.
   kDominantShuffleTrain = 7,  ///< label skew 4: shuffle of class a's train indices.
   kDominantShuffleTest = 8,   ///< same for the test indices.
+  kLabelPermutation = 9,      ///< official CIFAR-10 feature skew: cluster a's label permutation.
+  kClassOrder = 10,           ///< official CIFAR-10 class order (shuffle_class_order); index 0.
 };
 
 /// The LibTorch generator of one partition stream:
@@ -62,17 +64,28 @@ std::vector<ClusterPool> label_skew_1_pools(const ImageDataset& dataset, int clu
 /// @throws ConfigError if clusters is outside [1, num_classes].
 std::vector<ClusterPool> class_per_cluster_pools(const ImageDataset& dataset, int clusters);
 
+/// Caps on the samples of one class a concept-shift cluster takes from each split (0 = no cap).
+struct ClassShare {
+  std::int64_t max_train = 0;  ///< train samples per class and cluster at most.
+  std::int64_t max_test = 0;   ///< test samples per class and cluster at most.
+};
+
+/// The official concept-shift share (exp111): 1 250 train and 200 test samples per class and cluster.
+ClassShare official_concept_shift_share();
+
 /// Concept shift (paper Sec. 5.1, official exp111): every class of each split is shuffled
 /// (stream kClassShuffleTrain/Test, index = class) and cut into `clusters` equal disjoint parts of
-/// floor(count / K) samples; cluster k's pool is the union of part k of every class, ordered by
-/// class. Labels are permuted by concept_shift_label_maps.
-/// The official code draws exactly 1 250 train / 200 test samples per class and cluster; we take
-/// the whole disjoint share count / K (FMNIST, K = 4: 1 500 / 250) instead, which has the same
-/// distribution and only matters if a client asks for more than the official pool holds.
+/// floor(count / K) samples, each then cut to its first `share.max_*` samples if set; cluster k's
+/// pool is the union of part k of every class, ordered by class. Labels are permuted by
+/// concept_shift_label_maps.
+/// The official code draws exactly 1 250 train / 200 test samples per class and cluster
+/// (official_concept_shift_share, used under --fidelity official); by default we take the whole
+/// disjoint share count / K (FMNIST, K = 4: 1 500 / 250), which has the same distribution and
+/// only matters if a client asks for more than the official pool holds.
 /// @throws ConfigError if clusters is outside [1, max_clusters(kConceptShift, num_classes)].
 /// @throws DataError as concept_shift_label_maps.
 std::vector<ClusterPool> concept_shift_pools(const ImageDataset& dataset, int clusters,
-                                             std::uint64_t data_seed);
+                                             std::uint64_t data_seed, ClassShare share = {});
 
 /// The concept-shift label map of each cluster, [clusters][num_classes]: the identity with two
 /// disjoint swaps applied. Clusters 0..3 use the official fixed swaps (0<->3, 8<->9), (1<->4,
@@ -90,6 +103,27 @@ std::vector<std::vector<std::int64_t>> concept_shift_label_maps(int clusters, in
 /// different rotations, as in the official code. Identity labels.
 /// @throws ConfigError if clusters is outside [1, 4].
 std::vector<ClusterPool> feature_skew_pools(const ImageDataset& dataset, int clusters);
+
+/// The official CIFAR-10 "feature skew" (clove-official-setup.md Sec. 5): the official code never
+/// applies its rotation transform to CIFAR-10 and draws a new random class order for every
+/// cluster's reload, so every cluster holds the WHOLE split, unrotated, with its own uniformly
+/// random label permutation (std::mt19937_64 make_engine(pool_seed, kPartition, k,
+/// kLabelPermutation), Fisher-Yates with core::uniform_index): effectively a concept shift.
+/// @throws ConfigError if clusters is outside [1, 4].
+std::vector<ClusterPool> label_permutation_pools(const ImageDataset& dataset, int clusters,
+                                                 std::uint64_t pool_seed);
+
+/// A uniformly random permutation of [0, num_classes) from make_engine(seed, kPartition, index,
+/// stream) (Fisher-Yates with core::uniform_index; portable).
+std::vector<std::int64_t> random_class_permutation(int num_classes, std::uint64_t seed,
+                                                   PartitionStream stream, std::uint64_t index);
+
+/// The official CIFAR-10 class order (clove-official-setup.md Sec. 0 step 1): the official code
+/// takes the 10 classes in a random order and relabels them 0..9 by it. Replaces every label y of
+/// both splits by order[y], order = random_class_permutation(num_classes, pool_seed,
+/// kClassOrder, 0). Used under --fidelity official for CIFAR-10 only.
+/// @throws ShapeError if a split's labels are not [N] int64.
+void shuffle_class_order(ImageDataset& dataset, std::uint64_t pool_seed);
 
 /// IFCA's rotated datasets (IFCA Sec. 6.2; baselines-official-setup.md 3.1): like feature skew,
 /// every cluster draws its own permutation of the WHOLE split (so clients within a cluster hold
@@ -110,7 +144,8 @@ std::int64_t official_min_cluster_samples(PartitionKind kind, bool train);
 ///     clients_per_cluster x {train,test}_samples).
 /// The second term is ours: where the official code would hand clients fewer samples than asked
 /// (test per client = min(pool // cpc, dppc)), we raise the reserve further instead; where the
-/// official minimum suffices, the result is the same.
+/// official minimum suffices, the result is the same. Under spec.official_fidelity the test
+/// minimum is the official one alone (test sizes then follow the pools).
 std::int64_t min_cluster_samples(const PartitionSpec& spec, bool train);
 
 /// How the reserve + Dirichlet routine splits a class among the clusters holding it.

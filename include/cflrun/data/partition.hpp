@@ -56,7 +56,22 @@ struct PartitionSpec {
   int clients_per_cluster = 5;       ///< clients in each cluster; M = K x this.
   std::int64_t train_samples = 500;  ///< training samples per client.
   std::int64_t test_samples = 400;   ///< test samples per client.
-  std::uint64_t data_seed = 1;       ///< seed of every random draw of the partition (`--data-seed`).
+  std::uint64_t data_seed = 1;       ///< seed of the client split, and of the pools unless pool_seed (`--data-seed`).
+  /// Seed of the cluster pools (which samples and labels each cluster holds: label sets, Dirichlet
+  /// draws, class shuffles; `--pool-seed`); unset = data_seed. The official code draws the pools
+  /// once per invocation with the first seed's state and varies only the client split by seed
+  /// (clove-official-setup.md Sec. 0 step 4).
+  std::optional<std::uint64_t> pool_seed;
+  /// `--fidelity official`: build the data as the official CLoVE code does where it departs from
+  /// the paper (clove-official-setup.md Sec. 0-6): test samples per client min(test pool //
+  /// clients_per_cluster, train_samples) instead of test_samples; concept shift pools of at most
+  /// 1 250 train / 200 test samples per class and cluster; CIFAR-10 feature skew as a random label
+  /// permutation per cluster without rotation. (The CIFAR-10 class order is applied to the dataset
+  /// by shuffle_class_order.)
+  bool official_fidelity = false;
+
+  /// The seed of the cluster pools in force: pool_seed if set, else data_seed.
+  std::uint64_t effective_pool_seed() const { return pool_seed.value_or(data_seed); }
 
   // Label skew 2 and 3: the reserve + Dirichlet routine (official
   // partition_dataset_with_label_overlap and try_partition_until_min; clove-official-setup.md
@@ -114,13 +129,15 @@ struct Partition {
 ///         [0, 1], reserve_step <= 0, a set minimum < 0, or dominant_share outside [0, 1].
 void validate_partition_spec(const PartitionSpec& spec, int num_classes);
 
-/// Builds the partition deterministically from `spec.data_seed` (issue 2 item 3; issue 4).
+/// Builds the partition deterministically from `spec.data_seed` and `spec.effective_pool_seed()`
+/// (issue 2 item 3; issue 4).
 /// Per cluster a pool of each split is formed (label skew 1: the whole of the cluster's two classes;
 /// concept shift: a disjoint, equal share of every class; feature skew: the whole split, rotated;
 /// label skew 2 and 3: every class split among the clusters holding it by the reserve + Dirichlet
 /// routine; label skew 4: a dominant-class group per cluster);
 /// the pool is shuffled and cut into clients_per_cluster disjoint chunks, and each client takes the
-/// first train_samples (test_samples) points of its chunk, as the official code does.
+/// first train_samples (test_samples; official fidelity: min(chunk, train_samples)) points of its
+/// chunk, as the official code does.
 /// Random streams: see PartitionStream in <cflrun/data/cluster_pools.hpp>.
 /// @throws ConfigError as validate_partition_spec, i.e. if K or clients_per_cluster is not
 ///         positive, K exceeds what the kind allows (label skew 1: num_classes / 2; feature skew:

@@ -155,9 +155,11 @@ class ClientGroup {
   /// @throws DataError if a tensor is missing or has another shape.
   void restore(const algo::AlgorithmState& state, model::Network& model, const local::LocalUpdateSettings& settings);
 
-  /// PACFL signatures of every hosted client (cluster::data_signature of its training inputs).
-  /// @return [m * d * p] float64, client-major, then the [d, p] matrix row-major.
-  std::vector<double> signatures(int p) const;
+  /// PACFL signatures of every hosted client: cluster::data_signature of its training inputs, or
+  /// with num_classes > 0 cluster::per_label_data_signature of its inputs and labels.
+  /// @return [m * d * w] float64, client-major, then the [d, w] matrix row-major (w = p, or p x
+  ///         num_classes per label).
+  std::vector<double> signatures(int p, int num_classes = 0) const;
 
   /// Seconds spent in LibTorch forward/backward work since the last call; resets the counter.
   double take_compute_seconds();

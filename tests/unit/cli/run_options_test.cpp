@@ -49,6 +49,30 @@ TEST(RunOptions, CommandLineWinsOverConfigFile) {
   std::filesystem::remove(cfg);
 }
 
+TEST(RunOptions, OfficialFidelityPresetFillsOnlyWhatTheUserLeftAtDefault) {
+  const auto official = parse({"--fidelity", "official", "--seed", "3"}).options;
+  EXPECT_TRUE(official.official_fidelity());
+  const auto& clove = official.algorithm_options.get<algo::CloveOptions>("clove");
+  EXPECT_EQ(clove.kmeans_restarts, 1);
+  EXPECT_EQ(clove.kmeans_init, "greedy");
+  EXPECT_EQ(official.effective_pool_seed(), 1U);  // pools of seed 1, as the official code draws them
+  EXPECT_EQ(official.effective_data_seed(), 3U);  // the client split follows the seed
+
+  const auto cfg = write_config("fidelity = official\nkmeans-restarts = 4\n");
+  const auto mixed = parse({"--config", cfg.string(), "--pool-seed", "5"}).options;
+  EXPECT_EQ(mixed.algorithm_options.get<algo::CloveOptions>("clove").kmeans_restarts, 4);  // the config's
+  EXPECT_EQ(mixed.algorithm_options.get<algo::CloveOptions>("clove").kmeans_init, "greedy");
+  EXPECT_EQ(mixed.effective_pool_seed(), 5U);  // the command line's
+  std::filesystem::remove(cfg);
+
+  const auto plain = parse({"--seed", "3"}).options;
+  EXPECT_FALSE(plain.official_fidelity());
+  EXPECT_EQ(plain.algorithm_options.get<algo::CloveOptions>("clove").kmeans_restarts, 10);
+  EXPECT_EQ(plain.effective_pool_seed(), 3U);
+  EXPECT_THROW(parse({"--fidelity", "paper"}), ConfigError);
+  EXPECT_THROW(parse({"--pool-seed", "-1"}), ConfigError);
+}
+
 TEST(RunOptions, RejectsUnknownOptionsInBothSources) {
   EXPECT_THROW(parse({"--clustres", "3"}), ConfigError);
   const auto cfg = write_config("clustres = 3\n");

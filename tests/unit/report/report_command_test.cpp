@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/report/paper_values.hpp>
 
 #include "result_files.hpp"
 
@@ -114,6 +115,47 @@ TEST_F(ReportCommand, DefaultTableGroupsBySeedWithHandComputedStatistics) {
             "| fedavg | 3 | 61.0 +- 1.4 | - | - | - | 1.0 +- 0.0 |\n"
             "| ifca | 3 | 83.0 +- 2.9 | 0.80 +- 0.16 | 66.7 +- 23.6 | "
             "12.0 +- 0.0 (2/3 never) | 2.0 +- 0.0 |\n");
+}
+
+TEST_F(ReportCommand, PaperComparisonPutsThePapersValueAndTheDifferenceBesideEachKnownCell) {
+  write_three_algorithms();
+  const auto values = dir_ / "paper.csv";
+  std::ofstream(values) << "# comment\n"
+                           "table,metric,partition,dataset,algorithm,mean,std\n"
+                           "Table 1,accuracy,label_skew_1,fmnist,clove,99.1,0.0\n"
+                           "Table 2,ari,label_skew_1,fmnist,clove,1.00,0.00\n"
+                           "Table 4,first_round_ari_0.9,label_skew_1,fmnist,ifca,7.3,7.5\n"
+                           "Table 1,accuracy,concept_shift,fmnist,clove,84.3,0.2\n";
+  const auto result = report({dir_.string(), "--paper", values.string()});
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "cflrun beside the CLoVE paper (values: " + values.string() +
+                "); mean +- std over seeds; difference = cflrun mean - paper mean\n"
+                "\n\n"
+                "| paper table | partition | dataset | algorithm | rounds | metric | n | cflrun | paper | difference |\n"
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+                "| Table 1 | label_skew_1 | fmnist | clove | 12 | accuracy | 3 | 92.0 +- 1.6 | 99.1 +- 0.0 | -7.1 |\n"
+                "| Table 2 | label_skew_1 | fmnist | clove | 12 | ari | 3 | 1.00 +- 0.00 | 1.00 +- 0.00 | +0.00 |\n"
+                "| Table 4 | label_skew_1 | fmnist | ifca | 12 | first_round_ari_0.9 | 3 | 12.0 +- 0.0 (2/3 never) | "
+                "7.3 +- 7.5 | +4.7 |\n");
+  EXPECT_NE(result.err.find("1 group(s) match no cell of the paper"), std::string::npos) << result.err;
+  EXPECT_EQ(report({dir_.string(), "--paper", values.string(), "--rows", "algorithm"}).code, 2);
+  std::ofstream(values, std::ios::app) << "Table 1,accuracy,label_skew_1,fmnist,ifca,ninety,1\n";
+  EXPECT_THROW(report({dir_.string(), "--paper", values.string()}), DataError);
+  EXPECT_THROW(report({dir_.string(), "--paper", (dir_ / "absent.csv").string()}), DataError);
+}
+
+TEST_F(ReportCommand, ShippedPaperValuesParseAndHoldTheFashionMnistCells) {
+  const auto values = read_paper_values(std::filesystem::path(CFLRUN_SOURCE_DIR) / kDefaultPaperValues);
+  int fmnist_clove = 0;
+  for (const auto& value : values) {
+    fmnist_clove += value.dataset == "fmnist" && value.algorithm == "clove";
+    if (value.metric == Metric::kAri) {
+      EXPECT_GE(value.mean, -1.0);
+      EXPECT_LE(value.mean, 1.0);
+    }
+  }
+  EXPECT_EQ(fmnist_clove, 16);  // 4 partitions x accuracy, ARI, ARI round 10, first round ARI >= 0.9
 }
 
 TEST_F(ReportCommand, CsvGivesOneRowPerGroupWithMeanAndStdColumns) {

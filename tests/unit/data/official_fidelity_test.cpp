@@ -1,0 +1,131 @@
+// The data choices of --fidelity official (PartitionSpec::official_fidelity, pool_seed) and the
+// official CIFAR-10 class order and "feature skew" (clove-official-setup.md Sec. 0-6).
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/data/cluster_pools.hpp>
+#include <cflrun/data/partition.hpp>
+
+#include "partition_spec_for_tests.hpp"
+
+namespace cflrun::data {
+namespace {
+
+constexpr int kClasses = 10;
+
+/// 300 train / 60 test images per class (label i % 10), all pixels zero.
+ImageDataset small_dataset(const std::string& name) {
+  ImageDataset dataset;
+  dataset.name = name;
+  dataset.num_classes = kClasses;
+  for (auto [split, n] : {std::pair{&dataset.train, 3000}, std::pair{&dataset.test, 600}}) {
+    split->images = torch::zeros({n, 1, 28, 28}, torch::kUInt8);
+    split->labels = torch::arange(n, torch::kInt64).remainder(kClasses);
+  }
+  return dataset;
+}
+
+bool is_permutation_of_classes(const std::vector<std::int64_t>& map) {
+  std::vector<std::int64_t> sorted = map;
+  std::sort(sorted.begin(), sorted.end());
+  return sorted == identity_label_map(kClasses);
+}
+
+TEST(OfficialFidelity, TestSamplesPerClientFollowThePoolCappedByTrainSamples) {
+  // Label skew 1: test pools of 2 x 60 = 120; 5 clients -> 24 each, whatever --test-samples says.
+  auto spec = spec_of(PartitionKind::kLabelSkew1, 5, 5, 50, 400);
+  spec.official_fidelity = true;
+  const Partition partition = make_partition(spec, small_dataset("synthetic"));
+  for (const ClientShard& shard : partition.clients) {
+    EXPECT_EQ(shard.train_indices.size(), 50U);
+    EXPECT_EQ(shard.test_indices.size(), 24U);
+  }
+  spec.train_samples = 20;  // the official cap: min(pool // cpc, datapoints per client)
+  EXPECT_EQ(make_partition(spec, small_dataset("synthetic")).clients[0].test_indices.size(), 20U);
+  spec.official_fidelity = false;
+  EXPECT_THROW(make_partition(spec, small_dataset("synthetic")), DataError);  // 400 test do not fit
+}
+
+TEST(OfficialFidelity, APoolSeedKeepsThePoolsAndTheDataSeedMovesTheClientSplit) {
+  const ImageDataset data = small_dataset("synthetic");
+  auto spec = spec_of(PartitionKind::kLabelSkew2, 5, 2, 40, 5, /*seed=*/7);
+  spec.min_cluster_train_samples = 100;
+  spec.min_cluster_test_samples = 20;
+  spec.pool_seed = 1;
+  auto other_seed = spec;
+  other_seed.data_seed = 8;
+  const auto pools = cluster_pools(spec, data);
+  const auto same_pools = cluster_pools(other_seed, data);
+  for (std::size_t k = 0; k < pools.size(); ++k) {
+    EXPECT_TRUE(torch::equal(pools[k].train, same_pools[k].train));
+    EXPECT_TRUE(torch::equal(pools[k].test, same_pools[k].test));
+  }
+  EXPECT_NE(make_partition(spec, data).clients[0].train_indices,
+            make_partition(other_seed, data).clients[0].train_indices);
+  other_seed.pool_seed = 2;
+  const auto other_pools = cluster_pools(other_seed, data);
+  bool any_differs = false;
+  for (std::size_t k = 0; k < pools.size(); ++k) {
+    any_differs |= !torch::equal(pools[k].train, other_pools[k].train);
+  }
+  EXPECT_TRUE(any_differs);
+  spec.pool_seed.reset();  // unset: the data seed draws the pools too
+  EXPECT_EQ(spec.effective_pool_seed(), 7U);
+}
+
+TEST(OfficialFidelity, ConceptShiftSharesAreCappedPerClassAndCluster) {
+  const auto pools = concept_shift_pools(small_dataset("synthetic"), 4, 3, ClassShare{20, 5});
+  ASSERT_EQ(pools.size(), 4U);
+  std::set<std::int64_t> seen;
+  for (const ClusterPool& pool : pools) {
+    EXPECT_EQ(pool.train.size(0), kClasses * 20);
+    EXPECT_EQ(pool.test.size(0), kClasses * 5);
+    for (std::int64_t i = 0; i < pool.train.size(0); ++i) {
+      EXPECT_TRUE(seen.insert(pool.train[i].item<std::int64_t>()).second) << "pools overlap";
+    }
+  }
+  EXPECT_EQ(official_concept_shift_share().max_train, 1250);
+  EXPECT_EQ(official_concept_shift_share().max_test, 200);
+  EXPECT_EQ(concept_shift_pools(small_dataset("synthetic"), 4, 3)[0].train.size(0), kClasses * 75);  // 300 / 4
+}
+
+TEST(OfficialFidelity, CifarFeatureSkewPermutesLabelsPerClusterWithoutRotating) {
+  auto spec = spec_of(PartitionKind::kFeatureSkew, 4, 2, 30, 10);
+  spec.official_fidelity = true;
+  const Partition cifar = make_partition(spec, small_dataset("cifar10"));
+  std::set<std::vector<std::int64_t>> maps;
+  for (const ClientShard& shard : cifar.clients) {
+    EXPECT_EQ(shard.rotation_quarters, 0);
+    EXPECT_TRUE(is_permutation_of_classes(shard.label_map));
+    maps.insert(shard.label_map);
+  }
+  EXPECT_EQ(maps.size(), 4U);  // one permutation per cluster, shared by its clients
+  const Partition mnist = make_partition(spec, small_dataset("mnist"));
+  EXPECT_EQ(mnist.clients.back().rotation_quarters, 3);  // (F)MNIST: still rotated
+  EXPECT_EQ(mnist.clients.back().label_map, identity_label_map(kClasses));
+}
+
+TEST(OfficialFidelity, ShuffledClassOrderRelabelsBothSplitsAlike) {
+  ImageDataset data = small_dataset("cifar10");
+  shuffle_class_order(data, 1);
+  const auto order = random_class_permutation(kClasses, 1, PartitionStream::kClassOrder, 0);
+  EXPECT_TRUE(is_permutation_of_classes(order));
+  EXPECT_NE(order, identity_label_map(kClasses));
+  for (const ImageSplit* split : {&data.train, &data.test}) {
+    for (std::int64_t i = 0; i < 20; ++i) {
+      EXPECT_EQ(split->labels[i].item<std::int64_t>(), order[static_cast<std::size_t>(i % kClasses)]);
+    }
+  }
+  ImageDataset again = small_dataset("cifar10");
+  shuffle_class_order(again, 1);
+  EXPECT_TRUE(torch::equal(again.train.labels, data.train.labels));
+}
+
+}  // namespace
+}  // namespace cflrun::data
