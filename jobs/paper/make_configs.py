@@ -16,6 +16,12 @@ import sys
 ALGORITHMS = ["clove", "ifca", "fedavg", "local", "pacfl", "cfl", "flexcfl", "fesem", "perfedavg", "fedproto", "fedala", "fedpac"]
 DATASETS = ["mnist", "cifar10", "fmnist"]
 
+# Label skew 2's label sets as the official code draws them for its seed 1 (generate_label_assignments:
+# the first draws of NumPy's global generator after np.random.seed(1), reproduced with NumPy 1.24). The
+# same indices hold for MNIST and Fashion-MNIST; on CIFAR-10 they index the official code's shuffled
+# class order, which cflrun's does not reproduce, so the CIFAR-10 configs draw their own.
+OFFICIAL_LABEL_SETS = "2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7"
+
 # (partition, dataset) -> settings of the official row, and what differs here.
 SUPERVISED = {
     ("label_skew_1", "mnist"): dict(clusters=5, cpc=5, train=290, test=73, row="1410",
@@ -24,9 +30,11 @@ SUPERVISED = {
     ("label_skew_1", "fmnist"): dict(clusters=5, cpc=5, train=500, test=400, row="1420"),
     ("label_skew_1", "cifar10"): dict(clusters=5, cpc=3, train=500, test=666, row="1400"),
     ("label_skew_2", "mnist"): dict(clusters=5, cpc=5, train=100, test=20, min_train=600, min_test=120,
+                                   label_sets=OFFICIAL_LABEL_SETS,
                                    row="1310", note="official 500 train and minimum pools 5 100 / 510; "
                                                     "scaled to the 8 000-image MNIST subset"),
     ("label_skew_2", "fmnist"): dict(clusters=5, cpc=5, train=500, test=100, row="1320",
+                                    label_sets=OFFICIAL_LABEL_SETS,
                                     note="official test = min(500, pool // 5) >= 102; 100 fits every draw"),
     ("label_skew_2", "cifar10"): dict(clusters=5, cpc=3, train=500, test=100, row="1300"),
     ("concept_shift", "mnist"): dict(clusters=4, cpc=5, train=390, test=95, row="1010",
@@ -152,14 +160,16 @@ paper or from cflrun's defaults, this follows the code (shared/papers/clove-offi
 | cluster pools over seeds | drawn from the seed | `--pool-seed 1`: the pools (label sets, Dirichlet splits, class shuffles) of seed 1 for every seed; the client split, models and training follow `--seed` | data loaded and partitioned once per invocation with the first seed's RNG state; seeds 1, 2, 3 share the pools (Sec. 0 step 4) |
 | test samples per client | `--test-samples` | min(test pool // clients per cluster, `--train-samples`); `--test-samples` is not used | `assign_data_to_clients_RR_without_replacement` with the CSV's datapoints_per_client cap (Sec. 0 step 3) |
 | concept shift pools | a quarter of each class per cluster (FMNIST 1 500 / 250) | 1 250 train / 200 test per class and cluster | exactly 1 250 / 200 drawn per class and cluster (Sec. 6) |
+| label skew 2's label sets (config, not fidelity) | drawn from the pool seed | the (F)MNIST configs give them: `label-sets = 2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7` | `generate_label_assignments` with NumPy's global generator after `np.random.seed(1)`: these sets (reproduced with NumPy 1.24; Sec. 2) |
 | CIFAR-10 class order | the dataset's | a random permutation of the classes (drawn from the pool seed) relabels both splits | `random.sample` of the 10 class names, relabelled 0..9 in that order (Sec. 0 step 1) |
 | CIFAR-10 feature skew | rotation by k x 90 degrees | no rotation; every cluster gets its own random label permutation | the CIFAR rotation transform is never applied and each cluster's reload draws a new class order (Sec. 5) |
 
 Left as they are (no effect on the tables, or the paper's intent kept): CIFAR-10 pixels are scaled
 to [0, 1] (the official CNN gets 0..255, which its first batch norm absorbs); the official code
 feeds k-means its clients in a fresh random order each round (only the seeding's draws differ);
-cflrun's random generators are its own, so no draw is the official code's draw: label skew 2's
-label sets and Dirichlet splits in particular differ from the ones NumPy drew for seed 1.
+cflrun's random generators are its own, so no other draw is the official code's draw: label skew
+2's Dirichlet class splits, and its CIFAR-10 label sets (which index the official code's shuffled
+class order), differ from the ones NumPy drew for seed 1.
 
 PACFL's configs run it as its official code does (MMorafah/PACFL; shared/papers/
 baselines-official-setup.md 3.2): `pacfl-signature = per_label` (p = 3 singular vectors of each
@@ -277,6 +287,8 @@ def supervised_cell(partition, dataset, algorithm, extra=(), label=None):
                 ("train-samples", cell["train"]), ("test-samples", cell["test"])]
     if "min_train" in cell:
         settings += [("min-cluster-train", cell["min_train"]), ("min-cluster-test", cell["min_test"])]
+    if "label_sets" in cell:
+        settings.append(("label-sets", cell["label_sets"]))
     settings += [("lr", learning_rate(dataset, False)), ("batch-size", 100), ("local-epochs", 1), ("rounds", 100),
                  ("first-assignment", "random"), ("init", "different"), ("seed", 1), ("fidelity", "official")]
     settings += list(extra)

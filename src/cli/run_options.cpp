@@ -78,6 +78,9 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "label skew 2/3: minimum training samples per cluster pool (count; 0 = official 5 100 / 6 000)")
       ("min-cluster-test", po::value(&o.min_cluster_test)->default_value(o.min_cluster_test),
        "label skew 2/3: minimum test samples per cluster pool (count; 0 = official 510 / 750)")
+      ("label-sets", po::value(&o.label_sets),
+       "label skew 2: the clusters' label sets instead of drawn ones, sets separated by / and labels by , "
+       "(e.g. the official code's draw for seed 1: 2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7)")
       ("data-seed", po::value(&seeds.data_seed),
        "seed of the data partition (integer >= 0; default: --seed)")
       ("pool-seed", po::value(&seeds.pool_seed),
@@ -347,6 +350,8 @@ void validate(const RunOptions& o) {
           o.newcomers);
   require(o.dataset != "linreg" || o.partition == "label_skew_1" || o.partition.rfind("mixture_", 0) == 0, "partition",
           "a mixture_* partition or none with --dataset linreg (its clusters are its optimal models)", o.partition);
+  require(o.label_sets.empty() || o.partition == "label_skew_2", "label-sets",
+          "left out unless --partition label_skew_2", o.label_sets);
   require(!(o.unsupervised && o.dataset == "linreg"), "unsupervised", "off for --dataset linreg (it has labels only)",
           "--unsupervised");
   const bool autoencoder = o.effective_model() == "autoencoder" || o.effective_model() == "conv_autoencoder";
@@ -424,6 +429,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"test-samples", text(test_samples)},
           {"min-cluster-train", text(min_cluster_train)},
           {"min-cluster-test", text(min_cluster_test)},
+          {"label-sets", label_sets},
           {"rounds", text(rounds)},
           {"local-epochs", text(local_epochs)},
           {"batch-size", text(batch_size)},

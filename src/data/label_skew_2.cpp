@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -116,13 +117,54 @@ LabelSets label_skew_2_label_sets(int clusters, int num_classes, int labels_per_
                     " draws per cluster); lower --clusters (the paper uses 5)");
 }
 
+LabelSets parse_label_sets(const std::string& text, int clusters, int num_classes) {
+  const auto fail = [&](const std::string& problem) {
+    return ConfigError("--label-sets '" + text + "': " + problem + "; give " + std::to_string(clusters) +
+                       " sets of labels in [0, " + std::to_string(num_classes) +
+                       "), sets separated by '/', labels by ',' (e.g. 2,4,6,9/0,2,3,4/...)");
+  };
+  LabelSets sets;
+  std::istringstream by_cluster(text);
+  for (std::string set_text; std::getline(by_cluster, set_text, '/');) {
+    std::vector<std::int64_t> set;
+    std::istringstream by_label(set_text);
+    for (std::string word; std::getline(by_label, word, ',');) {
+      std::size_t used = 0;
+      long label = -1;
+      try {
+        label = std::stol(word, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != word.size() || word.empty() || label < 0 || label >= num_classes) {
+        throw fail("'" + word + "' is not a label");
+      }
+      if (std::find(set.begin(), set.end(), label) != set.end()) {
+        throw fail("label " + word + " twice in one set");
+      }
+      set.push_back(label);
+    }
+    if (set.empty()) {
+      throw fail("an empty set");
+    }
+    std::sort(set.begin(), set.end());
+    sets.push_back(std::move(set));
+  }
+  if (static_cast<int>(sets.size()) != clusters) {
+    throw fail(std::to_string(sets.size()) + " sets for " + std::to_string(clusters) + " clusters");
+  }
+  return sets;
+}
+
 std::vector<ClusterPool> label_skew_2_pools(const PartitionSpec& spec,
                                             const ImageDataset& dataset) {
   // One label assignment for both splits: the official code draws it once and passes it to the
   // train and the test partition.
   const LabelSets sets =
-      label_skew_2_label_sets(spec.clusters, dataset.num_classes, spec.labels_per_cluster,
-                              spec.shared_labels, spec.effective_pool_seed());
+      !spec.label_sets.empty()
+          ? spec.label_sets
+          : label_skew_2_label_sets(spec.clusters, dataset.num_classes, spec.labels_per_cluster,
+                                    spec.shared_labels, spec.effective_pool_seed());
   return class_split_pools(spec, dataset, sets);
 }
 

@@ -58,6 +58,9 @@ data::ClientData image_client_data(const cli::RunOptions& options) {
   spec.data_seed = options.effective_data_seed();
   spec.pool_seed = options.effective_pool_seed();
   spec.official_fidelity = options.official_fidelity();
+  if (!options.label_sets.empty()) {
+    spec.label_sets = data::parse_label_sets(options.label_sets, options.clusters, dataset->num_classes);
+  }
   if (options.min_cluster_train > 0) {
     spec.min_cluster_train_samples = options.min_cluster_train;
   }

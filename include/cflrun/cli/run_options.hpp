@@ -45,6 +45,7 @@ struct RunOptions {
   std::int64_t test_samples = 400;       ///< --test-samples: per client.
   std::int64_t min_cluster_train = 0;    ///< --min-cluster-train: label skew 2/3 minimum train pool per cluster; 0 = official.
   std::int64_t min_cluster_test = 0;     ///< --min-cluster-test: same for the test pool; 0 = official.
+  std::string label_sets;                ///< --label-sets: label skew 2's sets, "2,4,6,9/0,2,3,4/..."; "" = drawn.
   int rounds = 100;                      ///< --rounds: T.
   int local_epochs = 1;                  ///< --local-epochs: tau, epochs per local update.
   int batch_size = 100;                  ///< --batch-size: samples per mini-batch.

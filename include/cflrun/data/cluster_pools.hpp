@@ -5,6 +5,7 @@
 /// the cluster's clients (step 3, the official `assign_data_to_clients_RR_without_replacement`).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <ATen/core/Generator.h>
@@ -233,8 +234,13 @@ void check_label_skew_2_settings(int clusters, int num_classes, int labels_per_c
 /// @throws ConfigError if clusters is outside [1, num_classes + 1].
 LabelSets label_skew_3_label_sets(int clusters, int num_classes);
 
-/// Label skew 2 (paper Sec. 5.1; official exp201): label_skew_2_label_sets, then
-/// class_split_pools. The test split draws its own Dirichlet proportions, so a cluster's test class
+/// Parses `--label-sets`: clusters separated by '/', labels by ',', e.g. "2,4,6,9/0,2,3,4".
+/// @throws ConfigError naming --label-sets for an empty set, a word that is not a label in
+///         [0, num_classes), a label twice in one set, or a count of sets other than `clusters`.
+LabelSets parse_label_sets(const std::string& text, int clusters, int num_classes);
+
+/// Label skew 2 (paper Sec. 5.1; official exp201): spec.label_sets if given, else
+/// label_skew_2_label_sets, then class_split_pools. The test split draws its own Dirichlet proportions, so a cluster's test class
 /// mix differs from its train mix over the same classes (the paper says train and test of a client
 /// have the same distribution: differs).
 /// @throws ConfigError, DataError as label_skew_2_label_sets and class_split_pools.

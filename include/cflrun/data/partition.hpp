@@ -82,6 +82,9 @@ struct PartitionSpec {
   /// V (label skew 2): labels any two clusters share, 0 <= V < U (official label_overlap_size;
   /// paper V = 2).
   int shared_labels = 2;
+  /// Label skew 2: the clusters' label sets, given instead of drawn (`--label-sets`, e.g. the
+  /// official code's draw for its seed 1); empty = drawn by label_skew_2_label_sets.
+  std::vector<std::vector<std::int64_t>> label_sets;
   /// Concentration of the symmetric Dirichlet splitting a class among its holders (official beta).
   double dirichlet_alpha = 0.5;
   /// First reserve: fraction of each class split evenly among its holders (official reserve_frac).

@@ -71,6 +71,8 @@ TEST(RunOptions, OfficialFidelityPresetFillsOnlyWhatTheUserLeftAtDefault) {
   EXPECT_EQ(plain.effective_pool_seed(), 3U);
   EXPECT_THROW(parse({"--fidelity", "paper"}), ConfigError);
   EXPECT_THROW(parse({"--pool-seed", "-1"}), ConfigError);
+  EXPECT_THROW(parse({"--label-sets", "0,1/2,3"}), ConfigError);  // only with --partition label_skew_2
+  EXPECT_EQ(parse({"--partition", "label_skew_2", "--label-sets", "0,1/2,3"}).options.label_sets, "0,1/2,3");
 }
 
 TEST(RunOptions, RejectsUnknownOptionsInBothSources) {

@@ -127,5 +127,32 @@ TEST(OfficialFidelity, ShuffledClassOrderRelabelsBothSplitsAlike) {
   EXPECT_TRUE(torch::equal(again.train.labels, data.train.labels));
 }
 
+TEST(OfficialFidelity, GivenLabelSetsReplaceTheDrawnOnes) {
+  // The official code's label skew 2 sets for its seed 1 (jobs/paper/make_configs.py).
+  const LabelSets sets = parse_label_sets("2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7", 5, kClasses);
+  ASSERT_EQ(sets.size(), 5U);
+  EXPECT_EQ(sets[0], (std::vector<std::int64_t>{2, 4, 6, 9}));
+  EXPECT_EQ(parse_label_sets("9,1/3,0", 2, kClasses)[0], (std::vector<std::int64_t>{1, 9}));  // sorted
+  EXPECT_THROW(parse_label_sets("1,2/3", 3, kClasses), ConfigError);     // 2 sets for 3 clusters
+  EXPECT_THROW(parse_label_sets("1,2/3,10", 2, kClasses), ConfigError);  // 10 is no class
+  EXPECT_THROW(parse_label_sets("1,1/3,4", 2, kClasses), ConfigError);   // twice in one set
+  EXPECT_THROW(parse_label_sets("1,x/3,4", 2, kClasses), ConfigError);
+  EXPECT_THROW(parse_label_sets("1,2//3,4", 3, kClasses), ConfigError);  // an empty set
+
+  auto spec = spec_of(PartitionKind::kLabelSkew2, 5, 2, 40, 5);
+  spec.min_cluster_train_samples = 100;
+  spec.min_cluster_test_samples = 20;
+  spec.label_sets = sets;
+  const ImageDataset data = small_dataset("fmnist");
+  const auto pools = cluster_pools(spec, data);
+  for (std::size_t k = 0; k < pools.size(); ++k) {
+    std::set<std::int64_t> labels;
+    for (std::int64_t i = 0; i < pools[k].train.size(0); ++i) {
+      labels.insert(data.train.labels[pools[k].train[i].item<std::int64_t>()].item<std::int64_t>());
+    }
+    EXPECT_EQ(std::vector<std::int64_t>(labels.begin(), labels.end()), sets[k]) << "cluster " << k;
+  }
+}
+
 }  // namespace
 }  // namespace cflrun::data
