@@ -21,6 +21,16 @@ DATASETS = ["mnist", "cifar10", "fmnist"]
 # same indices hold for MNIST and Fashion-MNIST; on CIFAR-10 they index the official code's shuffled
 # class order, which cflrun's does not reproduce, so the CIFAR-10 configs draw their own.
 OFFICIAL_LABEL_SETS = "2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7"
+# Fashion-MNIST label skew 2's class counts per cluster pool as the official code's reserve +
+# Dirichlet routine draws them for its seed 1 (the NumPy draws after the label sets), for the train and
+# the test pools: jobs/paper/official_draws.py prints these lines (the suite checks they agree).
+# MNIST's subset here is smaller than the official MNIST, so its configs keep drawn splits.
+OFFICIAL_FMNIST_TRAIN_CLASS_COUNTS = ("0,0,1442,0,883,0,1535,0,0,6000/1784,0,580,2236,3326,0,0,0,0,0/"
+                                      "4216,0,0,0,1228,0,264,4989,0,0/0,0,0,3270,563,6000,369,0,0,0/"
+                                      "0,0,3978,494,0,0,3832,1011,0,0")
+OFFICIAL_FMNIST_TEST_CLASS_COUNTS = ("0,0,59,0,37,0,781,0,0,1000/946,0,735,294,344,0,0,0,0,0/"
+                                     "54,0,0,0,592,0,27,342,0,0/0,0,0,103,27,1000,72,0,0,0/"
+                                     "0,0,206,603,0,0,120,658,0,0")
 
 # (partition, dataset) -> settings of the official row, and what differs here.
 SUPERVISED = {
@@ -35,7 +45,10 @@ SUPERVISED = {
                                                     "scaled to the 8 000-image MNIST subset"),
     ("label_skew_2", "fmnist"): dict(clusters=5, cpc=5, train=500, test=100, row="1320",
                                     label_sets=OFFICIAL_LABEL_SETS,
-                                    note="official test = min(500, pool // 5) >= 102; 100 fits every draw"),
+                                    train_class_counts=OFFICIAL_FMNIST_TRAIN_CLASS_COUNTS,
+                                    test_class_counts=OFFICIAL_FMNIST_TEST_CLASS_COUNTS,
+                                    note="official test = min(500, pool // 5) >= 102; 100 fits every draw; "
+                                         "label sets and class counts: the official draw for seed 1"),
     ("label_skew_2", "cifar10"): dict(clusters=5, cpc=3, train=500, test=100, row="1300"),
     ("concept_shift", "mnist"): dict(clusters=4, cpc=5, train=390, test=95, row="1010",
                                     note="official 1 000 train / 400 test; a quarter of each class of this "
@@ -161,15 +174,17 @@ paper or from cflrun's defaults, this follows the code (shared/papers/clove-offi
 | test samples per client | `--test-samples` | min(test pool // clients per cluster, `--train-samples`); `--test-samples` is not used | `assign_data_to_clients_RR_without_replacement` with the CSV's datapoints_per_client cap (Sec. 0 step 3) |
 | concept shift pools | a quarter of each class per cluster (FMNIST 1 500 / 250) | 1 250 train / 200 test per class and cluster | exactly 1 250 / 200 drawn per class and cluster (Sec. 6) |
 | label skew 2's label sets (config, not fidelity) | drawn from the pool seed | the (F)MNIST configs give them: `label-sets = 2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7` | `generate_label_assignments` with NumPy's global generator after `np.random.seed(1)`: these sets (reproduced with NumPy 1.24; Sec. 2) |
+| label skew 2's class split (config, not fidelity) | reserve + Dirichlet(0.5) drawn from the pool seed | the Fashion-MNIST configs give every pool's class counts (`train-class-counts`, `test-class-counts`); the samples of each class are drawn from the pool seed | the reserve + Dirichlet routine on NumPy's global generator right after the label sets (train accepted at reserve 0.15, test at 0.10); `official_draws.py` in this folder replays those NumPy calls and prints the three lines (Sec. 2) |
 | CIFAR-10 class order | the dataset's | a random permutation of the classes (drawn from the pool seed) relabels both splits | `random.sample` of the 10 class names, relabelled 0..9 in that order (Sec. 0 step 1) |
 | CIFAR-10 feature skew | rotation by k x 90 degrees | no rotation; every cluster gets its own random label permutation | the CIFAR rotation transform is never applied and each cluster's reload draws a new class order (Sec. 5) |
 
 Left as they are (no effect on the tables, or the paper's intent kept): CIFAR-10 pixels are scaled
 to [0, 1] (the official CNN gets 0..255, which its first batch norm absorbs); the official code
 feeds k-means its clients in a fresh random order each round (only the seeding's draws differ);
-cflrun's random generators are its own, so no other draw is the official code's draw: label skew
-2's Dirichlet class splits, and its CIFAR-10 label sets (which index the official code's shuffled
-class order), differ from the ones NumPy drew for seed 1.
+cflrun's random generators are its own, so no other draw is the official code's draw: which
+samples of a class a pool gets, MNIST's label skew 2 class splits (this MNIST subset is smaller than
+the official one) and the CIFAR-10 label sets (which index the official code's shuffled class order)
+differ from the ones NumPy drew for seed 1.
 
 PACFL's configs run it as its official code does (MMorafah/PACFL; shared/papers/
 baselines-official-setup.md 3.2): `pacfl-signature = per_label` (p = 3 singular vectors of each
@@ -287,8 +302,9 @@ def supervised_cell(partition, dataset, algorithm, extra=(), label=None):
                 ("train-samples", cell["train"]), ("test-samples", cell["test"])]
     if "min_train" in cell:
         settings += [("min-cluster-train", cell["min_train"]), ("min-cluster-test", cell["min_test"])]
-    if "label_sets" in cell:
-        settings.append(("label-sets", cell["label_sets"]))
+    for key in ("label_sets", "train_class_counts", "test_class_counts"):
+        if key in cell:
+            settings.append((key.replace("_", "-"), cell[key]))
     settings += [("lr", learning_rate(dataset, False)), ("batch-size", 100), ("local-epochs", 1), ("rounds", 100),
                  ("first-assignment", "random"), ("init", "different"), ("seed", 1), ("fidelity", "official")]
     settings += list(extra)

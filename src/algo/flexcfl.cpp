@@ -21,11 +21,7 @@ constexpr double kNormGuard = 1e-12;
 /// `count` distinct clients of `clients` drawn uniformly, increasing (the code's random.sample).
 std::vector<int> sample_clients(std::vector<int> clients, int count, std::uint64_t seed) {
   auto engine = core::make_engine(seed, core::Purpose::kColdStart);
-  const auto m = static_cast<int>(clients.size());
-  for (int i = 0; i < count; ++i) {  // partial Fisher-Yates
-    const auto j = i + static_cast<int>(core::uniform_index(engine, static_cast<std::uint64_t>(m - i)));
-    std::swap(clients[static_cast<std::size_t>(i)], clients[static_cast<std::size_t>(j)]);
-  }
+  core::shuffle_prefix(engine, clients, static_cast<std::size_t>(count));
   clients.resize(static_cast<std::size_t>(count));
   std::sort(clients.begin(), clients.end());
   return clients;

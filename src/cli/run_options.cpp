@@ -81,6 +81,11 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
       ("label-sets", po::value(&o.label_sets),
        "label skew 2: the clusters' label sets instead of drawn ones, sets separated by / and labels by , "
        "(e.g. the official code's draw for seed 1: 2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7)")
+      ("train-class-counts", po::value(&o.train_class_counts),
+       "label skew 2/3: the train pools' class counts instead of the reserve + Dirichlet draw, one row of "
+       "C counts per cluster, rows separated by / and counts by , (e.g. the official code's draw for seed 1)")
+      ("test-class-counts", po::value(&o.test_class_counts),
+       "label skew 2/3: the test pools' class counts, as --train-class-counts")
       ("data-seed", po::value(&seeds.data_seed),
        "seed of the data partition (integer >= 0; default: --seed)")
       ("pool-seed", po::value(&seeds.pool_seed),
@@ -352,6 +357,11 @@ void validate(const RunOptions& o) {
           "a mixture_* partition or none with --dataset linreg (its clusters are its optimal models)", o.partition);
   require(o.label_sets.empty() || o.partition == "label_skew_2", "label-sets",
           "left out unless --partition label_skew_2", o.label_sets);
+  const bool class_split = o.partition == "label_skew_2" || o.partition == "label_skew_3";
+  require(o.train_class_counts.empty() || class_split, "train-class-counts",
+          "left out unless --partition label_skew_2 or label_skew_3", o.train_class_counts);
+  require(o.test_class_counts.empty() || class_split, "test-class-counts",
+          "left out unless --partition label_skew_2 or label_skew_3", o.test_class_counts);
   require(!(o.unsupervised && o.dataset == "linreg"), "unsupervised", "off for --dataset linreg (it has labels only)",
           "--unsupervised");
   const bool autoencoder = o.effective_model() == "autoencoder" || o.effective_model() == "conv_autoencoder";
@@ -430,6 +440,8 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"min-cluster-train", text(min_cluster_train)},
           {"min-cluster-test", text(min_cluster_test)},
           {"label-sets", label_sets},
+          {"train-class-counts", train_class_counts},
+          {"test-class-counts", test_class_counts},
           {"rounds", text(rounds)},
           {"local-epochs", text(local_epochs)},
           {"batch-size", text(batch_size)},

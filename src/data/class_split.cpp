@@ -134,6 +134,42 @@ std::vector<torch::Tensor> concatenate(const std::vector<std::vector<torch::Tens
       " or --clients-per-cluster, or PartitionSpec::" + field);
 }
 
+/// One split by the reserve + Dirichlet routine; DataError if it never meets its minimum.
+ClassSplit drawn_split(const PartitionSpec& spec, const ImageDataset& dataset,
+                       const LabelSets& label_sets, bool train) {
+  ClassSplit split = split_classes_among_clusters(
+      (train ? dataset.train : dataset.test).labels, dataset.num_classes, label_sets,
+      class_split_settings(spec, train), spec.effective_pool_seed(),
+      train ? PartitionStream::kClassSplitTrain : PartitionStream::kClassSplitTest);
+  if (!split.met_minimum) {
+    throw_below_minimum(spec, split, train);
+  }
+  return split;
+}
+
+/// One split by given class counts; DataError if a pool is below the split's minimum.
+ClassSplit counted_split(const PartitionSpec& spec, const ImageDataset& dataset,
+                         const LabelSets& label_sets, const ClassCounts& counts, bool train) {
+  const std::string option = train ? "train-class-counts" : "test-class-counts";
+  ClassSplit split;
+  split.pools = split_classes_by_counts(
+      (train ? dataset.train : dataset.test).labels, dataset.num_classes, label_sets, counts,
+      spec.effective_pool_seed(),
+      train ? PartitionStream::kClassSplitTrain : PartitionStream::kClassSplitTest, option);
+  const std::int64_t minimum = min_cluster_samples(spec, train);
+  for (std::size_t k = 0; k < split.pools.size(); ++k) {
+    if (split.pools[k].size(0) < minimum) {
+      throw DataError(partition_name(spec.kind) + ": cluster " + std::to_string(k) + " gets " +
+                      std::to_string(split.pools[k].size(0)) + " samples by --" + option +
+                      ", but needs " + std::to_string(minimum) +
+                      " (the cluster minimum, or --clients-per-cluster x samples per client); "
+                      "raise its counts or lower the samples per client");
+    }
+  }
+  split.met_minimum = true;
+  return split;
+}
+
 }  // namespace
 
 std::int64_t official_min_cluster_samples(PartitionKind kind, bool train) {
@@ -217,13 +253,10 @@ std::vector<ClusterPool> class_split_pools(const PartitionSpec& spec, const Imag
                                            const LabelSets& label_sets) {
   std::vector<ClusterPool> pools(label_sets.size());
   for (const bool train : {true, false}) {
-    ClassSplit split = split_classes_among_clusters(
-        (train ? dataset.train : dataset.test).labels, dataset.num_classes, label_sets,
-        class_split_settings(spec, train), spec.effective_pool_seed(),
-        train ? PartitionStream::kClassSplitTrain : PartitionStream::kClassSplitTest);
-    if (!split.met_minimum) {
-      throw_below_minimum(spec, split, train);
-    }
+    const ClassCounts& counts = train ? spec.train_class_counts : spec.test_class_counts;
+    ClassSplit split =
+        counts.empty() ? drawn_split(spec, dataset, label_sets, train)
+                       : counted_split(spec, dataset, label_sets, counts, train);
     for (std::size_t k = 0; k < pools.size(); ++k) {
       (train ? pools[k].train : pools[k].test) = std::move(split.pools[k]);
       pools[k].label_map = identity_label_map(dataset.num_classes);

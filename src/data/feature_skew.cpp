@@ -42,9 +42,7 @@ std::vector<std::int64_t> random_class_permutation(int num_classes, std::uint64_
                                                    PartitionStream stream, std::uint64_t index) {
   std::vector<std::int64_t> order = identity_label_map(num_classes);
   auto engine = core::make_engine(seed, core::Purpose::kPartition, index, static_cast<std::uint64_t>(stream));
-  for (std::size_t i = order.size(); i > 1; --i) {
-    std::swap(order[i - 1], order[core::uniform_index(engine, i)]);
-  }
+  core::shuffle_prefix(engine, order, order.size());
   return order;
 }
 

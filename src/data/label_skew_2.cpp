@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
-#include <sstream>
 #include <string>
 #include <utility>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
+
+#include "integer_rows.hpp"
 
 namespace cflrun::data {
 namespace {
@@ -26,11 +27,7 @@ using Membership = std::vector<char>;
 /// U distinct labels, uniform: the first U entries of a partial Fisher-Yates shuffle of `labels`.
 std::vector<std::int64_t> draw_labels(std::mt19937_64& engine, std::vector<std::int64_t>& labels,
                                       int count) {
-  const std::size_t n = labels.size();
-  for (std::size_t j = 0; j < static_cast<std::size_t>(count); ++j) {
-    const std::size_t pick = j + static_cast<std::size_t>(core::uniform_index(engine, n - j));
-    std::swap(labels[j], labels[pick]);
-  }
+  core::shuffle_prefix(engine, labels, static_cast<std::size_t>(count));
   return {labels.begin(), labels.begin() + count};
 }
 
@@ -123,32 +120,17 @@ LabelSets parse_label_sets(const std::string& text, int clusters, int num_classe
                        " sets of labels in [0, " + std::to_string(num_classes) +
                        "), sets separated by '/', labels by ',' (e.g. 2,4,6,9/0,2,3,4/...)");
   };
-  LabelSets sets;
-  std::istringstream by_cluster(text);
-  for (std::string set_text; std::getline(by_cluster, set_text, '/');) {
-    std::vector<std::int64_t> set;
-    std::istringstream by_label(set_text);
-    for (std::string word; std::getline(by_label, word, ',');) {
-      std::size_t used = 0;
-      long label = -1;
-      try {
-        label = std::stol(word, &used);
-      } catch (const std::exception&) {
-        used = 0;
+  LabelSets sets = parse_integer_rows(text, fail);
+  for (std::vector<std::int64_t>& set : sets) {
+    for (const std::int64_t label : set) {
+      if (label < 0 || label >= num_classes) {
+        throw fail(std::to_string(label) + " is not a label");
       }
-      if (used != word.size() || word.empty() || label < 0 || label >= num_classes) {
-        throw fail("'" + word + "' is not a label");
+      if (std::count(set.begin(), set.end(), label) > 1) {
+        throw fail("label " + std::to_string(label) + " twice in one set");
       }
-      if (std::find(set.begin(), set.end(), label) != set.end()) {
-        throw fail("label " + word + " twice in one set");
-      }
-      set.push_back(label);
-    }
-    if (set.empty()) {
-      throw fail("an empty set");
     }
     std::sort(set.begin(), set.end());
-    sets.push_back(std::move(set));
   }
   if (static_cast<int>(sets.size()) != clusters) {
     throw fail(std::to_string(sets.size()) + " sets for " + std::to_string(clusters) + " clusters");

@@ -61,6 +61,14 @@ data::ClientData image_client_data(const cli::RunOptions& options) {
   if (!options.label_sets.empty()) {
     spec.label_sets = data::parse_label_sets(options.label_sets, options.clusters, dataset->num_classes);
   }
+  if (!options.train_class_counts.empty()) {
+    spec.train_class_counts = data::parse_class_counts(options.train_class_counts, "train-class-counts",
+                                                       options.clusters, dataset->num_classes);
+  }
+  if (!options.test_class_counts.empty()) {
+    spec.test_class_counts = data::parse_class_counts(options.test_class_counts, "test-class-counts",
+                                                      options.clusters, dataset->num_classes);
+  }
   if (options.min_cluster_train > 0) {
     spec.min_cluster_train_samples = options.min_cluster_train;
   }

@@ -26,12 +26,8 @@ std::vector<int> draw_participants(int num_clients, double fraction, std::uint64
   if (count == num_clients) {
     return ids;
   }
-  // Partial Fisher-Yates: the first `count` positions become a uniform sample without replacement.
   auto engine = core::make_engine(seed, core::Purpose::kParticipation, 0, static_cast<std::uint64_t>(round));
-  for (int i = 0; i < count; ++i) {
-    const auto j = i + static_cast<int>(core::uniform_index(engine, static_cast<std::uint64_t>(num_clients - i)));
-    std::swap(ids[static_cast<std::size_t>(i)], ids[static_cast<std::size_t>(j)]);
-  }
+  core::shuffle_prefix(engine, ids, static_cast<std::size_t>(count));
   ids.resize(static_cast<std::size_t>(count));
   std::sort(ids.begin(), ids.end());
   return ids;

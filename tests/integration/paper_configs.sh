@@ -40,12 +40,22 @@ stand_in() {
 case "$group" in
   generated)
     python3 jobs/paper/make_configs.py "$work/generated"
-    cp jobs/paper/make_configs.py jobs/paper/sweep.sh jobs/paper/paper_values.csv "$work/generated/"
+    cp jobs/paper/make_configs.py jobs/paper/official_draws.py jobs/paper/sweep.sh jobs/paper/paper_values.csv \
+        "$work/generated/"
     diff -r jobs/paper "$work/generated" || {
       echo "FAIL: jobs/paper differs from what make_configs.py writes; run jobs/paper/make_configs.py" >&2
       exit 1
     }
     echo "ok: jobs/paper is what make_configs.py writes"
+    # The Fashion-MNIST label skew 2 configs give the official seed-1 draw that official_draws.py replays.
+    /usr/bin/python3 jobs/paper/official_draws.py > "$work/draws.txt"
+    [ "$(wc -l < "$work/draws.txt")" -eq 3 ] || { echo "FAIL: official_draws.py printed no draw" >&2; exit 1; }
+    for config in jobs/paper/fmnist_label_skew_2_*.cfg; do
+      while read -r line; do
+        grep -qxF "$line" "$config" || { echo "FAIL: $config lacks: $line" >&2; exit 1; }
+      done < "$work/draws.txt"
+    done
+    echo "ok: the Fashion-MNIST label skew 2 configs give the draw official_draws.py replays"
     # A failing config is named, the others still run, and the exit status is 1.
     printf 'dataset = fmnist\nclusters = 6\n' > "$work/impossible.cfg"
     if "$cflrun" check "$work/impossible.cfg" jobs/fmnist_label_skew1.cfg "$work/absent.cfg" -- --threads 1 \

@@ -46,6 +46,8 @@ struct RunOptions {
   std::int64_t min_cluster_train = 0;    ///< --min-cluster-train: label skew 2/3 minimum train pool per cluster; 0 = official.
   std::int64_t min_cluster_test = 0;     ///< --min-cluster-test: same for the test pool; 0 = official.
   std::string label_sets;                ///< --label-sets: label skew 2's sets, "2,4,6,9/0,2,3,4/..."; "" = drawn.
+  std::string train_class_counts;        ///< --train-class-counts: label skew 2/3 train pools' class counts, K rows of C; "" = drawn.
+  std::string test_class_counts;         ///< --test-class-counts: same for the test pools.
   int rounds = 100;                      ///< --rounds: T.
   int local_epochs = 1;                  ///< --local-epochs: tau, epochs per local update.
   int batch_size = 100;                  ///< --batch-size: samples per mini-batch.

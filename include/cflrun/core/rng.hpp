@@ -8,6 +8,9 @@
 
 #include <cstdint>
 #include <random>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <ATen/core/Generator.h>
 
@@ -57,5 +60,20 @@ double uniform01(std::mt19937_64& engine);
 /// An index uniform in [0, n) by rejection sampling (portable, unlike
 /// std::uniform_int_distribution). @throws std::invalid_argument if n == 0.
 std::uint64_t uniform_index(std::mt19937_64& engine, std::uint64_t n);
+
+/// Moves a uniform sample without replacement of `count` entries of `values` to its front, in draw
+/// order (forward partial Fisher-Yates: position j swaps with j + uniform_index(n - j)); count =
+/// values.size() shuffles all of it. The draw order is fixed: recorded draws (label skew 2's label
+/// sets, participants, FlexCFL's cold-start sample) depend on it.
+/// @throws std::invalid_argument if count > values.size().
+template <typename T>
+void shuffle_prefix(std::mt19937_64& engine, std::vector<T>& values, std::size_t count) {
+  if (count > values.size()) {
+    throw std::invalid_argument("shuffle_prefix: count exceeds the number of values");
+  }
+  for (std::size_t j = 0; j < count; ++j) {
+    std::swap(values[j], values[j + uniform_index(engine, values.size() - j)]);
+  }
+}
 
 }  // namespace cflrun::core

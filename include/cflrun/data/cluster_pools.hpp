@@ -109,13 +109,13 @@ std::vector<ClusterPool> feature_skew_pools(const ImageDataset& dataset, int clu
 /// applies its rotation transform to CIFAR-10 and draws a new random class order for every
 /// cluster's reload, so every cluster holds the WHOLE split, unrotated, with its own uniformly
 /// random label permutation (std::mt19937_64 make_engine(pool_seed, kPartition, k,
-/// kLabelPermutation), Fisher-Yates with core::uniform_index): effectively a concept shift.
+/// kLabelPermutation), core::shuffle_prefix of all classes): effectively a concept shift.
 /// @throws ConfigError if clusters is outside [1, 4].
 std::vector<ClusterPool> label_permutation_pools(const ImageDataset& dataset, int clusters,
                                                  std::uint64_t pool_seed);
 
 /// A uniformly random permutation of [0, num_classes) from make_engine(seed, kPartition, index,
-/// stream) (Fisher-Yates with core::uniform_index; portable).
+/// stream) (core::shuffle_prefix of all of it; portable).
 std::vector<std::int64_t> random_class_permutation(int num_classes, std::uint64_t seed,
                                                    PartitionStream stream, std::uint64_t index);
 
@@ -199,11 +199,43 @@ ClassSplit split_classes_among_clusters(const torch::Tensor& labels, int num_cla
 
 /// Cluster pools of both splits from label sets by split_classes_among_clusters, each split with
 /// its own draws (streams kClassSplitTrain / kClassSplitTest) and its own minimum
-/// (min_cluster_samples). Identity labels, no rotation.
+/// (min_cluster_samples); a split whose spec.{train,test}_class_counts are given is cut by
+/// split_classes_by_counts instead. Identity labels, no rotation.
 /// @throws DataError naming partition_name(spec.kind), the cluster, its size with the reserve at
-///         1.0, the minimum and the fix, if a split never meets its minimum.
+///         1.0 (or by the given counts), the minimum and the fix, if a split does not meet its
+///         minimum; ConfigError as split_classes_by_counts.
 std::vector<ClusterPool> class_split_pools(const PartitionSpec& spec, const ImageDataset& dataset,
                                            const LabelSets& label_sets);
+
+/// Class counts of the cluster pools of one split: [K][num_classes], entry [k][c] = samples of
+/// class c in cluster k's pool.
+using ClassCounts = std::vector<std::vector<std::int64_t>>;
+
+/// Parses `--train-class-counts` / `--test-class-counts`: clusters separated by '/', the
+/// num_classes counts of a cluster by ',', e.g. "0,0,812,0,4920,0,160,0,0,1513/...".
+/// @param option  the flag without dashes, for the message.
+/// @throws ConfigError naming the flag for a word that is not an integer, an empty row, a count
+///         of rows other than `clusters`, a row of other than num_classes counts, or a negative
+///         count.
+ClassCounts parse_class_counts(const std::string& text, const std::string& option, int clusters,
+                               int num_classes);
+
+/// Cluster pools of one split with the given class counts instead of the reserve + Dirichlet
+/// draw (e.g. the official code's draw for its seed 1, whose NumPy Dirichlet and shuffle sequence
+/// cflrun does not replay): the indices of every class are shuffled (torch::randperm on
+/// partition_generator(pool_seed, stream, 0)) and cut into consecutive parts of counts[k][c]
+/// samples, clusters in order, so the pools are disjoint.
+/// @param labels  [N] int64 labels of the split.
+/// @param option  the flag without dashes, for the messages.
+/// @return        [K] pools, each [sum_c counts[k][c]] int64 indices into the split.
+/// @throws ConfigError naming the flag if the counts have a row count other than
+///         label_sets.size(), give a cluster samples of a class its label set does not hold, or
+///         take more samples of a class than the split has.
+std::vector<torch::Tensor> split_classes_by_counts(const torch::Tensor& labels, int num_classes,
+                                                   const LabelSets& label_sets,
+                                                   const ClassCounts& counts,
+                                                   std::uint64_t pool_seed, PartitionStream stream,
+                                                   const std::string& option);
 
 /// Label skew 2 label sets (official generate_label_assignments, exp201): cluster by cluster, U
 /// distinct labels are drawn uniformly (partial Fisher-Yates with core::uniform_index on

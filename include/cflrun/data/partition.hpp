@@ -85,6 +85,12 @@ struct PartitionSpec {
   /// Label skew 2: the clusters' label sets, given instead of drawn (`--label-sets`, e.g. the
   /// official code's draw for its seed 1); empty = drawn by label_skew_2_label_sets.
   std::vector<std::vector<std::int64_t>> label_sets;
+  /// Label skew 2 and 3: the train pools' class counts, [K][num_classes], given instead of drawn
+  /// by the reserve + Dirichlet routine (`--train-class-counts`, e.g. the official code's draw for
+  /// its seed 1); empty = drawn.
+  std::vector<std::vector<std::int64_t>> train_class_counts;
+  /// Same for the test pools (`--test-class-counts`).
+  std::vector<std::vector<std::int64_t>> test_class_counts;
   /// Concentration of the symmetric Dirichlet splitting a class among its holders (official beta).
   double dirichlet_alpha = 0.5;
   /// First reserve: fraction of each class split evenly among its holders (official reserve_frac).

@@ -73,6 +73,9 @@ TEST(RunOptions, OfficialFidelityPresetFillsOnlyWhatTheUserLeftAtDefault) {
   EXPECT_THROW(parse({"--pool-seed", "-1"}), ConfigError);
   EXPECT_THROW(parse({"--label-sets", "0,1/2,3"}), ConfigError);  // only with --partition label_skew_2
   EXPECT_EQ(parse({"--partition", "label_skew_2", "--label-sets", "0,1/2,3"}).options.label_sets, "0,1/2,3");
+  EXPECT_THROW(parse({"--train-class-counts", "1,2"}), ConfigError);  // only with label skew 2 or 3
+  EXPECT_THROW(parse({"--partition", "label_skew_1", "--test-class-counts", "1,2"}), ConfigError);
+  EXPECT_EQ(parse({"--partition", "label_skew_3", "--test-class-counts", "1,2"}).options.test_class_counts, "1,2");
 }
 
 TEST(RunOptions, RejectsUnknownOptionsInBothSources) {

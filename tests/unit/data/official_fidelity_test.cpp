@@ -154,5 +154,56 @@ TEST(OfficialFidelity, GivenLabelSetsReplaceTheDrawnOnes) {
   }
 }
 
+/// counts[k][c]: samples of class c in each pool.
+ClassCounts pool_class_counts(const std::vector<torch::Tensor>& pools, const torch::Tensor& labels) {
+  ClassCounts counts;
+  for (const torch::Tensor& pool : pools) {
+    const torch::Tensor histogram = torch::bincount(labels.index_select(0, pool), {}, kClasses);
+    counts.emplace_back(histogram.data_ptr<std::int64_t>(), histogram.data_ptr<std::int64_t>() + kClasses);
+  }
+  return counts;
+}
+
+TEST(OfficialFidelity, GivenClassCountsReplaceTheDirichletDraw) {
+  const std::string train = "100,50,30,0,0,0,0,0,0,0/0,250,20,200,0,0,0,0,0,0";
+  const std::string test = "10,10,10,0,0,0,0,0,0,0/0,50,0,60,0,0,0,0,0,0";  // class 3: all 60
+  auto spec = spec_of(PartitionKind::kLabelSkew2, 2, 2, 40, 5);
+  spec.min_cluster_train_samples = 100;
+  spec.min_cluster_test_samples = 20;
+  spec.label_sets = parse_label_sets("0,1,2/1,2,3", 2, kClasses);
+  spec.train_class_counts = parse_class_counts(train, "train-class-counts", 2, kClasses);
+  spec.test_class_counts = parse_class_counts(test, "test-class-counts", 2, kClasses);
+  const ImageDataset data = small_dataset("fmnist");
+  const auto pools = cluster_pools(spec, data);
+  std::vector<torch::Tensor> train_pools;
+  std::vector<torch::Tensor> test_pools;
+  for (const ClusterPool& pool : pools) {
+    train_pools.push_back(pool.train);
+    test_pools.push_back(pool.test);
+  }
+  EXPECT_EQ(pool_class_counts(train_pools, data.train.labels), spec.train_class_counts);
+  EXPECT_EQ(pool_class_counts(test_pools, data.test.labels), spec.test_class_counts);
+  EXPECT_EQ(std::get<0>(torch::_unique(torch::cat(train_pools))).size(0), 650);  // disjoint
+
+  spec.pool_seed = 2;  // another shuffle of the classes: the same counts, other samples
+  const auto reseeded = cluster_pools(spec, data);
+  EXPECT_FALSE(torch::equal(reseeded[0].train, pools[0].train));
+  EXPECT_EQ(reseeded[0].train.size(0), pools[0].train.size(0));
+
+  spec.train_class_counts[1][4] = 1;  // class 4 is not in cluster 1's label set {1, 2, 3}
+  EXPECT_THROW(cluster_pools(spec, data), ConfigError);
+  spec.train_class_counts[1][4] = 0;
+  spec.train_class_counts[1][1] = 251;  // 50 + 251 samples of class 1, which has 300
+  EXPECT_THROW(cluster_pools(spec, data), ConfigError);
+  spec.train_class_counts[1][1] = 250;
+  spec.min_cluster_train_samples = 200;  // cluster 0 has 180
+  EXPECT_THROW(cluster_pools(spec, data), DataError);
+
+  EXPECT_THROW(parse_class_counts("1,2/3,4", "train-class-counts", 2, kClasses), ConfigError);  // 2 per row
+  EXPECT_THROW(parse_class_counts(train, "train-class-counts", 3, kClasses), ConfigError);      // 2 rows
+  EXPECT_THROW(parse_class_counts("-1,0,0,0,0,0,0,0,0,0", "test-class-counts", 1, kClasses), ConfigError);
+  EXPECT_THROW(parse_class_counts("1,x,0,0,0,0,0,0,0,0", "test-class-counts", 1, kClasses), ConfigError);
+}
+
 }  // namespace
 }  // namespace cflrun::data
