@@ -189,7 +189,10 @@ differ from the ones NumPy drew for seed 1.
 PACFL's configs run it as its official code does (MMorafah/PACFL; shared/papers/
 baselines-official-setup.md 3.2): `pacfl-signature = per_label` (p = 3 singular vectors of each
 label's samples, stacked), `pacfl-proximity = entrywise` (the smallest angle between two
-signature columns, not a principal angle), average linkage, beta = 4.9 degrees.
+signature columns, not a principal angle), average linkage, beta = 4.9 degrees, and
+`pacfl-evaluation = after_local_update`: the accuracy the PACFL code reports (and the CLoVE paper's
+PACFL cells, parsed from its logs) is each client's own model scored right after its last local
+update, before averaging, not the cluster model every other row scores.
 
 ## Measuring the tables: a sweep and `cflrun report --paper`
 
@@ -214,11 +217,11 @@ build/cflrun report results/paper_fmnist --paper
 
 def pacfl_settings(dataset):
     return ([("pacfl-vectors", 3), ("pacfl-signature", "per_label"), ("pacfl-proximity", "entrywise"),
-             ("pacfl-beta", 4.9)],
+             ("pacfl-beta", 4.9), ("pacfl-evaluation", "after_local_update")],
             "as the official PACFL code (MMorafah/PACFL) computes it: p = 3 singular vectors per label the client "
             "holds, stacked, the smallest angle between two signature columns, average linkage and beta = 4.9 "
-            "degrees of scripts/pacfl.sh; the local updates of the other rows (PACFL's own: SGD 0.01, 10 epochs "
-            "of batch 10)")
+            "degrees of scripts/pacfl.sh, and its reported accuracy: each client's own model right after its last "
+            "local update; the local updates of the other rows (PACFL's own: SGD 0.01, 10 epochs of batch 10)")
 
 
 def cfl_settings(dataset):

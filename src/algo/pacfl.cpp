@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <cflrun/algo/client_procedure.hpp>
 #include <cflrun/cluster/principal_angles.hpp>
 #include <cflrun/core/error.hpp>
 
@@ -15,6 +16,29 @@ torch::Tensor rows_and_columns(const torch::Tensor& matrix, const std::vector<in
   const auto index = torch::tensor(std::vector<std::int64_t>(ids.begin(), ids.end()), torch::kInt64);
   return matrix.index_select(0, index).index_select(1, index);
 }
+
+constexpr const char* kAfterUpdateScore = "after_update_score";
+
+/// The PACFL code's metric: a client is scored with its own model right after its local update.
+class ScoredAfterLocalUpdate : public ClientProcedure {
+ public:
+  double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
+               const AlgorithmState& payload) override {
+    const double loss = ClientProcedure::train(client, model, settings, payload);
+    const local::Score score = local::score(model, client.objective, client.test_inputs, client.test_targets);
+    (*client.memory)[kAfterUpdateScore] = torch::tensor({score.accuracy, score.loss}, torch::kFloat64);
+    return loss;
+  }
+
+  ClientScore evaluate(LocalClient& client, model::Network& model, const AlgorithmState& payload) override {
+    const auto kept = client.memory->find(kAfterUpdateScore);
+    if (kept == client.memory->end()) {
+      return ClientProcedure::evaluate(client, model, payload);
+    }
+    const auto values = kept->second.accessor<double, 1>();
+    return {values[0], values[1]};
+  }
+};
 
 }  // namespace
 
@@ -32,6 +56,10 @@ void PacflOptions::visit(core::OptionVisitor& v) {
            {"smallest", "sum", "entrywise"});
   v.option("pacfl-beta", beta, "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)",
            core::Range::at_least(0.0));
+  v.option("pacfl-evaluation", evaluation,
+           "pacfl: cluster_model (each client's cluster model, as every algorithm) | after_local_update (the PACFL "
+           "code's metric: each client's own model right after its last local update, before averaging)",
+           {"cluster_model", "after_local_update"});
   v.option("pacfl-clusters", clusters, "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)",
            core::Range::at_least(0));
 }
@@ -131,6 +159,13 @@ void Pacfl::restore(const AlgorithmState& state) {
   cluster_.assign(cluster.data_ptr<std::int64_t>(), cluster.data_ptr<std::int64_t>() + m);
   proximity_ = state_tensor(state, kName, "proximity", {m, m}).clone();
   num_clusters_ = std::max(1, *std::max_element(cluster_.begin(), cluster_.end()) + 1);
+}
+
+std::shared_ptr<ClientProcedure> Pacfl::client_procedure() const {
+  if (options_.evaluation != "after_local_update") {
+    return nullptr;
+  }
+  return std::make_shared<ScoredAfterLocalUpdate>();
 }
 
 }  // namespace cflrun::algo

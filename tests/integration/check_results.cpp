@@ -5,6 +5,7 @@
 //   check_results same-assignments A B        /clients/assignment identical
 //   check_results identical A B               every result dataset bit-identical (timings aside)
 //   check_results accuracy-close A B TOL      final accuracies differ by at most TOL
+//   check_results accuracy-above A B MARGIN   final accuracy of A >= that of B + MARGIN
 //   check_results ari-undefined FILE          every round's ARI is NaN (no clustering)
 //   check_results participants FILE N        every round: N clients assigned, the others -1 with NaN accuracy
 //   check_results rounds FILE N STATUS        completed_rounds == N and status starts with STATUS
@@ -143,6 +144,13 @@ int accuracy_close(const std::string& a, const std::string& b, double tolerance)
   return std::fabs(fa - fb) <= tolerance ? 0 : fail("final accuracies differ by more than " + std::to_string(tolerance));
 }
 
+int accuracy_above(const std::string& a, const std::string& b, double margin) {
+  const double fa = ResultReader(a).read_f64("/rounds/accuracy").back();
+  const double fb = ResultReader(b).read_f64("/rounds/accuracy").back();
+  std::cout << "final accuracy " << fa << " vs " << fb << std::endl;
+  return fa >= fb + margin ? 0 : fail("final accuracy of " + a + " is not " + std::to_string(margin) + " above " + b);
+}
+
 int participants(const std::string& file, long expected) {
   const ResultReader reader(file);
   std::vector<std::size_t> shape;
@@ -219,6 +227,9 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 4 && args[0] == "accuracy-close") {
       return accuracy_close(args[1], args[2], std::stod(args[3]));
+    }
+    if (args.size() == 4 && args[0] == "accuracy-above") {
+      return accuracy_above(args[1], args[2], std::stod(args[3]));
     }
     if (args.size() == 2 && args[0] == "ari-undefined") {
       for (double ari : ResultReader(args[1]).read_f64("/rounds/ari")) {

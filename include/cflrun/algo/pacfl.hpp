@@ -7,13 +7,18 @@
 
 namespace cflrun::algo {
 
-/// PACFL's options (--pacfl-vectors, --pacfl-signature, --pacfl-proximity, --pacfl-beta, --pacfl-clusters).
+/// PACFL's options (--pacfl-vectors, --pacfl-signature, --pacfl-proximity, --pacfl-beta, --pacfl-clusters,
+/// --pacfl-evaluation).
 struct PacflOptions : Options<PacflOptions> {
   int vectors = 3;                     ///< p, singular vectors per client signature (PACFL: 3..5).
   std::string proximity = "smallest";  ///< smallest (Eq. 2) | sum (Eq. 3) | entrywise (official code).
   std::string signature = "client";    ///< client (Alg. 1: all the client's data) | per_label (official code).
   double beta = 4.9;                   ///< HC merge threshold in degrees (official pacfl.sh: 4.9).
   int clusters = 0;                    ///< a fixed number of clusters instead of beta; 0 = use beta.
+  /// cluster_model (every algorithm's metric: each client's cluster model after averaging) |
+  /// after_local_update (the PACFL code's reported metric: each client's own model right after its
+  /// last local update, before averaging; baselines-official-setup.md 3.2).
+  std::string evaluation = "cluster_model";
   std::string title() const override { return "PACFL"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -46,6 +51,12 @@ class Pacfl : public Algorithm {
   int signature_vectors() const override { return options_.vectors; }
   bool per_label_signatures() const override { return options_.signature == "per_label"; }
   bool same_initial_models() const override { return true; }
+  /// With --pacfl-evaluation after_local_update: a client side whose train() is the standard local
+  /// update followed by scoring the trained model on the client's test data (kept in the client's
+  /// memory as "after_update_score", [2] float64 accuracy fraction and mean loss), and whose
+  /// evaluate() returns that score (a client never trained yet: its cluster model's score). Else
+  /// none (the standard client; local updates may then run on several threads).
+  std::shared_ptr<ClientProcedure> client_procedure() const override;
   /// @throws ConfigError if signatures is not [M, d, p] with M = num_clients.
   std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial) override;
   /// The cluster of each participant; newcomers are placed as described above.
