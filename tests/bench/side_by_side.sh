@@ -3,7 +3,8 @@
 # by cflrun (as configured, and with --parallel-clients) and by the plain eager PyTorch reference
 # tests/bench/pytorch_clove_round.py, alternating, REPEATS times each; prints seconds per round and
 # per phase (mean of the rounds after the first, best of the repeats), the ratio reference / cflrun,
-# and GFLOP/s against the round's FLOP count.
+# and GFLOP/s against the round's FLOP count; then the floor of a round with LibTorch's fastest kernels
+# here (tests/bench/machine_ceiling.py).
 # Needs Debian's python3-torch and python3-h5py (apt-get install python3-torch python3-h5py).
 # Usage: tests/bench/side_by_side.sh [REPEATS=3] [ROUNDS=4] [BUILD_DIR=build]
 set -euo pipefail
@@ -63,3 +64,5 @@ for name, runs in (("cflrun", ours), ("cflrun --parallel-clients", parallel)):
     r = best(runs, "round")
     print(f"{name}: {flops / r / 1e9:.1f} GFLOP/s, {best(ref, 'round') / r:.2f}x faster per round than the plain PyTorch script")
 EOF
+# What LibTorch's fastest kernels allow on this machine: the floor of a round (machine_ceiling.py).
+"$python" tests/bench/machine_ceiling.py --threads "$threads" --repeats 3
