@@ -17,6 +17,9 @@ constexpr int kArrivalTag = 7001;
 constexpr int kPingTag = 7002;  // rank 0 -> worker: are you alive? (only when a collective is stuck)
 constexpr int kPongTag = 7003;  // worker -> rank 0: yes
 constexpr double kPingSeconds = 3.0;  // how long rank 0 waits for the answers
+// How long rank 0, freeing the communicator, waits for the arrival messages still on their way
+// (workers send the last one just before the last collective, which rank 0 may finish first).
+constexpr double kDrainSeconds = 5.0;
 
 std::string this_host() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -58,6 +61,7 @@ Watchdog::~Watchdog() {
   if (finalized != 0) {
     return;
   }
+  drain_arrivals();
   for (auto& request : receives_) {
     MPI_Cancel(&request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
@@ -92,6 +96,22 @@ void Watchdog::read_arrivals() {
         check(MPI_Start(&receives_[i]), "MPI_Start");
       }
     }
+  }
+}
+
+void Watchdog::drain_arrivals() noexcept {
+  const auto start = std::chrono::steady_clock::now();
+  const auto all_reached = [this] {
+    return std::all_of(reached_.begin(), reached_.end(), [this](long n) { return n >= collective_; });
+  };
+  try {
+    read_arrivals();
+    while (!all_reached() &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kDrainSeconds) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      read_arrivals();
+    }
+  } catch (const std::exception&) {  // an MPI failure here: the cancels below still run
   }
 }
 

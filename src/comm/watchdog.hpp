@@ -21,7 +21,10 @@ class Watchdog {
   /// Gathers every rank's host name and pid (a collective over `comm`) and, on rank 0, posts a
   /// receive per worker. @throws MpiError if an MPI call fails.
   Watchdog(MPI_Comm comm, int rank, int size);
-  /// Cancels rank 0's pending receives and completes a worker's last send.
+  /// Rank 0 first receives every worker's outstanding arrival messages (at most kDrainSeconds),
+  /// so none is left in flight when the communicator is freed (Open MPI may deliver such a
+  /// message into the next communicator given the same context id); then it cancels its
+  /// receives. A worker frees its last send, which completes in the background.
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -40,6 +43,8 @@ class Watchdog {
 
  private:
   void read_arrivals();
+  /// Rank 0: read arrivals until every worker reached collective_ or kDrainSeconds passed.
+  void drain_arrivals() noexcept;
   /// Worker: answers rank 0's ping while it waits (see unresponsive_workers).
   void answer_ping();
   /// Rank 0, when every rank arrived at a stuck collective: the workers that do not answer a
