@@ -21,6 +21,10 @@ constexpr double kPingSeconds = 3.0;  // how long rank 0 waits for the answers
 // (workers send the last one just before the last collective, which rank 0 may finish first).
 constexpr double kDrainSeconds = 5.0;
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::string this_host() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
@@ -106,8 +110,7 @@ void Watchdog::drain_arrivals() noexcept {
   };
   try {
     read_arrivals();
-    while (!all_reached() &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kDrainSeconds) {
+    while (!all_reached() && seconds_since(start) < kDrainSeconds) {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
       read_arrivals();
     }
@@ -125,8 +128,7 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
     if (done == 0 && timeout_seconds_ > 0.0) {
       read_arrivals();
       answer_ping();
-      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (waited > limit_seconds()) {
+      if (seconds_since(start) > limit_seconds()) {
         time_out(what);
       }
     }
@@ -156,7 +158,7 @@ std::vector<int> Watchdog::unresponsive_workers() const {
   }
   std::vector<bool> answered(static_cast<std::size_t>(size_), false);
   const auto start = std::chrono::steady_clock::now();
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kPingSeconds) {
+  while (seconds_since(start) < kPingSeconds) {
     int waiting = 0;
     MPI_Status status;
     MPI_Iprobe(MPI_ANY_SOURCE, kPongTag, comm_, &waiting, &status);

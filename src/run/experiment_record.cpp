@@ -162,7 +162,7 @@ void Experiment::finish() {
                                                    /*unsupervised=*/objective_of(options_) != model::Objective::kClassification);
   const auto value = [](const std::optional<double>& v) { return v.value_or(std::numeric_limits<double>::quiet_NaN()); };
   // The last round's accuracy itself: accuracy_percent / 100 need not give back the same double.
-  const double final_accuracy = metrics.accuracy_percent ? accuracy_series_.back() : value(std::nullopt);
+  const double final_accuracy = metrics.accuracy_percent ? accuracy_series_.back() : std::numeric_limits<double>::quiet_NaN();
   writer_->write_summary({{"final_accuracy", final_accuracy},
                           {"final_test_loss", test_loss_series_.back()},
                           {"final_ari", value(metrics.ari)},

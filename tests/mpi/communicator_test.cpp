@@ -40,8 +40,8 @@ TEST(Communicator, GathersVariableSizesInRankOrder) {
 // no message of the old one may reach the new one. Rank 0 used to free its communicator while the
 // workers' watchdog arrival messages could still be in flight, and once (CI, ctest -j2 load) this
 // suite hung in the second test's communicator; the watchdog now receives them all first. The
-// hang did not recur in 1 600 create/free cycles under load before or after, so this loop guards
-// the teardown rather than reproducing that hang.
+// hang did not recur in 1 600 create/free cycles under load before that change, so this loop
+// guards the teardown rather than reproducing that hang.
 TEST(Communicator, ManyCommunicatorsOneAfterAnother) {
   for (int i = 0; i < 200; ++i) {
     Communicator comm(world());
