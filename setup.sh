@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cflrun needs from Debian's packages (idempotent), then configures and builds a
 # Release build in ./build (or $CFLRUN_BUILD_DIR). Safe to run again: installs only what is
-# missing and rebuilds only what changed.
+# missing and rebuilds only what changed. Prints the seconds each stage took (packages, configure,
+# build).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,6 +24,13 @@ as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+stage_started=$SECONDS
+# stage_done NAME: prints how long the stage NAME took and starts the clock for the next one.
+stage_done() {
+  echo "setup: stage $1 took $((SECONDS - stage_started)) s"
+  stage_started=$SECONDS
+}
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -40,6 +48,10 @@ case "$blas" in
   *) echo "setup: warning: libblas.so.3 is $blas, not OpenBLAS; run: update-alternatives --config libblas.so.3-x86_64-linux-gnu" ;;
 esac
 
+stage_done packages
+
 cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+stage_done configure
 cmake --build "$build_dir" -j "$(nproc)"
+stage_done build
 echo "setup: built $build_dir/cflrun"

@@ -3,7 +3,7 @@
 #include <limits>
 #include <map>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/cluster/bipartition.hpp>
 #include <cflrun/core/error.hpp>

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <deque>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

@@ -1,6 +1,8 @@
 #include <cflrun/algo/fedpac.hpp>
 
-#include <torch/torch.h>
+#include <torch/linalg.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/types.h>
 
 #include <cflrun/algo/fedproto.hpp>
 #include <cflrun/algo/simplex_qp.hpp>

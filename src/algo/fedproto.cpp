@@ -2,7 +2,8 @@
 
 #include <limits>
 
-#include <torch/torch.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

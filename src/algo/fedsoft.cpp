@@ -1,6 +1,6 @@
 #include <cflrun/algo/fedsoft.hpp>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/algo/soft_clustering.hpp>
 #include <cflrun/core/error.hpp>

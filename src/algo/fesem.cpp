@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

@@ -4,7 +4,8 @@
 #include <limits>
 #include <numeric>
 
-#include <torch/torch.h>
+#include <torch/linalg.h>
+#include <torch/types.h>
 
 #include <cflrun/cluster/kmeans.hpp>
 #include <cflrun/core/error.hpp>

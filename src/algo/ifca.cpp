@@ -1,6 +1,6 @@
 #include <cflrun/algo/ifca.hpp>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/algo/clove.hpp>
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/algo/client_procedure.hpp>
 #include <cflrun/cluster/principal_angles.hpp>

@@ -1,6 +1,6 @@
 #include <cflrun/algo/per_fedavg.hpp>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

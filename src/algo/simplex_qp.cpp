@@ -3,7 +3,7 @@
 #include <memory>
 
 #include <nlopt.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 

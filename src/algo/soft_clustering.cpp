@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

@@ -3,7 +3,7 @@
 #include <limits>
 #include <map>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/cluster/distances.hpp>
 #include <cflrun/cluster/input_checks.hpp>

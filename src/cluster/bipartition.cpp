@@ -4,7 +4,7 @@
 #include <limits>
 #include <numeric>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 

@@ -6,7 +6,8 @@
 #include <numeric>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/linalg.h>
+#include <torch/types.h>
 
 #include <cflrun/cluster/clove_assignment.hpp>
 #include <cflrun/core/error.hpp>

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/cluster/agglomerative.hpp>
 #include <cflrun/cluster/input_checks.hpp>

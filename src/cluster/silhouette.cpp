@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/cluster/input_checks.hpp>
 #include <cflrun/core/error.hpp>

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <utility>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

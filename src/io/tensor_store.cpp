@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/io/hdf5_dataset.hpp>

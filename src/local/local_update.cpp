@@ -3,7 +3,9 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/sgd.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 

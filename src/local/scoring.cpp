@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/inference_forward.hpp>

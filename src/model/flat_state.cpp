@@ -3,7 +3,8 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 

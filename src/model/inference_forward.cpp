@@ -4,7 +4,7 @@
 #include <string>
 
 #include <torch/csrc/jit/api/module.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace cflrun::model {
 namespace {

@@ -4,7 +4,7 @@
 #include <system_error>
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/io/durable_rename.hpp>

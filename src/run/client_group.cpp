@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/cluster/principal_angles.hpp>
 #include <cflrun/model/flat_state.hpp>

@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/flat_state.hpp>

@@ -5,7 +5,7 @@
 #include <cflrun/local/scoring.hpp>
 #include "stopwatch.hpp"
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/algo/soft_clustering.hpp>
 #include <cflrun/core/error.hpp>

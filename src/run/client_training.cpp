@@ -6,7 +6,8 @@
 
 #include <limits>
 
-#include <torch/torch.h>
+#include <torch/optim/adam.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/flat_state.hpp>

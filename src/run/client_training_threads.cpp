@@ -11,7 +11,7 @@
 #include <ATen/Parallel.h>
 #include <omp.h>
 #include <torch/nn/modules/dropout.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/model/flat_state.hpp>
 

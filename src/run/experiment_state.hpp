@@ -16,7 +16,7 @@
 #include <memory>
 #include <optional>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/algo/registry.hpp>
 #include <cflrun/cluster/adjusted_rand_index.hpp>

@@ -4,7 +4,8 @@
 #include <string>
 #include <utility>
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace cflrun::run {
 

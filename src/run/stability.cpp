@@ -1,6 +1,6 @@
 #include <cflrun/run/stability.hpp>
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace cflrun::run {
 

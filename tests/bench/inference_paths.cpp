@@ -10,7 +10,8 @@
 #include <limits>
 #include <thread>
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cflrun/local/scoring.hpp>
 #include <cflrun/model/inference_forward.hpp>

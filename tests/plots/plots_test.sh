@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Renders the plots of results/cflrun_plots.py from real cflrun result files and checks that each
 # is a real PNG of some substance; also checks that the heatmap refuses a run without loss vectors.
-# Usage: plots_test.sh CFLRUN WORKDIR [CLOVE_H5 FEDAVG_H5]
-#   Without the two files it first makes them: the tiny CLoVE config, 4 rounds, clove and fedavg.
+# Usage: plots_test.sh CFLRUN WORKDIR [CLOVE_H5 FEDAVG_H5 FEDSOFT_H5]
+#   Without the three files it first makes them: the tiny CLoVE config, 4 rounds, clove and fedavg,
+#   and jobs/linreg_fedsoft_10_90.cfg, 6 rounds (CTest passes the integration tests' result files).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 plots="$here/../../results/cflrun_plots.py"
@@ -14,14 +15,15 @@ fail() { echo "plots_test: FAIL: $*"; exit 1; }
 /usr/bin/python3 -c "import h5py, matplotlib, numpy" 2>/dev/null ||
   fail "Debian's python3-h5py, python3-matplotlib and python3-numpy are not installed (results/requirements-debian.txt)"
 
-if [ $# -ge 2 ]; then
-  clove="$1"; fedavg="$2"
+if [ $# -ge 3 ]; then
+  clove="$1"; fedavg="$2"; fedsoft="$3"
 else
-  clove="$work/clove.h5"; fedavg="$work/fedavg.h5"
+  clove="$work/clove.h5"; fedavg="$work/fedavg.h5"; fedsoft="$work/fedsoft.h5"
   for algorithm in clove fedavg; do
     "$cflrun" --config "$here/../integration/tiny_clove.cfg" --algorithm "$algorithm" --rounds 4 \
       --quiet --overwrite --out "$work/$algorithm.h5"
   done
+  "$cflrun" --config "$here/../../jobs/linreg_fedsoft_10_90.cfg" --rounds 6 --quiet --overwrite --out "$fedsoft"
 fi
 
 # check_png FILE: exists, starts with the PNG signature, over 10 KB.
@@ -48,9 +50,8 @@ echo "$message" | grep -q "no /clients/loss_vectors" || fail "unexpected heatmap
 [ ! -f "$work/none.png" ] || fail "heatmap wrote $work/none.png despite the error"
 # FedSoft Fig. 1 from a real FedSoft run on a 10:90 linear-regression mixture; refused on a
 # run without a mixture.
-"$cflrun" --config "$here/../../jobs/linreg_fedsoft_10_90.cfg" --rounds 6 --quiet --overwrite --out "$work/fedsoft.h5"
 rm -f "$work/soft.png" "$work/none_soft.png"
-"$plots" soft --out "$work/soft.png" "$work/fedsoft.h5" || fail "soft plot failed"
+"$plots" soft --out "$work/soft.png" "$fedsoft" || fail "soft plot failed"
 check_png "$work/soft.png"
 if message="$("$plots" soft --out "$work/none_soft.png" "$clove" 2>&1)"; then
   fail "soft plot of a hard-partition run succeeded; expected an error about /clients/mixture"

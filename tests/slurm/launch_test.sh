@@ -92,7 +92,8 @@ expect sweep_no_manifest 2 "expected a readable manifest" cflrun_sweep_task "$wo
 scontrol() { echo "SCONTROL $*"; }
 # srun stub that stops with 75 when SIGUSR1 reaches it (as cflrun does when srun forwards the signal);
 # the batch shell gets SIGUSR1 while the step runs (as sbatch --signal=B:USR1@... sends it).
-signalled_srun() { trap 'exit 75' USR1; sleep 5 & wait $!; exit 1; }
+# (The sleep's output goes to /dev/null: holding the $(...) pipe it kept each check waiting 5 s.)
+signalled_srun() { trap 'exit 75' USR1; sleep 5 > /dev/null 2>&1 & wait $!; exit 1; }
 stopped_run() {
   srun() { echo "SRUN $*"; signalled_srun; }
   local shell=$BASHPID  # this subshell, where cflrun_run_step traps the signal

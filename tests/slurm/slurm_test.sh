@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The SLURM workflow on a real single-node SLURM (tests/slurm/local_cluster.sh: slurmctld, slurmd
-# and munged from Debian's packages, started here and stopped on exit):
+# and munged from Debian's packages, started here and stopped on exit). Part `sweep` (about 30 s):
 #   1. a 3-seed sweep of a tiny Fashion-MNIST CLoVE config, submitted as ONE job array of
 #      jobs/slurm/sweep.sbatch; array task 1 is cancelled mid-run (SIGTERM): tasks 0 and 2 leave
 #      complete result files, task 1 a partial file marked "interrupted" and a checkpoint;
@@ -8,22 +8,29 @@
 #      2 say "already complete" and their files are untouched;
 #   3. the same array resubmitted again: nothing runs, no file changes;
 #   4. one run of jobs/slurm/run.sbatch with its defaults (3 tasks, file and log named after the job);
-#   5. `cflrun report` on the sweep's results, if cflrun has that subcommand;
+#   5. `cflrun report` on the sweep's results, if cflrun has that subcommand.
+# Part `time-limit` (about 5 minutes, mostly waiting on SLURM's clock: label long):
 #   6. a run.sbatch job whose time limit (3 min) is shorter than the run: SLURM sends SIGUSR1 (its
 #      --signal=B:USR1@60), cflrun checkpoints and exits 75, the job requeues itself, resumes and
 #      completes with a file equal to an uninterrupted run's (check_results identical).
-# Usage: slurm_test.sh CFLRUN SOURCE_DIR CHECK_RESULTS   (as root; exit 77 = skipped when not root)
+# Usage: slurm_test.sh CFLRUN SOURCE_DIR CHECK_RESULTS sweep|time-limit
+#   (as root; exit 77 = skipped when not root)
 set -euo pipefail
 
 readonly kJobTimeout=240      # seconds for one submitted job or array to finish
 readonly kKillTimeout=180     # seconds for array task 1 to finish its first round
-readonly kDeadline=1680       # seconds for the whole test: fail (and clean up) before CTest's 1800
 readonly kLimitJobTimeout=840  # seconds for the time-limited job: up to 3 starts, 2 min requeue delay each
 readonly kLimitRounds=400     # rounds of the time-limited run: well over its 3 minutes on 2 cores
 readonly kRounds=8            # rounds per sweep run: task 1 is cancelled after round 1 of these
 readonly kSeeds=(1 2 3)       # one array task per seed; task i runs seed kSeeds[i]
 
-[ "$#" -eq 3 ] || { echo "usage: $0 CFLRUN SOURCE_DIR CHECK_RESULTS" >&2; exit 2; }
+[ "$#" -eq 4 ] || { echo "usage: $0 CFLRUN SOURCE_DIR CHECK_RESULTS sweep|time-limit" >&2; exit 2; }
+# Seconds for the whole part: fail (and clean up) before CTest's timeout (tests/slurm/CMakeLists.txt).
+case "$4" in
+  sweep) readonly kDeadline=280 ;;
+  time-limit) readonly kDeadline=1680 ;;
+  *) echo "slurm_test: error: unknown part '$4'; expected sweep or time-limit" >&2; exit 2 ;;
+esac
 if [ "$(id -u)" -ne 0 ]; then
   echo "slurm_test: skipped: needs root to install and run a local SLURM (CI runs as root)"
   exit 77
@@ -212,11 +219,14 @@ time_limit_requeue() {
 
 start_cluster
 say "cluster up"
-sweep_with_one_task_killed
-resubmit_reruns_only_killed_task
-resubmit_runs_nothing
-single_run
-report
-time_limit_requeue
+if [ "$4" = sweep ]; then
+  sweep_with_one_task_killed
+  resubmit_reruns_only_killed_task
+  resubmit_runs_nothing
+  single_run
+  report
+else
+  time_limit_requeue
+fi
 passed=1
 say "PASS"

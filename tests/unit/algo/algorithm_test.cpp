@@ -8,7 +8,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace cflrun::algo {
 namespace {

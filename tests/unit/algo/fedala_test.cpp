@@ -3,7 +3,8 @@
 #include "round_for_tests.hpp"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/flat_state.hpp>

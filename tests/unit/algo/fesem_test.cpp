@@ -6,7 +6,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 

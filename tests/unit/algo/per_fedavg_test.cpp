@@ -3,7 +3,7 @@
 #include "round_for_tests.hpp"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/flat_state.hpp>

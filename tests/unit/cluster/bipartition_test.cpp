@@ -2,7 +2,7 @@
 #include <cflrun/core/error.hpp>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace cflrun::cluster {
 namespace {

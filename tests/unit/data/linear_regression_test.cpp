@@ -3,7 +3,8 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/linalg.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 

@@ -1,7 +1,9 @@
 #include <cflrun/local/local_update.hpp>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/linalg.h>
+#include <torch/optim/adam.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>

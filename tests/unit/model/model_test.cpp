@@ -5,7 +5,10 @@
 #include <cflrun/model/network.hpp>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 namespace cflrun::model {
 namespace {

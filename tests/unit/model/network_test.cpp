@@ -1,7 +1,8 @@
 #include <cflrun/model/network.hpp>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/flat_state.hpp>

@@ -1,7 +1,7 @@
 #include <cflrun/model/objective.hpp>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 

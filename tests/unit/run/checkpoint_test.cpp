@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace cflrun::run {
 namespace {

@@ -1,7 +1,7 @@
 #include <cflrun/run/client_group.hpp>
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/data/linear_regression.hpp>

@@ -1,0 +1,1 @@
+// The unit that builds the precompiled <torch/types.h> (cmake/CflrunPrecompiledHeader.cmake).
