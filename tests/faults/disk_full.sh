@@ -16,7 +16,8 @@ disk="$work/disk"
 trap 'umount "$disk" 2>/dev/null' EXIT
 fail() { echo "disk_full: FAIL: $*"; ls -la "$disk"; exit 1; }
 
-"$cflrun" "${args[@]}" --rounds 6 --quiet --out "$work/reference.h5" > /dev/null 2>&1 || fail "the reference run failed"
+"$cflrun" "${args[@]}" --rounds 6 --quiet --out "$work/reference.h5" > "$work/reference.log" 2>&1 ||
+  fail "the reference run failed"
 "$cflrun" "${args[@]}" --rounds 1 --quiet --out "$work/one_round.h5" > /dev/null 2>&1 || fail "the 1-round run failed"
 page=4096
 one_round="$(stat -c %s "$work/one_round.h5")"
@@ -66,9 +67,14 @@ stops_mid_run() {
 stops_mid_run "$one_round" "$complete" 1 mid_run_result_file --checkpoint-every 0
 "$check" consistent-prefix "$work/reference.h5" "$disk/run.h5.partial" || fail "mid_run_result_file: the partial file misleads"
 
-# The checkpoint (5 CNNs, about 100 KB) is written beside the result file each round: the sizes
-# that stop this run after a round with a checkpoint span more than the checkpoint, so 8-page steps.
-CHECKPOINT=1 stops_mid_run "$one_round" $(( complete + 100 * page )) 8 mid_run
+# The checkpoint is written beside the result file each round and holds at least the models
+# ("5 models (cnn, 5142 floats each)" in the run's header): no disk smaller than the first round's
+# file plus those floats can hold both, so the search starts there. The sizes that stop this run
+# after a round with a checkpoint span more than the models, so 8-page steps.
+models_bytes="$(sed -nE 's/.* ([0-9]+) models \([a-z_]+, ([0-9]+) floats each\).*/\1 * \2 * 4/p' "$work/reference.log")"
+[ -n "$models_bytes" ] || fail "the reference run's header names no model count and size"
+models_bytes=$(( models_bytes ))
+CHECKPOINT=1 stops_mid_run $(( one_round + models_bytes )) $(( complete + models_bytes + 100 * page )) 8 mid_run
 [ ! -e "$disk/run.h5" ] || fail "mid_run: a file at --out"
 "$check" consistent-prefix "$work/reference.h5" "$disk/run.h5.partial" || fail "mid_run: the partial file misleads"
 [ -f "$disk/run.h5.checkpoint" ] || fail "mid_run: no checkpoint of the finished rounds"
