@@ -91,13 +91,16 @@ expect sweep_no_manifest 2 "expected a readable manifest" cflrun_sweep_task "$wo
 # A run stopped by the time-limit signal (exit 75) requeues its job; other failures do not.
 scontrol() { echo "SCONTROL $*"; }
 # srun stub that stops with 75 when SIGUSR1 reaches it (as cflrun does when srun forwards the signal);
-# the batch shell gets SIGUSR1 while the step runs (as sbatch --signal=B:USR1@... sends it).
+# the batch shell gets SIGUSR1 while the step runs (as sbatch --signal=B:USR1@... sends it), once the
+# stub has set its trap (it says so with a file; a fixed delay lost that race on a loaded machine).
 # (The sleep's output goes to /dev/null: holding the $(...) pipe it kept each check waiting 5 s.)
-signalled_srun() { trap 'exit 75' USR1; sleep 5 > /dev/null 2>&1 & wait $!; exit 1; }
+srun_ready="$work/srun_ready"
+signalled_srun() { trap 'exit 75' USR1; : > "$srun_ready"; sleep 5 > /dev/null 2>&1 & wait $!; exit 1; }
 stopped_run() {
   srun() { echo "SRUN $*"; signalled_srun; }
   local shell=$BASHPID  # this subshell, where cflrun_run_step traps the signal
-  (sleep 0.2; kill -USR1 "$shell") &
+  rm -f "$srun_ready"
+  (for _ in $(seq 1 200); do [ -f "$srun_ready" ] && break; sleep 0.05; done; kill -USR1 "$shell") &
   cflrun_launch --config a.cfg
 }
 expect interrupted_run_requeues 75 "^requeued job 42" stopped_run
