@@ -7,6 +7,7 @@
 # that says where to get them.
 # Usage: paper_configs.sh SOURCE_DIR CFLRUN generated|fmnist|mnist|cifar10|cifar10_pacfl
 set -euo pipefail
+shopt -s extglob  # cifar10_!(*_pacfl).cfg
 source_dir=$1
 cflrun=$2
 group=$3
@@ -31,8 +32,10 @@ check_group() {
   [ "$(grep -c '^ok: ' "$work/out.txt")" -eq "$configs" ] || { echo "FAIL: expected $configs ok lines" >&2; exit 1; }
 }
 
-# The stand-in directory of a dataset whose real files are absent.
-stand_in() {
+# dataset_dir NAME: "" (the default, datasets/NAME) when the real files are there, else the directory of
+# stand-in files of the same format, size and class counts.
+dataset_dir() {
+  [ -d "datasets/$1" ] && return
   python3 "$source_dir/tests/integration/stand_in_datasets.py" "$work/stand_in" >&2
   echo "$work/stand_in/$1"
 }
@@ -79,20 +82,17 @@ case "$group" in
     check_group "" jobs/*.cfg jobs/paper/fmnist_*.cfg
     ;;
   mnist)
-    dir=""
-    [ -d datasets/mnist ] || dir=$(stand_in mnist)
+    dir=$(dataset_dir mnist)
     check_group "$dir" jobs/paper/mnist_*.cfg
     ;;
   cifar10)
     # PACFL's configs in a group of their own: their dry runs compute every client's signatures
     # (per-label SVDs of 3 072-pixel images, about 70 s), the other 72 configs about 40 s.
-    dir=""
-    [ -d datasets/cifar-10-batches-bin ] || dir=$(stand_in cifar-10-batches-bin)
-    check_group "$dir" $(ls jobs/paper/cifar10_*.cfg | grep -v '_pacfl\.cfg$')
+    dir=$(dataset_dir cifar-10-batches-bin)
+    check_group "$dir" jobs/paper/cifar10_!(*_pacfl).cfg
     ;;
   cifar10_pacfl)
-    dir=""
-    [ -d datasets/cifar-10-batches-bin ] || dir=$(stand_in cifar-10-batches-bin)
+    dir=$(dataset_dir cifar-10-batches-bin)
     check_group "$dir" jobs/paper/cifar10_*_pacfl.cfg
     ;;
   *)
