@@ -7,7 +7,6 @@
 # that says where to get them.
 # Usage: paper_configs.sh SOURCE_DIR CFLRUN generated|fmnist|mnist|cifar10|cifar10_pacfl
 set -euo pipefail
-shopt -s extglob  # cifar10_!(*_pacfl).cfg
 source_dir=$1
 cflrun=$2
 group=$3
@@ -89,7 +88,11 @@ case "$group" in
     # PACFL's configs in a group of their own: their dry runs compute every client's signatures
     # (per-label SVDs of 3 072-pixel images, about 70 s), the other 72 configs about 40 s.
     dir=$(dataset_dir cifar-10-batches-bin)
-    check_group "$dir" jobs/paper/cifar10_!(*_pacfl).cfg
+    configs=()
+    for config in jobs/paper/cifar10_*.cfg; do
+      [[ "$config" == *_pacfl.cfg ]] || configs+=("$config")
+    done
+    check_group "$dir" "${configs[@]}"
     ;;
   cifar10_pacfl)
     dir=$(dataset_dir cifar-10-batches-bin)
