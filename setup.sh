@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# Installs what cflrun needs from Debian's packages (idempotent), then configures and builds a
-# Release build in ./build (or $CFLRUN_BUILD_DIR). Safe to run again: installs only what is
-# missing and rebuilds only what changed. Prints the seconds each stage took (packages, configure,
-# build).
+# Installs what cflrun needs: Debian's packages (MPI, HDF5, Boost, ...; as root or through sudo)
+# and a pinned torch wheel from PyPI into the project-local virtual environment ./.venv (or
+# $CFLRUN_VENV; no root), whose LibTorch cflrun links. Then configures and builds a Release build in
+# ./build (or $CFLRUN_BUILD_DIR). Extra CMake options: $CFLRUN_CMAKE_ARGS (e.g. -DCFLRUN_CUDA=ON).
+# Safe to run again: installs only what is missing and rebuilds only what changed. Prints the
+# seconds each stage took (packages, torch, configure, build).
+# CFLRUN_SKIP_APT=1 skips the Debian packages (a cluster without root: see README, "On a cluster").
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build_dir="${CFLRUN_BUILD_DIR:-$here/build}"
+venv="${CFLRUN_VENV:-$here/.venv}"
+torch_pin="torch==2.15.0"  # PyPI's Linux wheel: LibTorch 2.15.0 built for CUDA 13.2, CPU kernels in it
 
 packages=(
   g++ cmake make pkg-config git
-  libtorch-dev libopenblas0-pthread
   libopenmpi-dev openmpi-bin
   libhdf5-dev hdf5-tools zlib1g-dev
   libboost-program-options-dev
   libnlopt-dev
   libgtest-dev
   dataset-fashion-mnist
-  python3-h5py python3-matplotlib python3-numpy
+  python3-venv python3-h5py python3-matplotlib python3-numpy
 )
 
 as_root() {
@@ -35,22 +39,30 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ "${#missing[@]}" -gt 0 ]; then
+if [ "${CFLRUN_SKIP_APT:-0}" != 1 ] && [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-
-# LibTorch does its matrix work through libblas.so.3; the reference BLAS is about 4x slower here.
-blas="$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || true)"
-case "$blas" in
-  */openblas*) echo "setup: BLAS in use: $blas" ;;
-  *) echo "setup: warning: libblas.so.3 is $blas, not OpenBLAS; run: update-alternatives --config libblas.so.3-x86_64-linux-gnu" ;;
-esac
-
 stage_done packages
 
-cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The venv sees the system's packages (Debian's h5py, numpy and matplotlib for the benchmark and
+# plot scripts); torch comes from PyPI, with the CUDA runtime libraries libtorch_cpu needs.
+# Debian's python3 (a pyenv python3 may come first on PATH), or $CFLRUN_PYTHON (a cluster's module).
+python="${CFLRUN_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}"
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv --system-site-packages "$venv"
+fi
+if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '${torch_pin#torch==}')" 2>/dev/null; then
+  echo "setup: installing $torch_pin from PyPI into $venv (about 3 GB with its CUDA libraries)"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$torch_pin"
+fi
+torch_prefix="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+stage_done torch
+
+# shellcheck disable=SC2086  # CFLRUN_CMAKE_ARGS is a list of options
+cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$torch_prefix" \
+  ${CFLRUN_CMAKE_ARGS:-} >/dev/null
 stage_done configure
 cmake --build "$build_dir" -j "$(nproc)"
 stage_done build

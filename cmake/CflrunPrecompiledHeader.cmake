@@ -7,7 +7,7 @@
 add_library(cflrun_pch OBJECT ${CMAKE_CURRENT_LIST_DIR}/precompiled_header.cpp)
 # The same warnings as the units: -Wpedantic changes predefined macros (__cpp_runtime_arrays).
 target_link_libraries(cflrun_pch PRIVATE cflrun::torch cflrun_warnings)
-target_compile_features(cflrun_pch PRIVATE cxx_std_17)
+target_compile_features(cflrun_pch PRIVATE cxx_std_20)
 target_precompile_headers(cflrun_pch PRIVATE <torch/types.h>)
 
 # cflrun_use_pch(TARGET): TARGET's units start from the precompiled <torch/types.h>.

@@ -12,6 +12,7 @@
 #include <cflrun/run/check_command.hpp>
 #include <cflrun/run/collective_step.hpp>
 #include <cflrun/run/experiment.hpp>
+#include <cflrun/openmp/spin_count.hpp>
 #include <cflrun/run/stop_signals.hpp>
 
 namespace {
@@ -21,12 +22,9 @@ constexpr int kExitFailure = 1;
 constexpr int kExitWatchdog = 124;
 
 void print_version() {
-  const auto blas = cflrun::core::blas_library();
   std::cout << "cflrun " << cflrun::core::version() << "\ngit commit " << cflrun::core::git_commit()
-            << "\nLibTorch " << cflrun::core::torch_version() << "\nBLAS " << blas
-            << (cflrun::core::blas_is_reference(blas)
-                    ? "  (reference BLAS: slow; apt-get install libopenblas0-pthread)"
-                    : "")
+            << "\nLibTorch " << cflrun::core::torch_version() << "\nCUDA " << cflrun::core::cuda_support()
+            << "\nCPU kernels " << cflrun::core::cpu_kernels() << "\nOpenMP " << cflrun::openmp::spin_count_setting()
             << std::endl;
 }
 
@@ -48,6 +46,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && (std::string(argv[1]) == "report" || std::string(argv[1]) == "sweep")) {
     return run_tool(argv[1], argc - 1, argv + 1);
   }
+  cflrun::openmp::use_default_spin_count(argv);  // before MPI starts: may execute cflrun again
   cflrun::comm::Environment mpi(argc, argv);
   cflrun::comm::Communicator comm(mpi.world());
   cflrun::run::install_stop_signals();

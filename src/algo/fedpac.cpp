@@ -1,6 +1,5 @@
 #include <cflrun/algo/fedpac.hpp>
 
-#include <torch/linalg.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/types.h>
 

@@ -4,7 +4,6 @@
 #include <limits>
 #include <numeric>
 
-#include <torch/linalg.h>
 #include <torch/types.h>
 
 #include <cflrun/cluster/kmeans.hpp>

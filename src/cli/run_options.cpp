@@ -144,10 +144,10 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
   system.add_options()
       ("threads", po::value(&o.threads)->default_value(o.threads),
        "torch intra-op threads per rank (count; 0 = cores on the node / ranks on the node)")
-      ("parallel-clients", po::bool_switch(&o.parallel_clients),
-       "train a rank's clients on its --threads at once, each on one thread (plain local updates of "
-       "models without dropout); faster on few cores; results equal those of --threads 1, which "
-       "differ from multi-threaded runs in the low bits")
+      ("parallel-clients", po::value(&o.parallel_clients)->default_value(true)->implicit_value(true),
+       "true: train a rank's clients on its --threads at once, each on one thread (plain local updates "
+       "of models without dropout): faster, robust on shared cores, results equal those of --threads 1; "
+       "false: clients one after another on all threads (low bits then depend on --threads)")
       ("server-hosts-clients", po::bool_switch(&o.server_hosts_clients),
        "with several ranks, rank 0 hosts a share of the clients besides serving (by default it only "
        "serves), for when the server's core would otherwise wait; same assignments, with the per-cluster "

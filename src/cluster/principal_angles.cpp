@@ -6,7 +6,6 @@
 #include <numeric>
 #include <string>
 
-#include <torch/linalg.h>
 #include <torch/types.h>
 
 #include <cflrun/cluster/clove_assignment.hpp>
@@ -19,7 +18,7 @@ constexpr double kDegreesPerRadian = 180.0 / M_PI;
 
 /// Principal angles (degrees) between the column spaces of a [d, p] and b [d, p].
 torch::Tensor principal_angles(const torch::Tensor& a, const torch::Tensor& b) {
-  const auto cosines = torch::linalg::svdvals(a.transpose(0, 1).matmul(b), c10::nullopt).clamp(0.0, 1.0);
+  const auto cosines = torch::linalg_svdvals(a.transpose(0, 1).matmul(b)).clamp(0.0, 1.0);
   return torch::arccos(cosines) * kDegreesPerRadian;  // ascending angles for descending cosines
 }
 
@@ -30,7 +29,7 @@ double smallest_entrywise_angle(const torch::Tensor& a, const torch::Tensor& b) 
 }
 
 torch::Tensor left_singular_vectors(const torch::Tensor& data) {
-  return std::get<0>(torch::linalg::svd(data, /*full_matrices=*/false, /*driver=*/c10::nullopt));
+  return std::get<0>(torch::linalg_svd(data, /*full_matrices=*/false));
 }
 
 }  // namespace

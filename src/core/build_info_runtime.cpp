@@ -1,36 +1,56 @@
 #include <cflrun/core/build_info.hpp>
 
-#include <filesystem>
-#include <fstream>
+#include <regex>
 
+#include <ATen/Version.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 namespace cflrun::core {
+namespace {
+
+/// The value of NAME in at::show_config()'s "Build settings: NAME=value, ..." line, or "".
+std::string build_setting(const std::string& name) {
+  static const std::string config = at::show_config();
+  std::smatch match;
+  const std::regex pattern("[ ,]" + name + "=([^,\\n]*)");
+  return std::regex_search(config, match, pattern) ? match[1].str() : std::string();
+}
+
+/// "Intel MKL 2024.2" from at::get_mkl_version()'s "Intel(R) oneAPI Math Kernel Library Version
+/// 2024.2-Product Build ...", else LibTorch's BLAS_INFO build setting.
+std::string blas_name() {
+  std::smatch match;
+  const std::string mkl = at::get_mkl_version();
+  if (std::regex_search(mkl, match, std::regex("Version ([0-9.]+)"))) {
+    return "Intel MKL " + match[1].str();
+  }
+  const auto info = build_setting("BLAS_INFO");
+  return info.empty() ? "unknown" : info;
+}
+
+}  // namespace
 
 std::string torch_version() { return TORCH_VERSION; }
 
-std::string blas_library() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    const auto slash = line.find('/');
-    if (slash == std::string::npos) {
-      continue;
-    }
-    const std::string path = line.substr(slash);
-    const std::string name = std::filesystem::path(path).filename().string();
-    if (name.rfind("libblas.so", 0) == 0 || name.rfind("libopenblas", 0) == 0 ||
-        name.rfind("libmkl_rt", 0) == 0 || name.rfind("libblis", 0) == 0) {
-      std::error_code ec;
-      const auto real = std::filesystem::canonical(path, ec);
-      return ec ? path : real.string();
-    }
-  }
-  return "not loaded";
+std::string cuda_support() {
+  const auto built_for = build_setting("CUDA_VERSION");
+#ifdef CFLRUN_CUDA
+  const auto cudnn = build_setting("CUDNN_VERSION");
+  return (built_for.empty() ? "none (LibTorch built without CUDA)" : built_for) +
+         (cudnn.empty() ? "" : ", cuDNN " + cudnn) + ", " + std::to_string(torch::cuda::device_count()) +
+         " GPU(s) visible";
+#else
+  return "none (CPU variant" + (built_for.empty() ? std::string() : "; LibTorch built for CUDA " + built_for) + ")";
+#endif
 }
 
-bool blas_is_reference(const std::string& blas_path) {
-  return blas_path.find("/blas/libblas.so") != std::string::npos;
+std::string cpu_kernels() {
+  std::smatch match;
+  const std::string onednn = at::get_mkldnn_version();
+  const auto onednn_version =
+      std::regex_search(onednn, match, std::regex("v[0-9.]+")) ? match[0].str() : std::string("none");
+  return at::get_cpu_capability() + "; BLAS " + blas_name() + "; oneDNN " + onednn_version;
 }
 
 }  // namespace cflrun::core

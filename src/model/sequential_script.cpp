@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <optional>
 #include <sstream>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ std::string list(c10::ArrayRef<std::int64_t> values) {
 
 /// Explicit integer padding of a convolution, or nothing for "valid"/"same" (not scripted).
 std::optional<std::string> explicit_padding(const torch::nn::detail::ConvNdOptions<2>& options) {
-  if (const auto* padding = c10::get_if<torch::ExpandingArray<2>>(&options.padding())) {
+  if (const auto* padding = std::get_if<torch::ExpandingArray<2>>(&options.padding())) {
     return list(*padding);
   }
   return std::nullopt;

@@ -18,7 +18,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // src/run/experiment.cpp): they never define the experiment a run belongs to.
 const std::set<std::string> kBookkeepingKeys{
     "seed",    "data-seed", "pool-seed", "out",     "overwrite",     "quiet",         "config",
-    "threads", "device",    "ranks",   "threads_per_rank", "blas",       "git_commit",
+    "threads", "device",    "ranks",   "threads_per_rank", "blas", "cpu_kernels", "cuda", "git_commit",
     "version", "torch_version", "skip-complete", "data-dir", "clients",   "models",
     "resume",  "checkpoint-every", "checkpoint-seconds", "round-timeout", "server-hosts-clients",
     "parallel-clients"};

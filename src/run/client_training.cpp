@@ -116,10 +116,8 @@ namespace {
 
 constexpr const char* kWho = "client state";
 
-/// The key under which a torch::optim optimizer keeps a parameter's state.
-std::string state_key(const torch::Tensor& parameter) {
-  return c10::guts::to_string(parameter.unsafeGetTensorImpl());
-}
+/// The key under which a torch::optim optimizer keeps a parameter's state (its TensorImpl).
+void* state_key(const torch::Tensor& parameter) { return parameter.unsafeGetTensorImpl(); }
 
 std::int64_t parameter_floats(const std::vector<torch::Tensor>& parameters) {
   std::int64_t floats = 0;

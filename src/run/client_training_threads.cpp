@@ -9,7 +9,6 @@
 #include <thread>
 
 #include <ATen/Parallel.h>
-#include <omp.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/types.h>
 
@@ -27,12 +26,20 @@ bool has_dropout(model::Network& network) {
   return false;
 }
 
-/// This thread's LibTorch work on one thread: LibTorch sets a new thread's OpenMP threads to the
-/// process-wide count at its first parallel operation, so that initialisation runs first.
-void use_one_intra_op_thread() {
-  at::internal::lazy_init_num_threads();
-  omp_set_num_threads(1);
-}
+/// LibTorch's intra-op thread count set to `threads` for the guard's life, then restored. A new
+/// thread starts its OpenMP team at that count, and LibTorch 2.x's kernels size their partial sums
+/// by the process-wide count (at::get_num_threads), not by the calling thread's team: a client's
+/// results equal its --threads 1 results only while that count is 1.
+class IntraOpThreads {
+ public:
+  explicit IntraOpThreads(int threads) : previous_(at::get_num_threads()) { at::set_num_threads(threads); }
+  ~IntraOpThreads() { at::set_num_threads(previous_); }
+  IntraOpThreads(const IntraOpThreads&) = delete;
+  IntraOpThreads& operator=(const IntraOpThreads&) = delete;
+
+ private:
+  int previous_;
+};
 
 }  // namespace
 
@@ -54,7 +61,6 @@ void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts, con
   std::mutex failure_mutex;
   const auto work = [&](model::Network* network) {
     try {
-      use_one_intra_op_thread();
       auto local = settings;
       for (std::size_t n = next++; n < starts.size(); n = next++) {
         const auto [i, start] = starts[n];
@@ -71,6 +77,7 @@ void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts, con
       next = starts.size();
     }
   };
+  const IntraOpThreads one_thread_each(1);
   std::vector<std::thread> threads;
   for (int t = 0; t < training_threads_; ++t) {
     threads.emplace_back(work, thread_models_[static_cast<std::size_t>(t)].get());

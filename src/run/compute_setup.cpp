@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <thread>
 
-#include <dlfcn.h>
 #include <sched.h>
 
 #include <torch/cuda.h>
@@ -21,8 +20,12 @@ torch::Device select_device(const std::string& choice, int local_rank) {
     throw ConfigError("--device must be one of auto, cpu, cuda, but got '" + choice + "'");
   }
   if (!has_gpu) {
-    throw ConfigError("--device cuda: LibTorch sees no CUDA GPU on this node (Debian's libtorch is "
-                      "built without CUDA); use --device cpu or --device auto");
+#ifdef CFLRUN_CUDA
+    throw ConfigError("--device cuda: LibTorch sees no CUDA GPU on this node; use --device cpu or --device auto");
+#else
+    throw ConfigError("--device cuda: this cflrun is the CPU variant (LibTorch's CUDA libraries are not linked); "
+                      "rebuild with -DCFLRUN_CUDA=ON for GPUs, or use --device cpu or --device auto");
+#endif
   }
   const auto gpus = static_cast<int>(torch::cuda::device_count());
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % gpus));
@@ -41,16 +44,6 @@ int threads_per_rank(int requested, int ranks_on_node) {
     return std::max(1, usable);
   }
   return std::max(1, node_cores / std::max(1, ranks_on_node));
-}
-
-bool use_single_threaded_blas() {
-  using SetThreads = void (*)(int);
-  auto* set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  if (set_threads == nullptr) {
-    return false;
-  }
-  set_threads(1);
-  return true;
 }
 
 }  // namespace cflrun::run

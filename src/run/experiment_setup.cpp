@@ -6,7 +6,6 @@ namespace cflrun::run::detail {
 void Experiment::set_up_compute() {
   threads_ = threads_per_rank(options_.threads, comm_.local_size());
   torch::set_num_threads(threads_);
-  use_single_threaded_blas();
   device_ = select_device(options_.device, comm_.local_rank());
   if (comm_.is_root() && !options_.dry_run) {
     check_output_files();
@@ -178,7 +177,8 @@ void Experiment::open_result_file() {
   attributes.emplace_back("version", core::version());
   attributes.emplace_back("git_commit", core::git_commit());
   attributes.emplace_back("torch_version", core::torch_version());
-  attributes.emplace_back("blas", core::blas_library());
+  attributes.emplace_back("cuda", core::cuda_support());
+  attributes.emplace_back("cpu_kernels", core::cpu_kernels());
   attributes.emplace_back("ranks", std::to_string(comm_.size()));
   attributes.emplace_back("threads_per_rank", std::to_string(threads_));
   attributes.emplace_back("device", device_.str());
@@ -205,9 +205,8 @@ void Experiment::set_up() {
   }
   if (comm_.is_root()) {
     models_->initialize(options_.seed, options_.init == "same" || algorithm_->same_initial_models());
-    const auto blas = core::blas_library();
     std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
-              << core::torch_version() << ", BLAS " << blas << "\n"
+              << core::torch_version() << ", CPU kernels " << core::cpu_kernels() << "\n"
               << options_.algorithm << " on " << options_.dataset << " "
               << (options_.dataset == "linreg" ? "(Delta " + std::to_string(options_.separation) + ")" : options_.partition)
               << ": "
@@ -216,10 +215,6 @@ void Experiment::set_up() {
               << models_->state_size() << " floats each), " << comm_.size() << " rank(s) x " << threads_
               << " thread(s) on " << device_.str() << " -> " << (options_.dry_run ? "nothing (--dry-run)" : options_.out)
               << std::endl;
-    if (core::blas_is_reference(blas)) {
-      std::cout << "warning: LibTorch runs on the slow reference BLAS; apt-get install libopenblas0-pthread "
-                   "(about 4x faster)" << std::endl;
-    }
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
   if (algorithm_->keeps_local_models() && algorithm_->local_models_start_from_server_model()) {

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -12,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <cflrun/core/build_info.hpp>
 #include <cflrun/io/result_reader.hpp>
 #include <cflrun/io/result_schema.hpp>
 
@@ -42,14 +42,12 @@ std::string cpuinfo(const std::string& key) {
   return "unknown";
 }
 
-/// What decides the low bits of a run's floats: the CPU (OpenBLAS and oneDNN pick kernels by its
-/// instruction set) and the BLAS library libblas.so.3 points to.
+/// What decides the low bits of a run's floats: the CPU (MKL and oneDNN pick kernels by its
+/// instruction set) and the LibTorch build with its kernels.
 std::string machine() {
-  std::error_code error;
-  const auto blas = std::filesystem::canonical("/usr/lib/x86_64-linux-gnu/libblas.so.3", error);
   std::ostringstream text;
   text << "# machine: cpu" << cpuinfo("model name") << "; flags " << std::hash<std::string>{}(cpuinfo("flags"))
-       << "; blas " << (error ? std::string("none") : blas.string());
+       << "; LibTorch " << core::torch_version() << "; " << core::cpu_kernels();
   return text.str();
 }
 

@@ -68,7 +68,7 @@ struct RunOptions {
   double participation = 1.0;            ///< --participation: fraction of clients per round (Alg. 1 line 2).
   int threads = 0;                       ///< --threads: torch intra-op threads per rank; 0 = auto.
   bool server_hosts_clients = false;     ///< --server-hosts-clients: rank 0 hosts clients too (run/rank_layout.hpp).
-  bool parallel_clients = false;         ///< --parallel-clients: train a rank's clients on its threads at once.
+  bool parallel_clients = true;          ///< --parallel-clients: train a rank's clients on its threads at once.
   std::string device = "auto";           ///< --device: auto | cpu | cuda.
   std::string out = "results/run.h5";    ///< --out: HDF5 result file.
   bool overwrite = false;                ///< --overwrite: replace an existing --out file.

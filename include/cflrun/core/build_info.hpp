@@ -13,17 +13,18 @@ const char* version();
 /// uncommitted changes, or "unknown" outside a git checkout.
 const char* git_commit();
 
-/// The LibTorch version this binary was compiled against, e.g. "1.13.1".
+/// The LibTorch version this binary was compiled against, e.g. "2.15.0".
 std::string torch_version();
 
-/// The real path of the BLAS library the process has mapped for `libblas.so.3`
-/// (on Debian chosen by update-alternatives), e.g.
-/// "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", or "not loaded".
-/// Reads /proc/self/maps; never throws.
-std::string blas_library();
+/// CUDA as this binary uses it: "none (CPU variant; LibTorch built for CUDA 13.2)" when cflrun was
+/// built without -DCFLRUN_CUDA (libtorch_cuda is not linked), else the CUDA and cuDNN versions
+/// LibTorch was built with and the GPUs it sees, e.g. "13.2, cuDNN 9.26.0, 0 GPU(s) visible".
+/// From at::show_config(); never throws.
+std::string cuda_support();
 
-/// True when `blas_library()` names the slow reference BLAS (Debian package libblas3), which
-/// makes LibTorch about 4x slower here; the fix is `apt-get install libopenblas0-pthread`.
-bool blas_is_reference(const std::string& blas_path);
+/// The CPU kernels LibTorch runs here: ATen's vector instruction set for this CPU (AVX512, AVX2,
+/// DEFAULT; the environment variable ATEN_CPU_CAPABILITY can lower it), the BLAS and the oneDNN
+/// version, e.g. "AVX512; BLAS Intel MKL 2024.2; oneDNN v3.13.3". Never throws.
+std::string cpu_kernels();
 
 }  // namespace cflrun::core

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
-#include <torch/linalg.h>
 #include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
@@ -49,7 +48,7 @@ TEST(LinearRegression, ClientsDrawTheirClustersLinearModelWithNoise) {
     // The residual is the label noise: standard deviation sigma = 0.01.
     EXPECT_NEAR(residual.std().item<double>(), 0.01, 0.002);
     // Least squares on the client's data recovers its cluster's optimal model.
-    const auto solution = std::get<0>(torch::linalg::lstsq(train.inputs, train.targets.unsqueeze(1), {}, {}));
+    const auto solution = std::get<0>(torch::linalg_lstsq(train.inputs, train.targets.unsqueeze(1)));
     EXPECT_LT((solution.squeeze(1) - models[data.true_clusters[client]]).norm().item<double>(), 0.01);
     EXPECT_EQ(data.samples(client, /*train=*/false).inputs.size(0), 50);
   }

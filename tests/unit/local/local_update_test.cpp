@@ -1,7 +1,6 @@
 #include <cflrun/local/local_update.hpp>
 
 #include <gtest/gtest.h>
-#include <torch/linalg.h>
 #include <torch/optim/adam.h>
 #include <torch/types.h>
 
