@@ -55,6 +55,8 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '${torch_pin#torch==}')" 2>/dev/null; then
   echo "setup: installing $torch_pin from PyPI into $venv (about 3 GB with its CUDA libraries)"
+  # Debian's pip 23.0 fails on the metadata of torch's CUDA dependencies (TypeError in the resolver).
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "pip>=25"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$torch_pin"
 fi
 torch_prefix="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"

@@ -3,14 +3,15 @@
 #   -DCMAKE_PREFIX_PATH=$(python -c 'import torch; print(torch.utils.cmake_prefix_path)')
 # (or the archive's directory), or -DTorch_DIR=<root>/share/cmake/Torch.
 #
-# CPU variant (default): links only libtorch_cpu and libc10. It does not run TorchConfig.cmake,
-# which for a CUDA build of LibTorch (PyPI's wheels are) demands the CUDA toolkit and links
-# libtorch_cuda, so a CPU run would load the CUDA, cuDNN and NCCL libraries at every start.
-# CUDA variant (-DCFLRUN_CUDA=ON): find_package(Torch), which needs the CUDA toolkit (nvcc, or
-# CUDAToolkit_ROOT) and links libtorch_cuda; it runs on the CPU where there is no GPU.
+# CPU variant (default): links only libtorch_cpu and libc10, so a run does not load the CUDA,
+# cuDNN and NCCL libraries at every start. CUDA variant (-DCFLRUN_CUDA=ON): also libtorch_cuda
+# and libc10_cuda, with the CUDA libraries LibTorch was built with (the wheel's); it runs on the
+# CPU where there is no GPU. Neither runs TorchConfig.cmake: for a CUDA build of LibTorch it
+# demands the CUDA toolkit and links the toolkit's runtime (13.0 here) beside the wheel's (13.2),
+# while cflrun compiles no CUDA code and needs no toolkit.
 #
 # LibTorch 2.x's headers require C++20, so every unit is compiled as C++20.
-option(CFLRUN_CUDA "Link LibTorch's CUDA libraries (needs a CUDA build of LibTorch and the CUDA toolkit)" OFF)
+option(CFLRUN_CUDA "Link LibTorch's CUDA libraries (needs a CUDA build of LibTorch)" OFF)
 
 set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
@@ -41,39 +42,33 @@ if(CFLRUN_TORCH_VERSION VERSION_LESS 2.10)
 endif()
 
 add_library(cflrun_torch INTERFACE)
+unset(CFLRUN_TORCH_CPU_LIBRARY CACHE)  # found again at each configure: the root may have changed
+unset(CFLRUN_C10_LIBRARY CACHE)
+find_library(CFLRUN_TORCH_CPU_LIBRARY torch_cpu PATHS ${CFLRUN_TORCH_ROOT}/lib NO_DEFAULT_PATH REQUIRED)
+find_library(CFLRUN_C10_LIBRARY c10 PATHS ${CFLRUN_TORCH_ROOT}/lib NO_DEFAULT_PATH REQUIRED)
+target_include_directories(cflrun_torch SYSTEM INTERFACE
+  ${CFLRUN_TORCH_ROOT}/include ${CFLRUN_TORCH_ROOT}/include/torch/csrc/api/include)
+target_link_libraries(cflrun_torch INTERFACE ${CFLRUN_TORCH_CPU_LIBRARY} ${CFLRUN_C10_LIBRARY})
 if(CFLRUN_CUDA)
-  # cflrun compiles no CUDA sources: a fixed architecture list spares TorchConfig its GPU probe (a
-  # try_run that needs a GPU, and a CUDA20 dialect that CMake 3.25 cannot pass to nvcc).
-  if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
-    set(TORCH_CUDA_ARCH_LIST "9.0")
-  endif()
-  if(NOT DEFINED CMAKE_CUDA_STANDARD)
-    set(CMAKE_CUDA_STANDARD 17)
-  endif()
-  # TorchConfig's find_library calls search the system first: a system LibTorch (Debian's
-  # libtorch-dev) would shadow this one's libtorch and libc10.
-  foreach(library torch c10 c10_cuda)
-    string(TOUPPER ${library} upper)
-    set(${library}_LIBRARY "${CFLRUN_TORCH_ROOT}/lib/lib${library}.so" CACHE FILEPATH "" FORCE)
-    set(${upper}_LIBRARY "${CFLRUN_TORCH_ROOT}/lib/lib${library}.so" CACHE FILEPATH "" FORCE)
+  foreach(library torch_cuda c10_cuda)
+    unset(CFLRUN_${library}_LIBRARY CACHE)
+    find_library(CFLRUN_${library}_LIBRARY ${library} PATHS ${CFLRUN_TORCH_ROOT}/lib NO_DEFAULT_PATH)
+    if(NOT CFLRUN_${library}_LIBRARY)
+      message(FATAL_ERROR "CFLRUN_CUDA=ON, but the LibTorch at ${CFLRUN_TORCH_ROOT} has no lib${library}: it is a "
+                          "CPU build. Point CMAKE_PREFIX_PATH at a CUDA build of LibTorch (PyPI's torch wheel for "
+                          "Linux is one), or build with -DCFLRUN_CUDA=OFF.")
+    endif()
   endforeach()
-  find_package(Torch REQUIRED PATHS "${CFLRUN_TORCH_CONFIG_DIR}" NO_DEFAULT_PATH)
-  if(NOT TARGET torch_cuda)
-    message(FATAL_ERROR "CFLRUN_CUDA=ON, but the LibTorch found at ${TORCH_INSTALL_PREFIX} has no "
-                        "CUDA libraries (libtorch_cuda). Point CMAKE_PREFIX_PATH at a CUDA build of "
-                        "LibTorch (PyPI's torch wheel for Linux is one), or build with -DCFLRUN_CUDA=OFF.")
-  endif()
-  target_link_libraries(cflrun_torch INTERFACE ${TORCH_LIBRARIES})
-  target_include_directories(cflrun_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+  # --no-as-needed: cflrun calls nothing in libtorch_cuda directly; loading it registers LibTorch's
+  # CUDA backend. The CUDA libraries it needs (cudart, cuBLAS, cuDNN, NCCL: the wheel's, under
+  # site-packages/nvidia) are found through its own run path; -rpath-link lets the linker find
+  # them too, before any older copy in the CUDA toolkit's directories.
+  file(GLOB cuda_library_dirs LIST_DIRECTORIES true "${CFLRUN_TORCH_ROOT}/../nvidia/*/lib")
+  list(JOIN cuda_library_dirs ":" cuda_library_path)
+  target_link_libraries(cflrun_torch INTERFACE
+    "-Wl,--push-state,--no-as-needed" ${CFLRUN_torch_cuda_LIBRARY} ${CFLRUN_c10_cuda_LIBRARY} "-Wl,--pop-state")
+  target_link_options(cflrun_torch INTERFACE "LINKER:-rpath-link,${CFLRUN_TORCH_ROOT}/lib:${cuda_library_path}")
   target_compile_definitions(cflrun_torch INTERFACE CFLRUN_CUDA=1)
-else()
-  unset(CFLRUN_TORCH_CPU_LIBRARY CACHE)  # found again at each configure: the root may have changed
-  unset(CFLRUN_C10_LIBRARY CACHE)
-  find_library(CFLRUN_TORCH_CPU_LIBRARY torch_cpu PATHS ${CFLRUN_TORCH_ROOT}/lib NO_DEFAULT_PATH REQUIRED)
-  find_library(CFLRUN_C10_LIBRARY c10 PATHS ${CFLRUN_TORCH_ROOT}/lib NO_DEFAULT_PATH REQUIRED)
-  target_include_directories(cflrun_torch SYSTEM INTERFACE
-    ${CFLRUN_TORCH_ROOT}/include ${CFLRUN_TORCH_ROOT}/include/torch/csrc/api/include)
-  target_link_libraries(cflrun_torch INTERFACE ${CFLRUN_TORCH_CPU_LIBRARY} ${CFLRUN_C10_LIBRARY})
 endif()
 add_library(cflrun::torch ALIAS cflrun_torch)
 message(STATUS "cflrun: LibTorch ${CFLRUN_TORCH_VERSION} at ${CFLRUN_TORCH_ROOT} (CUDA variant: ${CFLRUN_CUDA})")
