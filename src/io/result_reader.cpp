@@ -46,7 +46,8 @@ bool ResultReader::Impl::link_exists(const std::string& name) const {
   std::size_t start = name.find_first_not_of('/');
   while (start != std::string::npos) {
     const std::size_t end = name.find('/', start);
-    prefix += "/" + name.substr(start, end - start);
+    prefix += '/';  // appended piecewise: GCC 12 warns falsely on "/" + std::string in C++20
+    prefix += name.substr(start, end - start);
     if (H5Lexists(file.get(), prefix.c_str(), H5P_DEFAULT) <= 0) {
       H5Eclear2(H5E_DEFAULT);
       return false;

@@ -133,7 +133,8 @@ std::string run_name(const GridPoint& point, const std::vector<GridAxis>& axes) 
       continue;
     }
     const auto& [option, value] = point[i];
-    name += (name.empty() ? "" : "_") + file_name_part(is_number(value) ? option + value : value);
+    name += name.empty() ? "" : "_";  // appended piecewise: GCC 12 warns falsely on "_" + std::string in C++20
+    name += file_name_part(is_number(value) ? option + value : value);
   }
   return name.empty() ? kNoVaryingAxisName : name;
 }

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Benchmark, not part of cflrun: how fast this machine can run the work of one CLoVE round at best.
 
-Measures, on Debian's python3-torch (the same LibTorch, OpenBLAS and oneDNN as cflrun):
+Measures, on setup.sh's venv (the same LibTorch, MKL and oneDNN as cflrun):
 - sgemm: a 1024 x 1024 float32 matrix product, the machine's practical peak GFLOP/s;
 - forward: the paper's CNN as a frozen TorchScript module (torch.jit.freeze +
   optimize_for_inference: oneDNN-prepacked weights, fused convolution and ReLU) over 12 500
@@ -11,7 +11,7 @@ From these it prints a floor for one round of jobs/fmnist_label_skew1.cfg (every
 evaluation at the forward rate, every local update at the training rate, nothing else), the figure
 to compare against a target such as 0.6 s per round. Best of --repeats timings each.
 
-Usage: /usr/bin/python3 tests/bench/machine_ceiling.py [--threads N] [--repeats 5]
+Usage: .venv/bin/python tests/bench/machine_ceiling.py [--threads N] [--repeats 5]
 """
 import argparse
 import os

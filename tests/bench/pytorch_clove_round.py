@@ -1,15 +1,15 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Reference, not part of cflrun: CLoVE rounds of jobs/fmnist_label_skew1.cfg in plain eager PyTorch.
 
 The same work per round as cflrun (25 clients = 5 clusters x 5, 500 training and 400 test samples
 each, label skew 1, K = 5 of the paper's 5 142-parameter CNN, Adam lr 0.01, batch 100, one local
 epoch), written the straightforward way: loss vectors client by client and model by model in
 256-sample chunks, k-means++ with 10 restarts and min-cost matching by trying every permutation,
-one fresh Adam per client, weighted model averaging, per-client test evaluation. Debian's
-python3-torch runs on the same LibTorch as cflrun. Prints one line per round and then the mean
+one fresh Adam per client, weighted model averaging, per-client test evaluation. setup.sh's
+venv (.venv/bin/python) runs on the same LibTorch as cflrun. Prints one line per round and then the mean
 seconds per phase over the rounds after the first, as `name seconds` pairs for side_by_side.sh.
 
-Usage: /usr/bin/python3 tests/bench/pytorch_clove_round.py [--rounds 4] [--threads N]
+Usage: .venv/bin/python tests/bench/pytorch_clove_round.py [--rounds 4] [--threads N]
 """
 import argparse
 import gzip

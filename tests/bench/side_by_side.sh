@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): the same CLoVE round (jobs/fmnist_label_skew1.cfg, 1 rank, all cores) run
-# by cflrun (as configured, and with --parallel-clients) and by the plain eager PyTorch reference
+# by cflrun (as configured: --parallel-clients, and with --parallel-clients false) and by the plain eager PyTorch reference
 # tests/bench/pytorch_clove_round.py, alternating, REPEATS times each; prints seconds per round and
 # per phase (mean of the rounds after the first, best of the repeats), the ratio reference / cflrun,
 # and GFLOP/s against the round's FLOP count; then the floor of a round with LibTorch's fastest kernels
 # here (tests/bench/machine_ceiling.py).
-# Needs Debian's python3-torch and python3-h5py (apt-get install python3-torch python3-h5py).
+# The PyTorch side runs on setup.sh's venv (.venv: the torch wheel cflrun is built against, and
+# Debian's h5py and numpy through the system site packages).
 # Usage: tests/bench/side_by_side.sh [REPEATS=3] [ROUNDS=4] [BUILD_DIR=build]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 repeats="${1:-3}"
 rounds="${2:-4}"
 build="${3:-build}"
-python=/usr/bin/python3  # Debian's, with torch and h5py (a pyenv python3 may come first on PATH)
+python=.venv/bin/python  # setup.sh's venv: the same LibTorch as cflrun
 "$python" -c 'import torch, h5py' 2>/dev/null ||
-  { echo "side_by_side: needs python3-torch and python3-h5py: apt-get install python3-torch python3-h5py" >&2; exit 2; }
+  { echo "side_by_side: needs setup.sh's .venv with torch, and h5py (apt-get install python3-h5py)" >&2; exit 2; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 threads="$(nproc)"
@@ -23,8 +24,8 @@ for r in $(seq 1 "$repeats"); do
   "$build/cflrun" --config jobs/fmnist_label_skew1.cfg --rounds "$rounds" --threads "$threads" --quiet \
     --checkpoint-every 0 --out "$work/cflrun$r.h5" > /dev/null
   "$python" tests/bench/pytorch_clove_round.py --rounds "$rounds" --threads "$threads" | tail -n 6 > "$work/pytorch$r.txt"
-  "$build/cflrun" --config jobs/fmnist_label_skew1.cfg --rounds "$rounds" --threads "$threads" --parallel-clients \
-    --quiet --checkpoint-every 0 --out "$work/parallel$r.h5" > /dev/null
+  "$build/cflrun" --config jobs/fmnist_label_skew1.cfg --rounds "$rounds" --threads "$threads" \
+    --parallel-clients false --quiet --checkpoint-every 0 --out "$work/parallel$r.h5" > /dev/null
   echo "repeat $r of $repeats done" >&2
 done
 
@@ -53,14 +54,14 @@ ref = [pytorch_phases(f"{work}/pytorch{r}.txt") for r in range(1, repeats + 1)]
 forward = 2 * 242_560
 flops = forward * (25 * 500 * 5 + 3 * 25 * 500 + 25 * 400)
 best = lambda runs, p: min(o[p] for o in runs)
-print(f"{'phase':<14}{'cflrun s':>10}{'parallel s':>12}{'PyTorch s':>11}{'ratio':>8}{'ratio':>8}"
-      f"   (best of {repeats}, rounds after the first; parallel = --parallel-clients)")
+print(f"{'phase':<14}{'cflrun s':>10}{'serial s':>12}{'PyTorch s':>11}{'ratio':>8}{'ratio':>8}"
+      f"   (best of {repeats}, rounds after the first; cflrun = the default --parallel-clients, then --parallel-clients false)")
 for p in phases + ["other", "round"]:
     a, c, b = best(ours, p), best(parallel, p), best(ref, p)
     ratio = lambda x: b / x if x > 0 else float("nan")
     print(f"{p:<14}{a:>10.3f}{c:>12.3f}{b:>11.3f}{ratio(a):>8.2f}{ratio(c):>8.2f}")
 print(f"round FLOPs {flops / 1e9:.1f} G; PyTorch {flops / best(ref, 'round') / 1e9:.1f} GFLOP/s")
-for name, runs in (("cflrun", ours), ("cflrun --parallel-clients", parallel)):
+for name, runs in (("cflrun", ours), ("cflrun --parallel-clients false", parallel)):
     r = best(runs, "round")
     print(f"{name}: {flops / r / 1e9:.1f} GFLOP/s, {best(ref, 'round') / r:.2f}x faster per round than the plain PyTorch script")
 EOF

@@ -28,7 +28,7 @@ Statistic summarize(const std::vector<std::optional<double>>& values);
 /// True for /config keys that do not define the experiment and so never split groups: the seeds
 /// (seed, data-seed, pool-seed), paths and switches (out, config, data-dir, overwrite, quiet,
 /// skip-complete, resume, checkpoint-every, checkpoint-seconds, round-timeout), compute placement
-/// (threads, device, ranks, threads_per_rank, server-hosts-clients, parallel-clients, blas), build
+/// (threads, device, ranks, threads_per_rank, server-hosts-clients, parallel-clients, cuda, cpu_kernels, blas), build
 /// provenance (version, git_commit, torch_version) and values derived from other keys (clients,
 /// models).
 bool is_bookkeeping_key(const std::string& key);
