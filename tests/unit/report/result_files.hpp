@@ -49,8 +49,11 @@ inline std::map<std::string, std::string> base_config(const std::string& algorit
 /// Writes `run` to `path` as cflrun would: 2 clients, 2 models, one row per round.
 inline void write_run(const fs::path& path, const FakeRun& run) {
   constexpr int kClients = 2;
-  io::ResultLayout layout{kClients, 2, false, {"round"},
-                          static_cast<std::int64_t>(run.ari.size())};
+  io::ResultLayout layout;
+  layout.num_clients = kClients;
+  layout.num_models = 2;
+  layout.phase_names = {"round"};
+  layout.planned_rounds = static_cast<std::int64_t>(run.ari.size());
   io::ResultWriter writer(path, layout, /*overwrite=*/true);
   writer.write_config({run.config.begin(), run.config.end()});
   writer.write_true_clusters({0, 1});
