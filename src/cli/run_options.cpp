@@ -148,6 +148,10 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "true: train a rank's clients on its --threads at once, each on one thread (plain local updates "
        "of models without dropout): faster, robust on shared cores, results equal those of --threads 1; "
        "false: clients one after another on all threads (low bits then depend on --threads)")
+      ("flush-denormal", po::value(&o.flush_denormal)->default_value(true)->implicit_value(true),
+       "flush denormal floats to zero (x86 FTZ/DAZ) in every thread: late rounds' tiny gradients made "
+       "local updates up to 3x slower; losses then agree to about 1e-5, accuracies and assignments "
+       "were unchanged")
       ("server-hosts-clients", po::bool_switch(&o.server_hosts_clients),
        "with several ranks, rank 0 hosts a share of the clients besides serving (by default it only "
        "serves), for when the server's core would otherwise wait; same assignments, with the per-cluster "
@@ -461,6 +465,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"threads", text(threads)},
           {"server-hosts-clients", server_hosts_clients ? "true" : "false"},
           {"parallel-clients", parallel_clients ? "true" : "false"},
+          {"flush-denormal", flush_denormal ? "true" : "false"},
           {"device", device},
           {"out", out},
           {"overwrite", overwrite ? "true" : "false"},

@@ -6,6 +6,11 @@ namespace cflrun::run::detail {
 void Experiment::set_up_compute() {
   threads_ = threads_per_rank(options_.threads, comm_.local_size());
   torch::set_num_threads(threads_);
+  // FTZ/DAZ of this thread; threads made later (LibTorch's OpenMP pool, the clients' training
+  // threads) inherit its floating-point environment. Measured on jobs/fmnist_label_skew1.cfg: the
+  // local updates took 0.35 s at round 2 and 1.16 s at round 91 with denormals, 0.38-0.44 s
+  // throughout without; accuracies and assignments identical over 100 rounds, losses within 2e-5.
+  at::globalContext().setFlushDenormal(options_.flush_denormal);
   device_ = select_device(options_.device, comm_.local_rank());
   if (comm_.is_root() && !options_.dry_run) {
     check_output_files();

@@ -69,6 +69,7 @@ struct RunOptions {
   int threads = 0;                       ///< --threads: torch intra-op threads per rank; 0 = auto.
   bool server_hosts_clients = false;     ///< --server-hosts-clients: rank 0 hosts clients too (run/rank_layout.hpp).
   bool parallel_clients = true;          ///< --parallel-clients: train a rank's clients on its threads at once.
+  bool flush_denormal = true;            ///< --flush-denormal: denormal floats flushed to zero in every thread.
   std::string device = "auto";           ///< --device: auto | cpu | cuda.
   std::string out = "results/run.h5";    ///< --out: HDF5 result file.
   bool overwrite = false;                ///< --overwrite: replace an existing --out file.
