@@ -10,12 +10,8 @@
 # demands the CUDA toolkit and links the toolkit's runtime (13.0 here) beside the wheel's (13.2),
 # while cflrun compiles no CUDA code and needs no toolkit.
 #
-# LibTorch 2.x's headers require C++20, so every unit is compiled as C++20.
+# LibTorch 2.x's headers require C++20: the areas and the precompiled header ask for cxx_std_20.
 option(CFLRUN_CUDA "Link LibTorch's CUDA libraries (needs a CUDA build of LibTorch)" OFF)
-
-set(CMAKE_CXX_STANDARD 20)
-set(CMAKE_CXX_STANDARD_REQUIRED ON)
-set(CMAKE_CXX_EXTENSIONS OFF)
 
 # The first TorchConfig.cmake among Torch_DIR and CMAKE_PREFIX_PATH's entries (each as given, or
 # with Torch/ or share/cmake/Torch/ appended, as find_package(Torch) looks) names LibTorch's root.

@@ -10,7 +10,7 @@ inline constexpr const char* kDefaultSpinCount = "2000";
 /// Makes libgomp spin kDefaultSpinCount iterations before sleeping, unless the user set
 /// GOMP_SPINCOUNT or OMP_WAIT_POLICY. libgomp reads them only while it loads, before main, so this
 /// sets GOMP_SPINCOUNT and executes the program again (execv of /proc/self/exe with `argv`: the
-/// same process, about 0.25 s more start-up); call it first in main, before MPI starts. Returns
+/// same process, about 0.15 s more start-up); call it first in main, before MPI starts. Returns
 /// (nothing done) when a variable is already set or the execv fails.
 /// Why: libgomp's default (300 000 iterations) let a round of jobs/fmnist_label_skew1.cfg take
 /// 13.6 s instead of 0.80 s beside one busy process on 2 cores (measurements in spin_count.cpp).
