@@ -40,7 +40,8 @@ using cflrun::io::ResultReader;
 std::string list(const std::vector<double>& values) {
   std::string text;
   for (double v : values) {
-    text += (text.empty() ? "" : " ") + std::to_string(v);
+    text += text.empty() ? "" : " ";  // appended piecewise: GCC 12 warns falsely on " " + std::string in C++20
+    text += std::to_string(v);
   }
   return text;
 }

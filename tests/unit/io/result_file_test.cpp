@@ -30,11 +30,13 @@ constexpr int kClients = 4;
 constexpr int kModels = 3;
 
 ResultLayout make_layout(bool has_loss_vectors) {
-  return ResultLayout{kClients,
-                      kModels,
-                      has_loss_vectors,
-                      {"loss_vectors", "train", "aggregate"},
-                      /*planned_rounds=*/10};
+  ResultLayout layout;
+  layout.num_clients = kClients;
+  layout.num_models = kModels;
+  layout.has_loss_vectors = has_loss_vectors;
+  layout.phase_names = {"loss_vectors", "train", "aggregate"};
+  layout.planned_rounds = 10;
+  return layout;
 }
 
 /// Round r's record, with values distinct per round, field and client. Round 0 has ARI = NaN.
