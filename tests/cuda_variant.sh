@@ -12,7 +12,7 @@ CFLRUN_BUILD_DIR="$build" CFLRUN_CMAKE_ARGS="-DCFLRUN_CUDA=ON -DCFLRUN_BUILD_TES
 version="$("$build/cflrun" --version)"
 echo "$version"
 grep -q "^CUDA [0-9]" <<< "$version" || fail "--version does not name a CUDA version"
-ldd "$build/cflrun" | grep -q "libtorch_cuda.so" || fail "$build/cflrun does not link libtorch_cuda"
+ldd "$build/cflrun" | grep "libtorch_cuda.so" > /dev/null || fail "$build/cflrun does not link libtorch_cuda"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 "$build/cflrun" --config tests/integration/tiny_clove.cfg --rounds 3 --device auto --out "$out/tiny.h5" | tee "$out/log.txt"

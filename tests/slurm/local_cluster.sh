@@ -38,7 +38,7 @@ install_missing() {
 # written on a 2-core machine (SlurmdParameters=config_overrides keeps such a node in service).
 node_line() {
   local hw cpus memory
-  hw="$(slurmd -C | head -n 1)"
+  hw="$(slurmd -C | sed -n 1p)"
   cpus="$(sed -n 's/.* CPUs=\([0-9]*\).*/\1/p' <<< "$hw")"
   memory="$(sed -n 's/.* RealMemory=\([0-9]*\).*/\1/p' <<< "$hw")"
   [ -n "$cpus" ] && [ -n "$memory" ] || die "cannot read CPUs and RealMemory from 'slurmd -C': $hw"
