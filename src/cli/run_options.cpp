@@ -148,6 +148,11 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "true: train a rank's clients on its --threads at once, each on one thread (plain local updates "
        "of models without dropout): faster, robust on shared cores, results equal those of --threads 1; "
        "false: clients one after another on all threads (low bits then depend on --threads)")
+      ("client-batch", po::value(&o.client_batch)->default_value(o.client_batch),
+       "clients whose local updates run as one client-batched model (stacked parameters, grouped "
+       "convolutions, batched matrix products; cnn, mlp, linear, autoencoders): 0 = auto (all of a "
+       "rank's clients up to 1024 on a GPU, 1 on a CPU), 1 = one client at a time, N = up to N at once. "
+       "Equal to one at a time up to float rounding")
       ("flush-denormal", po::value(&o.flush_denormal)->default_value(true)->implicit_value(true),
        "flush denormal floats to zero (x86 FTZ/DAZ) in every thread: late rounds' tiny gradients made "
        "local updates up to 3x slower; losses then agree to about 1e-5, accuracies and assignments "
@@ -314,6 +319,7 @@ void validate_each(const RunOptions& o) {
   require_choice("model", o.model, {"auto", "cnn", "cifar_cnn", "mlp", "autoencoder", "conv_autoencoder", "linear"});
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
+  require(o.client_batch >= 0, "client-batch", ">= 0 (0 = auto, 1 = one client at a time)", o.client_batch);
   require_choice("aggregation", o.aggregation, {"model", "gradient"});
   require_choice("optimizer", o.optimizer, {"adam", "sgd"});
   require(o.momentum >= 0.0 && o.momentum < 1.0, "momentum", "in [0, 1)", o.momentum);
@@ -466,6 +472,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"server-hosts-clients", server_hosts_clients ? "true" : "false"},
           {"parallel-clients", parallel_clients ? "true" : "false"},
           {"flush-denormal", flush_denormal ? "true" : "false"},
+          {"client-batch", text(client_batch)},
           {"device", device},
           {"out", out},
           {"overwrite", overwrite ? "true" : "false"},

@@ -74,6 +74,10 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
     local.proximal.centers = models.states();
   }
   const auto starts = training_starts(plan);
+  if (trains_batched(models, plan, starts.size())) {
+    train_batched(starts, models, round, seed, local, receive, train_loss);
+    return;
+  }
   if (trains_on_threads(models)) {
     train_on_threads(starts, plan, models, round, seed, local, receive, train_loss);
     return;

@@ -31,6 +31,13 @@ torch::Device select_device(const std::string& choice, int local_rank) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % gpus));
 }
 
+int client_batch_for(int requested, torch::Device device) {
+  if (requested > 0) {
+    return requested;
+  }
+  return device.is_cuda() ? kGpuClientBatch : 1;
+}
+
 int threads_per_rank(int requested, int ranks_on_node) {
   if (requested > 0) {
     return requested;

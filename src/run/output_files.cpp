@@ -19,7 +19,8 @@ namespace {
 /// Options that do not change a run's results.
 const std::set<std::string> kBookkeeping{"out",    "threads", "quiet",  "overwrite",        "skip-complete",
                                          "resume", "config",  "device", "checkpoint-every",
-                                         "checkpoint-seconds", "round-timeout", "parallel-clients"};
+                                         "checkpoint-seconds", "round-timeout", "parallel-clients",
+                                         "client-batch"};
 
 std::string holder_description() {
   char host[256] = {};

@@ -5,6 +5,8 @@
 //   check_results same-assignments A B        /clients/assignment identical
 //   check_results identical A B               every result dataset bit-identical (timings aside)
 //   check_results accuracy-close A B TOL      final accuracies differ by at most TOL
+//   check_results metrics-close A B TOL       every round, every client: accuracies within TOL,
+//                                             test losses within TOL relative (NaN only with NaN)
 //   check_results accuracy-above A B MARGIN   final accuracy of A >= that of B + MARGIN
 //   check_results ari-undefined FILE          every round's ARI is NaN (no clustering)
 //   check_results participants FILE N        every round: N clients assigned, the others -1 with NaN accuracy
@@ -26,6 +28,7 @@
 
 #include <cflrun/io/result_reader.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -145,6 +148,32 @@ int accuracy_close(const std::string& a, const std::string& b, double tolerance)
   return std::fabs(fa - fb) <= tolerance ? 0 : fail("final accuracies differ by more than " + std::to_string(tolerance));
 }
 
+/// Every value of `name` in both files within `tolerance` (relative to max(1, |a|) when `relative`),
+/// NaN only where the other is NaN.
+int values_close(const std::string& a, const std::string& b, const char* name, double tolerance, bool relative) {
+  const auto va = ResultReader(a).read_f64(name);
+  const auto vb = ResultReader(b).read_f64(name);
+  if (va.size() != vb.size()) {
+    return fail(std::string(name) + " has " + std::to_string(va.size()) + " values in " + a + ", " +
+                std::to_string(vb.size()) + " in " + b);
+  }
+  double largest = 0.0;
+  for (std::size_t i = 0; i < va.size(); ++i) {
+    if (std::isnan(va[i]) != std::isnan(vb[i])) {
+      return fail(std::string(name) + "[" + std::to_string(i) + "] is NaN in one file only");
+    }
+    const double scale = relative ? std::max(1.0, std::fabs(va[i])) : 1.0;
+    largest = std::isnan(va[i]) ? largest : std::max(largest, std::fabs(va[i] - vb[i]) / scale);
+  }
+  std::cout << name << ": largest difference " << largest << (relative ? " (relative)" : "") << std::endl;
+  return largest <= tolerance ? 0 : fail(std::string(name) + " differs by more than " + std::to_string(tolerance));
+}
+
+int metrics_close(const std::string& a, const std::string& b, double tolerance) {
+  return values_close(a, b, "/clients/accuracy", tolerance, false) ||
+         values_close(a, b, "/clients/test_loss", tolerance, true);
+}
+
 int accuracy_above(const std::string& a, const std::string& b, double margin) {
   const double fa = ResultReader(a).read_f64("/rounds/accuracy").back();
   const double fb = ResultReader(b).read_f64("/rounds/accuracy").back();
@@ -228,6 +257,9 @@ int main(int argc, char** argv) {
     }
     if (args.size() == 4 && args[0] == "accuracy-close") {
       return accuracy_close(args[1], args[2], std::stod(args[3]));
+    }
+    if (args.size() == 4 && args[0] == "metrics-close") {
+      return metrics_close(args[1], args[2], std::stod(args[3]));
     }
     if (args.size() == 4 && args[0] == "accuracy-above") {
       return accuracy_above(args[1], args[2], std::stod(args[3]));

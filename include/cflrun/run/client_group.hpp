@@ -16,6 +16,7 @@
 #include <cflrun/algo/client_procedure.hpp>
 #include <cflrun/core/rng.hpp>
 #include <cflrun/data/client_data.hpp>
+#include <cflrun/model/client_batched.hpp>
 #include <cflrun/model/objective.hpp>
 #include <cflrun/local/local_update.hpp>
 #include <cflrun/run/model_set.hpp>
@@ -106,6 +107,14 @@ class ClientGroup {
   /// clients one after the other with the rank's intra-op threads.
   void set_training_threads(int threads) { training_threads_ = threads; }
 
+  /// Clients whose local updates local_updates runs at once as one model::ClientBatchedNetwork
+  /// (local::batched_local_update: stacked parameters, grouped convolutions, batched matrix
+  /// products), where that computes what one client at a time would up to float rounding: plain
+  /// local updates or gradients (no ClientProcedure, no kept optimizers, no proximal term) of an
+  /// architecture with a client-batched form. 1 (the default) turns it off; it takes precedence
+  /// over set_training_threads.
+  void set_client_batch(int clients) { client_batch_ = clients; }
+
   /// Gives every hosted client a persistent local model, a copy of `initial` (the client initial
   /// model of FedSoft and FeSEM).
   /// @param initial          [P] float32 flat state.
@@ -192,6 +201,18 @@ class ClientGroup {
   void train_on_threads(const std::vector<TrainingStart>& starts, const algo::RoundPlan& plan, ModelSet& models,
                         int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
                         const TrainedClient& receive, std::vector<double>& train_loss);
+  /// Whether local_updates runs `plan` client-batched (set_client_batch).
+  bool trains_batched(ModelSet& models, const algo::RoundPlan& plan, std::size_t clients);
+  /// local_updates client-batched, client_batch_ clients at a time in decreasing order of their
+  /// sample counts; hands the results to `receive` in client order afterwards.
+  void train_batched(const std::vector<TrainingStart>& starts, ModelSet& models, int round, std::uint64_t seed,
+                     const local::LocalUpdateSettings& settings, const TrainedClient& receive,
+                     std::vector<double>& train_loss);
+  /// Trains the hosted clients of `chunk` (indices into `starts`) as one client-batched model and
+  /// stores their results (flat states or gradients) and losses.
+  void train_chunk(const std::vector<TrainingStart>& starts, const std::vector<std::size_t>& chunk, ModelSet& models,
+                   int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
+                   std::vector<torch::Tensor>& results, std::vector<double>& train_loss);
   /// Hands hosted client i's trained state (or gradient) to `receive` and keeps it as its local model.
   void deliver(int i, const torch::Tensor& result, bool gradient, const TrainedClient& receive);
   /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first use.
@@ -219,6 +240,8 @@ class ClientGroup {
   torch::Tensor local_states_;               // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
   int training_threads_ = 1;
+  int client_batch_ = 1;
+  std::unique_ptr<model::ClientBatchedNetwork> batched_;  // made at the first client-batched update
   std::vector<std::shared_ptr<model::Network>> thread_models_;  // [training_threads_] train_on_threads' own models
   std::vector<std::unique_ptr<torch::optim::Optimizer>> local_optimizers_;  // [m] Adam, made at a client's first update
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null

@@ -14,6 +14,14 @@ namespace cflrun::run {
 ///         the fix (--device cpu or auto), or for any other value.
 torch::Device select_device(const std::string& choice, int local_rank);
 
+/// Clients trained at once as one client-batched model for `--client-batch requested`
+/// (ClientGroup::set_client_batch): `requested` if positive; for 0 (auto) kGpuClientBatch on a GPU
+/// (one client at a time there is bound by kernel launches) and 1 on a CPU.
+int client_batch_for(int requested, torch::Device device);
+
+/// --client-batch auto on a GPU: clients per client-batched local update.
+inline constexpr int kGpuClientBatch = 1024;
+
 /// Torch intra-op threads for this rank: `requested` if positive; else, when the launcher bound
 /// the rank to a subset of the node's cores (mpirun binding, a SLURM cpuset), that subset's size;
 /// else the node's cores divided by the ranks on the node (at least 1).

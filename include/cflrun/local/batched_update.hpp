@@ -1,0 +1,58 @@
+#pragma once
+
+/// @file
+/// Local updates of many clients at once on a model::ClientBatchedNetwork (issue 23): every
+/// mini-batch step runs all clients' forward and backward passes in the same kernels and one
+/// optimizer step over their stacked parameters. Each client draws its mini-batches from its own
+/// stream exactly as local::local_update does, so the result equals one client at a time up to
+/// the summation order of the batched kernels (float32 rounding).
+
+#include <cstdint>
+#include <vector>
+
+#include <ATen/core/Generator.h>
+#include <torch/types.h>
+
+#include <cflrun/local/local_update.hpp>
+#include <cflrun/model/client_batched.hpp>
+
+namespace cflrun::local {
+
+/// One client of a client-batched local update: where its samples lie in the stacked tensors.
+struct BatchedClient {
+  std::int64_t offset = 0;  ///< first row of the client's samples in the stacked inputs and targets.
+  std::int64_t count = 0;   ///< n_k >= 1, its number of samples.
+  at::Generator generator;  ///< CPU generator of its (seed, kLocalUpdate, client, round) stream.
+};
+
+/// Mini-batch steps of a local update over n samples (local_update's rule: settings.max_steps
+/// when > 0, else local_epochs * ceil(n / batch_size)).
+std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings);
+
+/// local_update (CLoVE Alg. 1 line 11) for clients [0, g) of `network` at once: client c trains
+/// its stacked parameters on rows [offset, offset + count) of `inputs`/`targets` with a fresh
+/// optimizer of settings.solver (Adam or SGD with momentum and weight decay, as torch::optim's),
+/// mini-batches in the order its generator draws (one randperm per epoch).
+/// @param network   clients [0, g) loaded (ClientBatchedNetwork::load), trained in place.
+/// @param inputs    [n, ...sample shape] float32 on the network's device, all clients' samples.
+/// @param targets   [n] int64 labels or float32 values.
+/// @param clients   g clients with local_steps non-increasing in c (sort by count, descending).
+/// @param settings  the local solver; proximal terms and kept optimizers are not supported.
+/// @return          [g] each client's mean mini-batch loss over its last epoch.
+/// @throws ConfigError if settings has a proximal term or a kept optimizer; ShapeError if a
+///         client has no samples, their steps increase, or g exceeds the network's capacity.
+std::vector<double> batched_local_update(model::ClientBatchedNetwork& network, const torch::Tensor& inputs,
+                                         const torch::Tensor& targets, std::vector<BatchedClient>& clients,
+                                         const LocalUpdateSettings& settings);
+
+/// local_gradient (CLoVE Alg. 1 line 12, Option II) for clients [0, g) of `network` at once: the
+/// gradient of each client's mean training loss, accumulated over mini-batches of `batch_size` in
+/// data order, left in the stacked parameters' gradients (ClientBatchedNetwork::gradients).
+/// @param clients  g clients with counts non-increasing in c.
+/// @return         [g] each client's mean training loss.
+/// @throws ShapeError as batched_local_update.
+std::vector<double> batched_local_gradient(model::ClientBatchedNetwork& network, const torch::Tensor& inputs,
+                                           const torch::Tensor& targets, const std::vector<BatchedClient>& clients,
+                                           int batch_size, model::Objective objective);
+
+}  // namespace cflrun::local

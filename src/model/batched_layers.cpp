@@ -1,0 +1,129 @@
+#include "batched_layers.hpp"
+
+#include <string>
+
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/pooling.h>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/model/conv_net.hpp>
+
+namespace cflrun::model {
+namespace {
+
+using Kind = BatchedLayer::Kind;
+
+std::vector<std::int64_t> pair(const torch::ExpandingArray<2>& values) { return {(*values)[0], (*values)[1]}; }
+
+BatchedLayer weighted(Kind kind, std::size_t& parameter, const torch::Tensor& bias) {
+  BatchedLayer layer;
+  layer.kind = kind;
+  layer.parameter = parameter;
+  layer.bias = bias.defined();
+  parameter += layer.bias ? 2 : 1;
+  return layer;
+}
+
+/// A 2-d convolution or transposed convolution (their options share ConvNdOptions<2>).
+BatchedLayer convolution(Kind kind, const torch::nn::detail::ConvNdOptions<2>& options, const torch::Tensor& bias,
+                         std::size_t& parameter) {
+  const auto* padding = std::get_if<torch::ExpandingArray<2>>(&options.padding());
+  if (padding == nullptr || options.groups() != 1 || pair(options.dilation()) != std::vector<std::int64_t>{1, 1}) {
+    throw ConfigError("a convolution with named padding, groups or dilation has no client-batched form");
+  }
+  auto layer = weighted(kind, parameter, bias);
+  layer.stride = pair(options.stride());
+  layer.padding = pair(*padding);
+  layer.output_padding = pair(options.output_padding());
+  return layer;
+}
+
+BatchedLayer plain(Kind kind) {
+  BatchedLayer layer;
+  layer.kind = kind;
+  return layer;
+}
+
+BatchedLayer layer_of(const torch::nn::Module& module, std::size_t& parameter) {
+  if (const auto* linear = module.as<torch::nn::Linear>()) {
+    return weighted(Kind::kLinear, parameter, linear->bias);
+  }
+  if (const auto* conv = module.as<torch::nn::Conv2d>()) {
+    return convolution(Kind::kConv, conv->options, conv->bias, parameter);
+  }
+  if (const auto* conv = module.as<torch::nn::ConvTranspose2d>()) {
+    return convolution(Kind::kConvTranspose, conv->options, conv->bias, parameter);
+  }
+  if (const auto* pool = module.as<torch::nn::MaxPool2d>()) {
+    const auto window = pair(pool->options.kernel_size());
+    if (window[0] != window[1] || pair(pool->options.stride()) != window ||
+        pair(pool->options.padding()) != std::vector<std::int64_t>{0, 0}) {
+      throw ConfigError("a max-pooling other than square, stride = window, no padding has no client-batched form");
+    }
+    auto layer = plain(Kind::kMaxPool);
+    layer.window = window[0];
+    return layer;
+  }
+  if (const auto* unflatten = module.as<torch::nn::Unflatten>()) {
+    auto layer = plain(Kind::kUnflatten);
+    layer.sizes = unflatten->options.sizes();
+    return layer;
+  }
+  if (module.as<torch::nn::Flatten>() != nullptr) {
+    return plain(Kind::kFlatten);
+  }
+  if (module.as<torch::nn::ReLU>() != nullptr) {
+    return plain(Kind::kRelu);
+  }
+  if (module.as<torch::nn::Sigmoid>() != nullptr) {
+    return plain(Kind::kSigmoid);
+  }
+  if (module.as<torch::nn::Tanh>() != nullptr) {
+    return plain(Kind::kTanh);
+  }
+  throw ConfigError("layer " + module.name() + " has no client-batched form");
+}
+
+/// ConvNetImpl::features then head: conv, pool, ReLU twice, flatten, linear.
+std::vector<BatchedLayer> conv_net_layers(const ConvNetImpl& net) {
+  std::size_t parameter = 0;
+  std::vector<BatchedLayer> layers;
+  for (const auto& child : net.children()) {
+    if (const auto* conv = child->as<torch::nn::Conv2d>()) {
+      layers.push_back(convolution(Kind::kConv, conv->options, conv->bias, parameter));
+      auto pool = plain(Kind::kMaxPool);
+      pool.window = ConvNetImpl::kPoolSize;
+      layers.push_back(pool);
+      layers.push_back(plain(Kind::kRelu));
+    } else {
+      layers.push_back(plain(Kind::kFlatten));
+      layers.push_back(layer_of(*child, parameter));
+    }
+  }
+  return layers;
+}
+
+}  // namespace
+
+std::vector<BatchedLayer> batched_layers(const Network& reference) {
+  if (const auto* net = dynamic_cast<const ConvNetImpl*>(&reference)) {
+    return conv_net_layers(*net);
+  }
+  const auto children = reference.named_children();
+  const auto* found = children.find("layers");
+  const auto* sequential = found != nullptr ? (*found)->as<torch::nn::Sequential>() : nullptr;
+  if (sequential == nullptr) {
+    throw ConfigError("this model has no client-batched form");
+  }
+  std::size_t parameter = 0;
+  std::vector<BatchedLayer> layers;
+  for (const auto& child : sequential->children()) {
+    layers.push_back(layer_of(*child, parameter));
+  }
+  return layers;
+}
+
+}  // namespace cflrun::model

@@ -1,0 +1,17 @@
+#pragma once
+// Private to src/model: the layer list of a client-batched forward pass, read off a model.
+
+#include <vector>
+
+#include <cflrun/model/client_batched.hpp>
+#include <cflrun/model/network.hpp>
+
+namespace cflrun::model {
+
+/// The layers of `reference` in forward order, each naming its weight's index in
+/// reference.parameters(): the small CNN's fixed sequence, or the modules of a model built as one
+/// Sequential named "layers" (mlp, linear, autoencoder, conv_autoencoder).
+/// @throws ConfigError naming the first layer without a client-batched form (batch norm, dropout).
+std::vector<BatchedLayer> batched_layers(const Network& reference);
+
+}  // namespace cflrun::model

@@ -1,0 +1,94 @@
+# Sets up, on the lent GPU machine, the runtime that tests/gpu/bundle.sh packed into .gpu-bundle
+# (that machine has torch 2.11 with its CUDA libraries, but no Open MPI, HDF5, Boost or data):
+# unpacks runtime.tar.xz to $CFLRUN_GPU_RUNTIME (/tmp/cflrun-gpu-runtime; again only when it
+# changed), links Open MPI's and PMIx's compiled-in absolute paths (/usr/lib/x86_64-linux-gnu/
+# {openmpi,pmix2}, /usr/share/openmpi, /etc/openmpi) and the default data paths to it where they
+# do not exist, and exports PATH, LD_LIBRARY_PATH (torch's lib first), the MCA settings for one
+# node as root, CFLRUN_FMNIST_DIR and CFLRUN_MNIST_DIR.
+# Usage, from the repository root, in bash (carry .gpu-bundle):
+#   source tests/gpu/device_env.sh && cflrun --version
+#   source tests/gpu/device_env.sh && cflrun_gpu_check /tmp/check cuda   # ldd + a 3-rank run
+# CFLRUN_GPU_TORCH_LIB names LibTorch's lib directory (default: python3's torch's).
+# Sourced, so it changes no shell option; it returns non-zero when a step fails.
+
+cflrun_gpu_env() {
+  local bundle="$PWD/.gpu-bundle" rt="${CFLRUN_GPU_RUNTIME:-/tmp/cflrun-gpu-runtime}"
+  local sum torch_lib py pair target link
+  [ -f "$bundle/runtime.tar.xz" ] || {
+    echo "device_env: no $bundle/runtime.tar.xz: run tests/gpu/bundle.sh and carry .gpu-bundle" >&2
+    return 1
+  }
+  sum="$(cksum < "$bundle/runtime.tar.xz")"
+  if [ "$(cat "$rt/.unpacked" 2> /dev/null)" != "$sum" ]; then
+    rm -rf "$rt" && mkdir -p "$rt" || return 1
+    if command -v xz > /dev/null; then
+      xz -dc "$bundle/runtime.tar.xz" | tar -C "$rt" -xf - || return 1
+    else  # no xz-utils: Python's tarfile
+      python3 -c 'import sys, tarfile
+tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))' \
+        "$bundle/runtime.tar.xz" "$rt" || return 1
+    fi
+    echo "$sum" > "$rt/.unpacked"
+  fi
+  export CFLRUN_GPU_RUNTIME="$rt"
+
+  # Debian's Open MPI and PMIx look for their plugins, help and config files at absolute paths.
+  for pair in openmpi:/usr/lib/x86_64-linux-gnu/openmpi pmix2:/usr/lib/x86_64-linux-gnu/pmix2 \
+    share/openmpi:/usr/share/openmpi etc/openmpi:/etc/openmpi \
+    "$bundle/data/fashion-mnist:/usr/share/datasets/fashion-mnist"; do
+    target="${pair%%:*}" link="${pair#*:}"
+    [[ $target == /* ]] || target="$rt/$target"
+    if [ -L "$link" ] && { [ ! -e "$link" ] || [ "$(readlink "$link")" = "$target" ]; }; then
+      ln -sfn "$target" "$link"  # a link of an earlier session (its target may be gone)
+    elif [ ! -e "$link" ]; then
+      mkdir -p "$(dirname "$link")" && ln -s "$target" "$link" || return 1
+    else
+      echo "device_env: keeping the existing $link (not the bundle's)" >&2
+    fi
+  done
+  # MNIST: cflrun's default (datasets/mnist) and the tests' (../shared/datasets/mnist).
+  [ -e datasets/mnist ] || ln -s "$bundle/data/mnist" datasets/mnist ||
+    echo "device_env: could not link datasets/mnist" >&2
+  [ -e ../shared/datasets/mnist ] ||
+    { mkdir -p ../shared/datasets && ln -s "$bundle/data/mnist" ../shared/datasets/mnist; } 2> /dev/null ||
+    echo "device_env: could not link ../shared/datasets/mnist" >&2
+
+  torch_lib="${CFLRUN_GPU_TORCH_LIB:-}"
+  for py in python3 /opt/torch/.venv/bin/python3; do
+    [ -n "$torch_lib" ] && break
+    torch_lib="$("$py" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2> /dev/null || true)"
+  done
+  [ -d "$torch_lib" ] || { echo "device_env: no torch found (set CFLRUN_GPU_TORCH_LIB)" >&2; return 1; }
+  export PATH="$rt/bin:$PATH"
+  export LD_LIBRARY_PATH="$torch_lib:$rt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+  # Open MPI 4.1 on one node, as root, in a VM: shared memory and self only (no single-copy
+  # CMA, which a sandbox may refuse), no ssh (plm isolated), no binding, any number of ranks.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+  export OMPI_MCA_plm=isolated OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_rmaps_base_oversubscribe=1
+  export OMPI_MCA_orte_tmpdir_base=/tmp OMPI_MCA_mca_base_component_show_load_errors=0
+  # PMIx: its data store in a hash (no shared-memory store), no munge.
+  export PMIX_MCA_gds=hash PMIX_MCA_psec=native
+  export CFLRUN_FMNIST_DIR="$bundle/data/fashion-mnist" CFLRUN_MNIST_DIR="$bundle/data/mnist"
+}
+
+# cflrun_gpu_check [OUT_DIR=/tmp/cflrun-gpu-check] [DEVICE=cpu]: prints the libraries that ldd
+# cannot find for cflrun, mpirun and every plugin (none expected), cflrun --version, and runs
+# the tiny CLoVE experiment on 3 ranks for 2 rounds. Returns non-zero if any of it fails.
+cflrun_gpu_check() {
+  local out="${1:-/tmp/cflrun-gpu-check}" device="${2:-cpu}" f missing bad=0
+  mkdir -p "$out" || return 1
+  for f in "$(command -v cflrun)" "$(command -v mpirun)" "$(command -v orted)" \
+    "$CFLRUN_GPU_RUNTIME"/openmpi/lib/openmpi3/*.so "$CFLRUN_GPU_RUNTIME"/pmix2/lib/pmix/*.so; do
+    missing="$(ldd "$f" 2>&1 | grep "not found" || true)"
+    [ -z "$missing" ] || { echo "device_env: $f: $missing" >&2; bad=1; }
+  done
+  [ "$bad" = 0 ] || { echo "device_env: FAIL: libraries not found" >&2; return 1; }
+  cflrun --version || return 1
+  mpirun -np 3 --oversubscribe cflrun --config tests/integration/tiny_clove.cfg --rounds 2 \
+    --device "$device" --out "$out/tiny.h5" --overwrite || return 1
+  echo "device_env: check passed ($device)"
+}
+
+cflrun_gpu_env
