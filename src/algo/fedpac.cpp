@@ -21,8 +21,9 @@ torch::Tensor all_features(model::Network& model, const torch::Tensor& inputs) {
   model.eval();
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> chunks;
-  for (std::int64_t start = 0; start < inputs.size(0); start += local::kEvalChunk) {
-    chunks.push_back(model.features(inputs.narrow(0, start, std::min(local::kEvalChunk, inputs.size(0) - start))));
+  const auto rows_per_pass = local::eval_chunk(inputs.device());
+  for (std::int64_t start = 0; start < inputs.size(0); start += rows_per_pass) {
+    chunks.push_back(model.features(inputs.narrow(0, start, std::min(rows_per_pass, inputs.size(0) - start))));
   }
   model.train();
   return torch::cat(chunks).to(torch::kFloat64);

@@ -153,6 +153,11 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "convolutions, batched matrix products; cnn, mlp, linear, autoencoders): 0 = auto (all of a "
        "rank's clients up to 1024 on a GPU, 1 on a CPU), 1 = one client at a time, N = up to N at once. "
        "Equal to one at a time up to float rounding")
+      ("precision", po::value(&o.precision)->default_value(o.precision),
+       "fp32 | tf32 | bf16: arithmetic of the forward and backward passes on a GPU (--device cuda). "
+       "fp32: float32 throughout (cuDNN's TF32 off too); tf32: float32 tensors, TF32 tensor-core matrix "
+       "products and convolutions; bf16: autocast of matrix products and convolutions to bfloat16, "
+       "float32 parameters, optimizer and losses")
       ("flush-denormal", po::value(&o.flush_denormal)->default_value(true)->implicit_value(true),
        "flush denormal floats to zero (x86 FTZ/DAZ) in every thread: late rounds' tiny gradients made "
        "local updates up to 3x slower; losses then agree to about 1e-5, accuracies and assignments "
@@ -319,6 +324,7 @@ void validate_each(const RunOptions& o) {
   require_choice("model", o.model, {"auto", "cnn", "cifar_cnn", "mlp", "autoencoder", "conv_autoencoder", "linear"});
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
+  require_choice("precision", o.precision, {"fp32", "tf32", "bf16"});
   require(o.client_batch >= 0, "client-batch", ">= 0 (0 = auto, 1 = one client at a time)", o.client_batch);
   require_choice("aggregation", o.aggregation, {"model", "gradient"});
   require_choice("optimizer", o.optimizer, {"adam", "sgd"});
@@ -473,6 +479,7 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
           {"parallel-clients", parallel_clients ? "true" : "false"},
           {"flush-denormal", flush_denormal ? "true" : "false"},
           {"client-batch", text(client_batch)},
+          {"precision", precision},
           {"device", device},
           {"out", out},
           {"overwrite", overwrite ? "true" : "false"},

@@ -16,8 +16,9 @@ void add_scores(model::Network& model, model::Objective objective, const torch::
                 torch::Tensor& loss_sums, torch::Tensor& correct_sums) {
   model::InferenceForward forward(model);
   torch::InferenceMode inference;
-  for (std::int64_t start = 0; start < rows.size(0); start += kEvalChunk) {
-    const auto chunk = rows.narrow(0, start, std::min(kEvalChunk, rows.size(0) - start));
+  const auto rows_per_pass = eval_chunk(inputs.device());
+  for (std::int64_t start = 0; start < rows.size(0); start += rows_per_pass) {
+    const auto chunk = rows.narrow(0, start, std::min(rows_per_pass, rows.size(0) - start));
     const auto chunk_inputs = inputs.index_select(0, chunk);
     const auto outputs = forward(chunk_inputs);
     const auto chunk_targets = targets.index_select(0, chunk);

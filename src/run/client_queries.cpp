@@ -25,8 +25,9 @@ std::vector<double> to_vector(const torch::Tensor& tensor) {
 torch::Tensor ClientGroup::per_sample_training_losses(ModelSet& models, const torch::Tensor& rows) {
   auto losses = torch::empty({rows.size(0), models.size()}, torch::TensorOptions(device_).dtype(torch::kFloat64));
   const auto chunks = [&](const auto& fill_chunk) {
-    for (std::int64_t start = 0; start < rows.size(0); start += local::kEvalChunk) {
-      const auto length = std::min(local::kEvalChunk, rows.size(0) - start);
+    const auto rows_per_pass = local::eval_chunk(device_);
+    for (std::int64_t start = 0; start < rows.size(0); start += rows_per_pass) {
+      const auto length = std::min(rows_per_pass, rows.size(0) - start);
       const auto chunk = rows.narrow(0, start, length);
       fill_chunk(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
                  losses.narrow(0, start, length));

@@ -5,6 +5,8 @@
 
 #include <sched.h>
 
+#include <ATen/Context.h>
+#include <ATen/autocast_mode.h>
 #include <torch/cuda.h>
 
 #include <cflrun/core/error.hpp>
@@ -29,6 +31,23 @@ torch::Device select_device(const std::string& choice, int local_rank) {
   }
   const auto gpus = static_cast<int>(torch::cuda::device_count());
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % gpus));
+}
+
+void set_up_precision(const std::string& precision, torch::Device device) {
+  if (precision != "fp32" && !device.is_cuda()) {
+    throw ConfigError("--precision " + precision + " applies to GPUs, but this rank computes on the CPU; use "
+                      "--precision fp32, or --device cuda on a GPU node");
+  }
+  if (!device.is_cuda()) {
+    return;
+  }
+  const bool tf32 = precision == "tf32";
+  at::globalContext().setAllowTF32CuBLAS(tf32);
+  at::globalContext().setAllowTF32CuDNN(tf32);
+  if (precision == "bf16") {
+    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+    at::autocast::set_autocast_enabled(at::kCUDA, true);
+  }
 }
 
 int client_batch_for(int requested, torch::Device device) {

@@ -12,6 +12,7 @@ void Experiment::set_up_compute() {
   // throughout without; accuracies and assignments identical over 100 rounds, losses within 2e-5.
   at::globalContext().setFlushDenormal(options_.flush_denormal);
   device_ = select_device(options_.device, comm_.local_rank());
+  set_up_precision(options_.precision, device_);
   if (comm_.is_root() && !options_.dry_run) {
     check_output_files();
     read_checkpoint_if_resuming();

@@ -12,7 +12,7 @@
 #     data/             Fashion-MNIST and MNIST (IDX .gz files)
 # tests/gpu/device_env.sh unpacks and sets it up on the device (see its header).
 # Usage: tests/gpu/bundle.sh  (re-runnable; rebuilds only what changed)
-#   CFLRUN_GPU_CMAKE_ARGS  extra CMake options (default -DCFLRUN_BUILD_TESTS=OFF)
+#   CFLRUN_GPU_CMAKE_ARGS  extra CMake options, after -DCFLRUN_BUILD_TESTS=OFF (may override it)
 #   CFLRUN_GPU_BUNDLE_BINS more executables of build-gpu/ to put in bin/ (space-separated)
 #   CFLRUN_TORCH_CACHE     where torch 2.11.0's wheel is downloaded and unpacked (../torch211)
 #   CFLRUN_GPU_SIMULATE=0  skips the simulated device run at the end (needs root for unshare)
@@ -45,7 +45,9 @@ if [ ! -f "$torch/share/cmake/Torch/TorchConfig.cmake" ]; then
 fi
 step "torch wheel: $(sed -n "s/^__version__ = //p" "$torch/version.py"), CUDA $(sed -n "s/^cuda[^=]*= //p" "$torch/version.py")"
 # libtorch_cuda's CUDA libraries (cudart.so.13, cublas.so.13, ...) are only needed to link here:
-# the main venv's CUDA 13.2 libraries have the same SONAMEs as the wheel's 13.0 ones.
+# the main venv's CUDA 13.2 libraries have the same SONAMEs as the wheel's 13.0 ones. (That venv
+# has no libcurand.so.10, which torch 2.11 also needs: the linker finds it in /usr/local/cuda-13.0
+# here; elsewhere install the cu13 curand wheel into that venv.)
 if [ ! -e "$cache/sp/nvidia" ]; then
   nvidia="$(ls -d "$repo"/.venv/lib/python3*/site-packages/nvidia | sed -n 1p)"
   ln -s "$nvidia" "$cache/sp/nvidia"
@@ -55,7 +57,7 @@ nvidia_real="$(realpath "$cache/sp/nvidia")"
 # 2. The CUDA variant against it.
 # shellcheck disable=SC2086  # CFLRUN_GPU_CMAKE_ARGS is a list of options
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCFLRUN_CUDA=ON -DCMAKE_PREFIX_PATH="$torch/share/cmake" \
-  ${CFLRUN_GPU_CMAKE_ARGS:--DCFLRUN_BUILD_TESTS=OFF} > /dev/null
+  -DCFLRUN_BUILD_TESTS=OFF ${CFLRUN_GPU_CMAKE_ARGS:-} > /dev/null
 cmake --build build-gpu -j "$(nproc)"
 step "built build-gpu/cflrun"
 
@@ -134,6 +136,7 @@ done
 # environment sources device_env.sh (which links the absolute paths to the runtime, as on the
 # device) and runs its check with this wheel's torch 2.11 libraries as the device's torch.
 if [ "${CFLRUN_GPU_SIMULATE:-1}" = 1 ]; then
+  # shellcheck disable=SC2016  # the single-quoted script expands in the inner bash
   unshare -m --propagation private env -i PATH=/usr/bin:/bin HOME=/tmp REPO="$repo" \
     STAGE="$stage" CFLRUN_GPU_RUNTIME=/tmp/cflrun-gpu-sim CFLRUN_GPU_TORCH_LIB="$torch/lib" bash -c '
     set -euo pipefail

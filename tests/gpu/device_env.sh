@@ -41,7 +41,8 @@ tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "tar"} if hasatt
     if [ -L "$link" ] && { [ ! -e "$link" ] || [ "$(readlink "$link")" = "$target" ]; }; then
       ln -sfn "$target" "$link"  # a link of an earlier session (its target may be gone)
     elif [ ! -e "$link" ]; then
-      mkdir -p "$(dirname "$link")" && ln -s "$target" "$link" || return 1
+      { mkdir -p "$(dirname "$link")" && ln -s "$target" "$link"; } 2> /dev/null ||
+        echo "device_env: cannot link $link: relying on OPAL_* and PMIX_* variables" >&2
     else
       echo "device_env: keeping the existing $link (not the bundle's)" >&2
     fi
@@ -59,8 +60,11 @@ tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "tar"} if hasatt
     torch_lib="$("$py" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2> /dev/null || true)"
   done
   [ -d "$torch_lib" ] || { echo "device_env: no torch found (set CFLRUN_GPU_TORCH_LIB)" >&2; return 1; }
+  # Other programs see the bundle's (Debian 12) libraries too: run the device's own tools that
+  # could mind (python3, cmake) with LD_LIBRARY_PATH=$CFLRUN_GPU_SAVED_LD_LIBRARY_PATH.
+  export CFLRUN_GPU_SAVED_LD_LIBRARY_PATH="${CFLRUN_GPU_SAVED_LD_LIBRARY_PATH-${LD_LIBRARY_PATH:-}}"
   export PATH="$rt/bin:$PATH"
-  export LD_LIBRARY_PATH="$torch_lib:$rt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$torch_lib:$rt/lib${CFLRUN_GPU_SAVED_LD_LIBRARY_PATH:+:$CFLRUN_GPU_SAVED_LD_LIBRARY_PATH}"
 
   # Open MPI 4.1 on one node, as root, in a VM: shared memory and self only (no single-copy
   # CMA, which a sandbox may refuse), no ssh (plm isolated), no binding, any number of ranks.
@@ -70,6 +74,13 @@ tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "tar"} if hasatt
   export OMPI_MCA_orte_tmpdir_base=/tmp OMPI_MCA_mca_base_component_show_load_errors=0
   # PMIx: its data store in a hash (no shared-memory store), no munge.
   export PMIX_MCA_gds=hash PMIX_MCA_psec=native
+  # Always the bundle's plugins, help and config files: where the paths exist already they may be
+  # another Open MPI's (the lent machine has Ubuntu's, whose PMIx plugins do not fit Debian's
+  # libpmix: "undefined symbol: PMIx_Info_create"), and a read-only /usr cannot take the links.
+  export OPAL_PKGLIBDIR="$rt/openmpi/lib/openmpi3" OPAL_PKGDATADIR="$rt/share/openmpi"
+  export OPAL_SYSCONFDIR="$rt/etc/openmpi" PMIX_MCA_mca_base_component_path="$rt/pmix2/lib/pmix"
+  # A lone cflrun (no mpirun) starts no orted; mpirun starts the bundle's, not the machine's.
+  export OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_orte_launch_agent="$rt/bin/orted"
   export CFLRUN_FMNIST_DIR="$bundle/data/fashion-mnist" CFLRUN_MNIST_DIR="$bundle/data/mnist"
 }
 

@@ -70,6 +70,7 @@ struct RunOptions {
   bool server_hosts_clients = false;     ///< --server-hosts-clients: rank 0 hosts clients too (run/rank_layout.hpp).
   bool parallel_clients = true;          ///< --parallel-clients: train a rank's clients on its threads at once.
   bool flush_denormal = true;            ///< --flush-denormal: denormal floats flushed to zero in every thread.
+  std::string precision = "fp32";        ///< --precision: fp32 | tf32 | bf16 (GPU arithmetic).
   int client_batch = 0;                  ///< --client-batch: clients per client-batched local update; 0 = auto, 1 = off.
   std::string device = "auto";           ///< --device: auto | cpu | cuda.
   std::string out = "results/run.h5";    ///< --out: HDF5 result file.

@@ -19,9 +19,17 @@ namespace cflrun::local {
 /// with 1 000 rows).
 inline constexpr std::int64_t kEvalChunk = 256;
 
+/// Rows per forward pass on a GPU: 256-row passes leave it waiting on kernel launches; 8 192 rows
+/// keep the largest model's activations (cifar_cnn's first block: 8 192 x 64 x 32 x 32 floats,
+/// 2 GiB) well inside one GPU shared by several ranks.
+inline constexpr std::int64_t kGpuEvalChunk = 8192;
+
+/// Rows per scoring forward pass on `device`: kEvalChunk on a CPU, kGpuEvalChunk on a GPU.
+inline std::int64_t eval_chunk(const torch::Device& device) { return device.is_cuda() ? kGpuEvalChunk : kEvalChunk; }
+
 /// Adds `model`'s per-sample loss on each of `rows` to loss_sums[owner[row]] and, for objectives
 /// with an accuracy, its correct predictions to correct_sums[owner[row]] (eval mode, no gradients,
-/// kEvalChunk rows per forward pass).
+/// eval_chunk rows per forward pass).
 /// @param inputs, targets  stacked samples [n, ...] and [n] on the model's device.
 /// @param owner            [n] int64, the group (client, source) of each sample.
 /// @param rows             [r] int64 row indices to score.

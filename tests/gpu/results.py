@@ -1,0 +1,57 @@
+"""Reads cflrun result files for tests/gpu/run.sh (needs h5py): its checks and benchmark figures.
+
+Usage: results.py ari-from FILE ROUND          every round from ROUND (1-based) has ARI 1
+       results.py accuracy-at FILE ROUND MIN   mean client accuracy of ROUND >= MIN
+       results.py same A B TOL                 same assignments every round, accuracies within TOL
+       results.py seconds FILE                 mean seconds per round after the first
+Exit status 0 when the check holds; each prints what it measured.
+"""
+import sys
+
+import h5py
+import numpy as np
+
+
+def rounds(path, name):
+    with h5py.File(path, "r") as f:
+        return np.asarray(f[name][:])
+
+
+def ari_from(path, first):
+    ari = rounds(path, "/rounds/ari")
+    print(f"ARI by round: {' '.join(f'{a:.3f}' for a in ari[:5])} ... {ari[-1]:.3f} ({len(ari)} rounds)")
+    return bool(np.all(ari[first - 1:] == 1.0))
+
+
+def accuracy_at(path, round_number, minimum):
+    accuracy = rounds(path, "/rounds/accuracy")[round_number - 1]
+    print(f"accuracy at round {round_number}: {accuracy:.4f} (at least {minimum})")
+    return accuracy >= minimum
+
+
+def same(a, b, tolerance):
+    same_assignments = np.array_equal(rounds(a, "/clients/assignment"), rounds(b, "/clients/assignment"))
+    accuracy_a, accuracy_b = rounds(a, "/clients/accuracy"), rounds(b, "/clients/accuracy")
+    largest = float(np.nanmax(np.abs(accuracy_a - accuracy_b)))
+    print(f"assignments {'identical' if same_assignments else 'DIFFER'}; largest accuracy difference {largest:.2e}")
+    return same_assignments and largest <= tolerance
+
+
+def seconds(path):
+    per_round = rounds(path, "/rounds/seconds").sum(axis=1)
+    print(f"{per_round[1:].mean() if len(per_round) > 1 else per_round[0]:.4f}")
+    return True
+
+
+def main(args):
+    checks = {"ari-from": lambda f, r: ari_from(f, int(r)),
+              "accuracy-at": lambda f, r, m: accuracy_at(f, int(r), float(m)),
+              "same": lambda a, b, t: same(a, b, float(t)),
+              "seconds": seconds}
+    if not args or args[0] not in checks:
+        sys.exit(__doc__)
+    return 0 if checks[args[0]](*args[1:]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
