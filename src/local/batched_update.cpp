@@ -134,11 +134,6 @@ class ScheduleRunner {
 
 }  // namespace
 
-std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings) {
-  const std::int64_t batches_per_epoch = (n + settings.batch_size - 1) / settings.batch_size;
-  return settings.max_steps > 0 ? settings.max_steps : settings.local_epochs * batches_per_epoch;
-}
-
 std::vector<double> batched_local_update(model::ClientBatchedNetwork& network, const torch::Tensor& inputs,
                                          const torch::Tensor& targets, std::vector<BatchedClient>& clients,
                                          const LocalUpdateSettings& settings) {

@@ -77,6 +77,11 @@ std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& mo
   return make_local_optimizer(model.parameters(), settings);
 }
 
+std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings) {
+  const std::int64_t batches_per_epoch = (n + settings.batch_size - 1) / settings.batch_size;
+  return settings.max_steps > 0 ? settings.max_steps : settings.local_epochs * batches_per_epoch;
+}
+
 double local_gradient(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
                       int batch_size, model::Objective objective) {
   const std::int64_t n = inputs.size(0);
@@ -104,9 +109,8 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
   torch::optim::Optimizer& optimizer = settings.optimizer != nullptr ? *settings.optimizer : *fresh;
   const Proximal proximal(model, settings.proximal);
   const std::int64_t batches_per_epoch = (n + settings.batch_size - 1) / settings.batch_size;
-  const std::int64_t epochs =
-      settings.max_steps > 0 ? (settings.max_steps + batches_per_epoch - 1) / batches_per_epoch : settings.local_epochs;
-  std::int64_t steps_left = settings.max_steps > 0 ? settings.max_steps : epochs * batches_per_epoch;
+  std::int64_t steps_left = local_steps(n, settings);
+  const std::int64_t epochs = (steps_left + batches_per_epoch - 1) / batches_per_epoch;
   double epoch_loss = 0.0;
   for (std::int64_t epoch = 0; epoch < epochs; ++epoch) {
     const auto order = torch::randperm(n, generator, torch::kLong).to(inputs.device());

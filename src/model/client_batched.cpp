@@ -52,6 +52,16 @@ torch::Tensor convolution(const std::vector<torch::Tensor>& parameters, const Ba
   return torch::conv2d(x, weight, bias_of(parameters, layer, g), layer.stride, layer.padding, {1, 1}, g);
 }
 
+/// Whether the flat state holds parameters only: buffers (batch-norm statistics) have no
+/// client-batched form.
+bool parameters_only(const Network& reference) {
+  std::int64_t floats = 0;
+  for (const auto& parameter : reference.parameters()) {
+    floats += parameter.numel();
+  }
+  return floats == flat_state_size(reference);
+}
+
 }  // namespace
 
 ClientBatchedNetwork::ClientBatchedNetwork(const Network& reference, int capacity, torch::Device device)
@@ -59,28 +69,20 @@ ClientBatchedNetwork::ClientBatchedNetwork(const Network& reference, int capacit
   if (capacity < 1) {
     throw ConfigError("--client-batch must be at least 1, but got " + std::to_string(capacity));
   }
-  std::int64_t floats = 0;
+  if (!parameters_only(reference)) {
+    throw ConfigError("this model keeps buffers; it has no client-batched form (use --client-batch 1)");
+  }
   for (const auto& parameter : reference.parameters()) {
     std::vector<std::int64_t> shape{capacity};
     shape.insert(shape.end(), parameter.sizes().begin(), parameter.sizes().end());
     parameters_.push_back(torch::zeros(shape, torch::TensorOptions(device).dtype(torch::kFloat32)).requires_grad_());
-    floats += parameter.numel();
-  }
-  if (floats != state_size_) {  // buffers (batch-norm statistics) have no client-batched form
-    throw ConfigError("this model keeps buffers; it has no client-batched form (use --client-batch 1)");
   }
 }
 
 bool ClientBatchedNetwork::supports(const Network& reference) {
   try {
     batched_layers(reference);
-    return flat_state_size(reference) == [&] {
-      std::int64_t floats = 0;
-      for (const auto& parameter : reference.parameters()) {
-        floats += parameter.numel();
-      }
-      return floats;
-    }();
+    return parameters_only(reference);
   } catch (const ConfigError&) {
     return false;
   }

@@ -22,9 +22,13 @@ double ClientGroup::train_client(model::Network& model, int i, int round, std::u
   if (settings.gradient_averaging) {
     return local::local_gradient(model, inputs, targets, settings.batch_size, settings.objective);
   }
-  auto generator = core::make_torch_generator(seed, purpose, static_cast<std::uint64_t>(first_ + i),
-                                              static_cast<std::uint64_t>(round));
+  auto generator = client_generator(i, round, seed, purpose);
   return local::local_update(model, inputs, targets, settings, generator);
+}
+
+at::Generator ClientGroup::client_generator(int i, int round, std::uint64_t seed, core::Purpose purpose) const {
+  return core::make_torch_generator(seed, purpose, static_cast<std::uint64_t>(first_ + i),
+                                    static_cast<std::uint64_t>(round));
 }
 
 torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& model, const local::LocalUpdateSettings& settings) {

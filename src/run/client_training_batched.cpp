@@ -28,9 +28,8 @@ void ClientGroup::train_chunk(const std::vector<TrainingStart>& starts, const st
     const auto [i, start] = starts[n];
     const auto at = static_cast<std::size_t>(i);
     states.push_back(start == algo::kLocalModel ? local_states_[i] : models.states()[start]);
-    clients.push_back({train_offsets_[at], train_counts_[at],
-                       core::make_torch_generator(seed, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(first_ + i),
-                                                  static_cast<std::uint64_t>(round))});
+    clients.push_back(
+        {train_offsets_[at], train_counts_[at], client_generator(i, round, seed, core::Purpose::kLocalUpdate)});
   }
   batched_->load(torch::stack(states));
   const auto g = static_cast<int>(chunk.size());

@@ -1,10 +1,9 @@
 # Sets up, on the lent GPU machine, the runtime that tests/gpu/bundle.sh packed into .gpu-bundle
 # (that machine has torch 2.11 with its CUDA libraries, but no Open MPI, HDF5, Boost or data):
 # unpacks runtime.tar.xz to $CFLRUN_GPU_RUNTIME (/tmp/cflrun-gpu-runtime; again only when it
-# changed), links Open MPI's and PMIx's compiled-in absolute paths (/usr/lib/x86_64-linux-gnu/
-# {openmpi,pmix2}, /usr/share/openmpi, /etc/openmpi) and the default data paths to it where they
-# do not exist, and exports PATH, LD_LIBRARY_PATH (torch's lib first), the MCA settings for one
-# node as root, CFLRUN_FMNIST_DIR and CFLRUN_MNIST_DIR.
+# changed), links the default data paths to the bundle's data where they do not exist, and
+# exports PATH, LD_LIBRARY_PATH (torch's lib first), the bundle's Open MPI and PMIx directories
+# (OPAL_*, PMIX_*), the MCA settings for one node as root, CFLRUN_FMNIST_DIR and CFLRUN_MNIST_DIR.
 # Usage, from the repository root, in bash (carry .gpu-bundle):
 #   source tests/gpu/device_env.sh && cflrun --version
 #   source tests/gpu/device_env.sh && cflrun_gpu_check /tmp/check cuda   # ldd + a 3-rank run
@@ -13,7 +12,7 @@
 
 cflrun_gpu_env() {
   local bundle="$PWD/.gpu-bundle" rt="${CFLRUN_GPU_RUNTIME:-/tmp/cflrun-gpu-runtime}"
-  local sum torch_lib py pair target link
+  local sum torch_lib py
   [ -f "$bundle/runtime.tar.xz" ] || {
     echo "device_env: no $bundle/runtime.tar.xz: run tests/gpu/bundle.sh and carry .gpu-bundle" >&2
     return 1
@@ -32,21 +31,13 @@ tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "tar"} if hasatt
   fi
   export CFLRUN_GPU_RUNTIME="$rt"
 
-  # Debian's Open MPI and PMIx look for their plugins, help and config files at absolute paths.
-  for pair in openmpi:/usr/lib/x86_64-linux-gnu/openmpi pmix2:/usr/lib/x86_64-linux-gnu/pmix2 \
-    share/openmpi:/usr/share/openmpi etc/openmpi:/etc/openmpi \
-    "$bundle/data/fashion-mnist:/usr/share/datasets/fashion-mnist"; do
-    target="${pair%%:*}" link="${pair#*:}"
-    [[ $target == /* ]] || target="$rt/$target"
-    if [ -L "$link" ] && { [ ! -e "$link" ] || [ "$(readlink "$link")" = "$target" ]; }; then
-      ln -sfn "$target" "$link"  # a link of an earlier session (its target may be gone)
-    elif [ ! -e "$link" ]; then
-      { mkdir -p "$(dirname "$link")" && ln -s "$target" "$link"; } 2> /dev/null ||
-        echo "device_env: cannot link $link: relying on OPAL_* and PMIX_* variables" >&2
-    else
-      echo "device_env: keeping the existing $link (not the bundle's)" >&2
-    fi
-  done
+  # cflrun's default Fashion-MNIST path. (Open MPI's and PMIx's compiled-in paths are not linked:
+  # the OPAL_* and PMIX_* variables below always point them at the bundle.)
+  local data=/usr/share/datasets/fashion-mnist
+  if [ ! -e "$data" ]; then  # absent, or a dangling link of an earlier session
+    { mkdir -p "$(dirname "$data")" && ln -sfn "$bundle/data/fashion-mnist" "$data"; } 2> /dev/null ||
+      echo "device_env: cannot link $data: pass --data-dir $bundle/data/fashion-mnist" >&2
+  fi
   # MNIST: cflrun's default (datasets/mnist) and the tests' (../shared/datasets/mnist).
   [ -e datasets/mnist ] || ln -s "$bundle/data/mnist" datasets/mnist ||
     echo "device_env: could not link datasets/mnist" >&2
@@ -76,7 +67,7 @@ tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "tar"} if hasatt
   export PMIX_MCA_gds=hash PMIX_MCA_psec=native
   # Always the bundle's plugins, help and config files: where the paths exist already they may be
   # another Open MPI's (the lent machine has Ubuntu's, whose PMIx plugins do not fit Debian's
-  # libpmix: "undefined symbol: PMIx_Info_create"), and a read-only /usr cannot take the links.
+  # libpmix: "undefined symbol: PMIx_Info_create"), and a read-only /usr could not take links.
   export OPAL_PKGLIBDIR="$rt/openmpi/lib/openmpi3" OPAL_PKGDATADIR="$rt/share/openmpi"
   export OPAL_SYSCONFDIR="$rt/etc/openmpi" PMIX_MCA_mca_base_component_path="$rt/pmix2/lib/pmix"
   # A lone cflrun (no mpirun) starts no orted; mpirun starts the bundle's, not the machine's.

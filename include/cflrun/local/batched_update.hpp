@@ -25,10 +25,6 @@ struct BatchedClient {
   at::Generator generator;  ///< CPU generator of its (seed, kLocalUpdate, client, round) stream.
 };
 
-/// Mini-batch steps of a local update over n samples (local_update's rule: settings.max_steps
-/// when > 0, else local_epochs * ceil(n / batch_size)).
-std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings);
-
 /// local_update (CLoVE Alg. 1 line 11) for clients [0, g) of `network` at once: client c trains
 /// its stacked parameters on rows [offset, offset + count) of `inputs`/`targets` with a fresh
 /// optimizer of settings.solver (Adam or SGD with momentum and weight decay, as torch::optim's),

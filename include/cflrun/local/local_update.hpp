@@ -60,6 +60,10 @@ std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& mo
 std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(std::vector<torch::Tensor> parameters,
                                                               const LocalUpdateSettings& settings);
 
+/// Mini-batch steps of a local update over n >= 1 samples: settings.max_steps when > 0, else
+/// local_epochs * ceil(n / batch_size) (CLoVE Alg. 1 line 11, tau epochs).
+std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings);
+
 /// Trains `model` in place on one client's data with a fresh optimizer (make_local_optimizer: no
 /// state carries over between updates, as in the official CLoVE code; settings.optimizer overrides
 /// it), with exactly settings.max_steps mini-batch steps when it is > 0,

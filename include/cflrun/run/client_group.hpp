@@ -186,6 +186,8 @@ class ClientGroup {
   /// mini-batches from the (seed, purpose, client, round) stream; returns its training loss.
   double train_client(model::Network& model, int i, int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
                       core::Purpose purpose = core::Purpose::kLocalUpdate);
+  /// CPU generator of hosted client i's (seed, purpose, client, round) stream, its mini-batch order.
+  at::Generator client_generator(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
   /// Hosted client i and the model its update starts from (a row of the ModelSet or
   /// algo::kLocalModel), for every client the plan trains, in client order.
   struct TrainingStart {

@@ -68,6 +68,29 @@ std::vector<BatchedClient> batched_clients() {
   return clients;
 }
 
+/// The clients' start states and a client-batched network (of `capacity`) holding them.
+struct Loaded {
+  std::vector<torch::Tensor> starts;  // [3] flat states
+  model::ClientBatchedNetwork network;
+};
+
+Loaded loaded(const Case& c, int capacity) {
+  std::vector<torch::Tensor> starts;
+  for (int k = 0; k < 3; ++k) {
+    starts.push_back(start_state(c, k));
+  }
+  Loaded result{starts, model::ClientBatchedNetwork(*model::make_network(c.architecture, c.shape), capacity, torch::kCPU)};
+  result.network.load(torch::stack(starts));
+  return result;
+}
+
+/// A model of the case's architecture holding `state`, to train one client at a time.
+std::shared_ptr<model::Network> one_client(const Case& c, const torch::Tensor& state) {
+  auto model = model::make_network(c.architecture, c.shape);
+  model::load_flat_state(*model, state);
+  return model;
+}
+
 LocalUpdateSettings settings_for(const Case& c) {
   LocalUpdateSettings settings;
   settings.objective = c.objective;
@@ -80,18 +103,12 @@ LocalUpdateSettings settings_for(const Case& c) {
 /// Trains every client one at a time and client-batched; expects equal states and losses.
 void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSettings& settings) {
   const auto data = data_for(c);
-  model::ClientBatchedNetwork network(*model::make_network(c.architecture, c.shape), 4, torch::kCPU);
-  std::vector<torch::Tensor> starts;
-  for (int k = 0; k < 3; ++k) {
-    starts.push_back(start_state(c, k));
-  }
-  network.load(torch::stack(starts));
+  auto [starts, network] = loaded(c, 4);
   auto clients = batched_clients();
   const auto losses = batched_local_update(network, data.inputs, data.targets, clients, settings);
   const auto trained = network.states(3);
   for (int k = 0; k < 3; ++k) {
-    auto model = model::make_network(c.architecture, c.shape);
-    model::load_flat_state(*model, starts[static_cast<std::size_t>(k)]);
+    const auto model = one_client(c, starts[static_cast<std::size_t>(k)]);
     auto generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(k));
     const auto& client = clients[static_cast<std::size_t>(k)];
     const double loss = local_update(*model, data.inputs.narrow(0, client.offset, client.count),
@@ -133,18 +150,12 @@ TEST(BatchedLocalUpdate, EqualsOneClientAtATimeWithMaxSteps) {
 TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
   const auto c = cases()[1];
   const auto data = data_for(c);
-  model::ClientBatchedNetwork network(*model::make_network(c.architecture, c.shape), 3, torch::kCPU);
-  std::vector<torch::Tensor> starts;
-  for (int k = 0; k < 3; ++k) {
-    starts.push_back(start_state(c, k));
-  }
-  network.load(torch::stack(starts));
+  auto [starts, network] = loaded(c, 3);
   const auto clients = batched_clients();
   const auto losses = batched_local_gradient(network, data.inputs, data.targets, clients, 50, c.objective);
   const auto gradients = network.gradients(3);
   for (int k = 0; k < 3; ++k) {
-    auto model = model::make_network(c.architecture, c.shape);
-    model::load_flat_state(*model, starts[static_cast<std::size_t>(k)]);
+    const auto model = one_client(c, starts[static_cast<std::size_t>(k)]);
     const auto& client = clients[static_cast<std::size_t>(k)];
     const double loss = local_gradient(*model, data.inputs.narrow(0, client.offset, client.count),
                                        data.targets.narrow(0, client.offset, client.count), 50, c.objective);
@@ -156,8 +167,7 @@ TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
 TEST(BatchedLocalUpdate, RejectsClientsInIncreasingOrderOfSteps) {
   const auto c = cases()[1];
   const auto data = data_for(c);
-  model::ClientBatchedNetwork network(*model::make_network(c.architecture, c.shape), 3, torch::kCPU);
-  network.load(torch::stack({start_state(c, 0), start_state(c, 1), start_state(c, 2)}));
+  auto network = loaded(c, 3).network;
   auto clients = batched_clients();
   std::swap(clients[0], clients[2]);
   EXPECT_THROW(batched_local_update(network, data.inputs, data.targets, clients, settings_for(c)), ShapeError);
@@ -166,8 +176,7 @@ TEST(BatchedLocalUpdate, RejectsClientsInIncreasingOrderOfSteps) {
 TEST(BatchedLocalUpdate, RejectsAProximalTerm) {
   const auto c = cases()[1];
   const auto data = data_for(c);
-  model::ClientBatchedNetwork network(*model::make_network(c.architecture, c.shape), 3, torch::kCPU);
-  network.load(torch::stack({start_state(c, 0), start_state(c, 1), start_state(c, 2)}));
+  auto network = loaded(c, 3).network;
   auto clients = batched_clients();
   auto settings = settings_for(c);
   settings.proximal.mu = 0.1;
