@@ -85,18 +85,20 @@ cflrun_launch() {
 # it to every task: cflrun stops after its round in progress, writes its checkpoint and exits 75.
 # SIGTERM (the time limit itself; SLURM signals the tasks too) only keeps this shell waiting.
 cflrun_run_step() {
-  local step="" status
-  trap 'echo "batch shell got SIGUSR1 (time limit near): asking cflrun to stop after its round"
+  local step="" status interrupted
+  trap 'interrupted=1; echo "batch shell got SIGUSR1 (time limit near): asking cflrun to stop after its round"
         CFLRUN_TIME_LIMIT_SIGNAL=1; [ -n "$step" ] && kill -USR1 "$step"' USR1
-  trap 'echo "batch shell got SIGTERM (time limit)"' TERM
+  trap 'interrupted=1; echo "batch shell got SIGTERM (time limit)"' TERM
   "$@" &
   step=$!
   while :; do
+    interrupted=0
     wait "$step"
     status=$?
-    # > 128: a trapped signal interrupted `wait`; the step is still there (at least as a zombie).
-    if [ "$status" -gt 128 ] && kill -0 "$step" 2>/dev/null; then continue; fi
-    break
+    # A trapped signal made `wait` return early (status > 128): wait again. Waiting for a step
+    # that has ended meanwhile gives its own status (bash keeps it even once it reaped the step;
+    # `kill -0` on it raced with that reaping: a step that stopped at once read as 138, not 75).
+    [ "$interrupted" = 1 ] || break
   done
   trap - USR1 TERM
   return "$status"
