@@ -6,8 +6,10 @@
 #include <cflrun/local/batched_update.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
+#include <torch/nn/utils/rnn.h>
 #include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
@@ -92,27 +94,76 @@ void require_clients(const model::ClientBatchedNetwork& network, std::size_t g) 
 /// What ScheduleRunner::client_losses adds up per client.
 enum class Reduction { kMean, kSum };
 
-/// The schedule on the device: each step's per-client losses from one batched forward pass.
+/// Dropout masks of every step, masks[s][d] = [g_s, width_s, features_d] for dropout layer d,
+/// each client's rows drawn by torch::dropout on its batch's shape as its own model's forward
+/// pass draws them: client after client in the order of their draw_rank, step after step, layer
+/// after layer, from LibTorch's default generator of the device (padding rows 0).
+std::vector<std::vector<torch::Tensor>> draw_dropout_masks(const std::vector<model::BatchedLayer>& dropouts,
+                                                            const Batches& batches,
+                                                            const std::vector<BatchedClient>& clients,
+                                                            torch::Device device) {
+  if (dropouts.empty()) {
+    return {};
+  }
+  std::vector<std::size_t> order(clients.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return clients[a].draw_rank < clients[b].draw_rank; });
+  std::vector<std::vector<torch::Tensor>> drawn(clients.size());  // [c][s * D + d]
+  const auto ones = torch::TensorOptions(device).dtype(torch::kFloat32);
+  for (const auto c : order) {
+    for (const auto& batch : batches[c]) {
+      for (const auto& layer : dropouts) {
+        const auto rows = static_cast<std::int64_t>(batch.size());
+        drawn[c].push_back(torch::dropout(torch::ones({rows, layer.features}, ones), layer.probability, true));
+      }
+    }
+  }
+  std::vector<std::vector<torch::Tensor>> masks(batches.empty() ? 0 : batches[0].size());
+  for (std::size_t s = 0; s < masks.size(); ++s) {
+    for (std::size_t d = 0; d < dropouts.size(); ++d) {
+      std::vector<torch::Tensor> rows;
+      for (std::size_t c = 0; c < clients.size() && batches[c].size() > s; ++c) {
+        rows.push_back(drawn[c][s * dropouts.size() + d]);
+      }
+      masks[s].push_back(torch::nn::utils::rnn::pad_sequence(rows, /*batch_first=*/true));
+    }
+  }
+  return masks;
+}
+
+/// The schedule on the device: each step's per-client losses from one batched forward pass in
+/// training mode (batch norm over each client's real rows, the clients' dropout masks).
 class ScheduleRunner {
  public:
-  ScheduleRunner(const Schedule& schedule, const torch::Tensor& inputs, const torch::Tensor& targets)
+  ScheduleRunner(const Schedule& schedule, const Batches& batches, const std::vector<BatchedClient>& clients,
+                 const model::ClientBatchedNetwork& network, const torch::Tensor& inputs, const torch::Tensor& targets)
       : schedule_(schedule), inputs_(inputs), targets_(targets) {
     const auto device = inputs.device();
     rows_ = torch::tensor(schedule.rows, torch::kLong).to(device);
     weights_ = torch::tensor(schedule.weights, torch::kFloat32).to(device);
     valid_ = torch::tensor(schedule.valid, torch::kFloat32).to(device);
+    dropout_masks_ = draw_dropout_masks(network.dropout_layers(), batches, clients, device);
   }
 
   /// Client losses of step s, [g_s]: each client's mean or sum over its batch, differentiable.
-  torch::Tensor client_losses(const model::ClientBatchedNetwork& network, model::Objective objective,
-                              std::size_t s, Reduction reduction) const {
+  torch::Tensor client_losses(model::ClientBatchedNetwork& network, model::Objective objective, std::size_t s,
+                              Reduction reduction) const {
     const auto g = schedule_.clients[s];
     const auto width = schedule_.widths[s];
     const auto rows = rows_.narrow(0, schedule_.starts[s], g * width);
     const auto inputs = inputs_.index_select(0, rows);
     std::vector<std::int64_t> shape{g, width};
     shape.insert(shape.end(), inputs.sizes().begin() + 1, inputs.sizes().end());
-    const auto outputs = network.forward(inputs.view(shape));
+    model::BatchedPass pass;
+    pass.training = true;
+    if (!schedule_.even[s]) {
+      pass.valid = valid_.narrow(0, schedule_.starts[s], g * width).view({g, width});
+    }
+    if (!dropout_masks_.empty()) {
+      pass.dropout_masks = dropout_masks_[s];
+    }
+    const auto outputs = network.forward(inputs.view(shape), pass);
     const auto losses = model::per_sample_loss(objective, outputs.reshape({g * width, -1}), inputs,
                                                targets_.index_select(0, rows)).view({g, width});
     const bool mean = reduction == Reduction::kMean;
@@ -130,6 +181,7 @@ class ScheduleRunner {
   torch::Tensor rows_;
   torch::Tensor weights_;
   torch::Tensor valid_;
+  std::vector<std::vector<torch::Tensor>> dropout_masks_;  // [step][dropout layer]
 };
 
 }  // namespace
@@ -156,7 +208,7 @@ std::vector<double> batched_local_update(model::ClientBatchedNetwork& network, c
     }
   }
   const auto schedule = make_schedule(batches);
-  const ScheduleRunner runner(schedule, inputs, targets);
+  const ScheduleRunner runner(schedule, batches, clients, network, inputs, targets);
   StackedOptimizer optimizer(network.parameters(), settings);
   auto losses = torch::zeros({static_cast<std::int64_t>(schedule.clients.size()), static_cast<std::int64_t>(clients.size())},
                              torch::TensorOptions(inputs.device()).dtype(torch::kFloat32));
@@ -191,7 +243,7 @@ std::vector<double> batched_local_gradient(model::ClientBatchedNetwork& network,
     cut(batches[c], torch::arange(clients[c].count, torch::kLong), clients[c].offset, batch_size, all);
   }
   const auto schedule = make_schedule(batches);
-  const ScheduleRunner runner(schedule, inputs, targets);
+  const ScheduleRunner runner(schedule, batches, clients, network, inputs, targets);
   std::vector<double> counts;
   for (const auto& client : clients) {
     counts.push_back(static_cast<double>(client.count));

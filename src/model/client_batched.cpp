@@ -4,6 +4,10 @@
 
 #include "batched_layers.hpp"
 
+#include <algorithm>
+#include <iterator>
+
+#include <ATen/Context.h>
 #include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
@@ -52,14 +56,56 @@ torch::Tensor convolution(const std::vector<torch::Tensor>& parameters, const Ba
   return torch::conv2d(x, weight, bias_of(parameters, layer, g), layer.stride, layer.padding, {1, 1}, g);
 }
 
-/// Whether the flat state holds parameters only: buffers (batch-norm statistics) have no
-/// client-batched form.
-bool parameters_only(const Network& reference) {
-  std::int64_t floats = 0;
-  for (const auto& parameter : reference.parameters()) {
-    floats += parameter.numel();
+/// The float buffers of `reference` in flat-state order (batch norm's running mean and variance).
+std::vector<torch::Tensor> float_buffers(const Network& reference) {
+  std::vector<torch::Tensor> buffers;
+  for (const auto& buffer : reference.buffers()) {
+    if (buffer.is_floating_point()) {
+      buffers.push_back(buffer);
+    }
   }
-  return floats == flat_state_size(reference);
+  return buffers;
+}
+
+/// Whether the layers account for every float buffer: two per batch norm, nothing else.
+bool buffers_covered(const Network& reference, const std::vector<BatchedLayer>& layers) {
+  const auto norms = std::count_if(layers.begin(), layers.end(),
+                                   [](const BatchedLayer& layer) { return layer.kind == Kind::kBatchNorm; });
+  return float_buffers(reference).size() == 2 * static_cast<std::size_t>(norms);
+}
+
+/// [G, ...shape] zeros on `device` for each of `tensors`.
+std::vector<torch::Tensor> stacked_like(const std::vector<torch::Tensor>& tensors, int capacity, torch::Device device) {
+  std::vector<torch::Tensor> stacks;
+  for (const auto& tensor : tensors) {
+    std::vector<std::int64_t> shape{capacity};
+    shape.insert(shape.end(), tensor.sizes().begin(), tensor.sizes().end());
+    stacks.push_back(torch::zeros(shape, torch::TensorOptions(device).dtype(torch::kFloat32)));
+  }
+  return stacks;
+}
+
+/// Training-mode batch norm over the rows marked valid only ([g, B] 1/0): each client's channel
+/// mean and biased variance over its real rows and all pixels; its running averages move towards
+/// them (unbiased variance), as BatchNorm2d would over that client's real batch alone.
+torch::Tensor masked_batch_norm(const torch::Tensor& x, const torch::Tensor& valid, const torch::Tensor& weight,
+                                const torch::Tensor& bias, torch::Tensor& running_mean, torch::Tensor& running_var,
+                                const BatchedLayer& layer, std::int64_t g) {
+  const auto b = x.size(0);
+  const auto channels = x.size(1) / g;
+  const auto x5 = x.view({b, g, channels, x.size(2), x.size(3)});
+  const auto mask = valid.t().reshape({b, g, 1, 1, 1}).to(x.dtype());
+  const auto count = (valid.sum(1) * static_cast<double>(x.size(2) * x.size(3))).to(x.dtype()).unsqueeze(1);  // [g, 1]
+  const auto mean = (x5 * mask).sum({0, 3, 4}) / count;  // [g, C]
+  const auto centred = x5 - mean.view({1, g, channels, 1, 1});
+  const auto variance = (centred.square() * mask).sum({0, 3, 4}) / count;
+  {
+    torch::NoGradGuard no_grad;
+    running_mean.mul_(1.0 - layer.momentum).add_(mean.detach().reshape({-1}), layer.momentum);
+    running_var.mul_(1.0 - layer.momentum).add_((variance.detach() * count / (count - 1.0)).reshape({-1}), layer.momentum);
+  }
+  const auto scale = (torch::rsqrt(variance + layer.eps) * weight.view({g, channels})).view({1, g, channels, 1, 1});
+  return (centred * scale + bias.view({1, g, channels, 1, 1})).view(x.sizes());
 }
 
 }  // namespace
@@ -69,23 +115,30 @@ ClientBatchedNetwork::ClientBatchedNetwork(const Network& reference, int capacit
   if (capacity < 1) {
     throw ConfigError("--client-batch must be at least 1, but got " + std::to_string(capacity));
   }
-  if (!parameters_only(reference)) {
-    throw ConfigError("this model keeps buffers; it has no client-batched form (use --client-batch 1)");
+  if (!buffers_covered(reference, layers_)) {
+    throw ConfigError("this model keeps buffers other than batch norm's; it has no client-batched form "
+                      "(use --client-batch 1)");
   }
-  for (const auto& parameter : reference.parameters()) {
-    std::vector<std::int64_t> shape{capacity};
-    shape.insert(shape.end(), parameter.sizes().begin(), parameter.sizes().end());
-    parameters_.push_back(torch::zeros(shape, torch::TensorOptions(device).dtype(torch::kFloat32)).requires_grad_());
+  parameters_ = stacked_like(reference.parameters(), capacity, device);
+  for (auto& parameter : parameters_) {
+    parameter.requires_grad_();
   }
+  buffers_ = stacked_like(float_buffers(reference), capacity, device);
 }
 
 bool ClientBatchedNetwork::supports(const Network& reference) {
   try {
-    batched_layers(reference);
-    return parameters_only(reference);
+    return buffers_covered(reference, batched_layers(reference));
   } catch (const ConfigError&) {
     return false;
   }
+}
+
+std::vector<BatchedLayer> ClientBatchedNetwork::dropout_layers() const {
+  std::vector<BatchedLayer> dropouts;
+  std::copy_if(layers_.begin(), layers_.end(), std::back_inserter(dropouts),
+               [](const BatchedLayer& layer) { return layer.kind == Kind::kDropout; });
+  return dropouts;
 }
 
 void ClientBatchedNetwork::load(const torch::Tensor& states) {
@@ -97,19 +150,23 @@ void ClientBatchedNetwork::load(const torch::Tensor& states) {
   const auto g = states.size(0);
   const auto on_device = states.to(parameters_.front().device(), torch::kFloat32);
   std::int64_t offset = 0;
-  for (auto& parameter : parameters_) {
-    auto rows = stacked(parameter, g);
-    const auto floats = rows.numel() / g;
-    rows.copy_(on_device.narrow(1, offset, floats).view(rows.sizes()));
-    offset += floats;
+  for (auto* stacks : {&parameters_, &buffers_}) {
+    for (auto& stack : *stacks) {
+      auto rows = stacked(stack, g);
+      const auto floats = rows.numel() / g;
+      rows.copy_(on_device.narrow(1, offset, floats).view(rows.sizes()));
+      offset += floats;
+    }
   }
 }
 
 torch::Tensor ClientBatchedNetwork::states(int g) const {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> pieces;
-  for (const auto& parameter : parameters_) {
-    pieces.push_back(stacked(parameter, g).reshape({g, -1}));
+  for (const auto* stacks : {&parameters_, &buffers_}) {
+    for (const auto& stack : *stacks) {
+      pieces.push_back(stacked(stack, g).reshape({g, -1}));
+    }
   }
   return torch::cat(pieces, 1).to(torch::kCPU);
 }
@@ -122,6 +179,9 @@ torch::Tensor ClientBatchedNetwork::gradients(int g) const {
     pieces.push_back(grad.defined() ? stacked(grad, g).reshape({g, -1})
                                     : torch::zeros({g, parameter.numel() / capacity_}, parameter.options()));
   }
+  for (const auto& buffer : buffers_) {  // no gradient, as model::flatten_gradients
+    pieces.push_back(torch::zeros({g, buffer.numel() / capacity_}, buffer.options()));
+  }
   return torch::cat(pieces, 1).to(torch::kCPU);
 }
 
@@ -131,7 +191,31 @@ void ClientBatchedNetwork::zero_grad() {
   }
 }
 
-torch::Tensor ClientBatchedNetwork::forward(const torch::Tensor& inputs) const {
+torch::Tensor ClientBatchedNetwork::batch_norm(const BatchedLayer& layer, const torch::Tensor& x, std::int64_t g,
+                                               const BatchedPass& pass) {
+  const auto weight = stacked(parameters_[layer.parameter], g).reshape({-1});
+  const auto bias = stacked(parameters_[layer.parameter + 1], g).reshape({-1});
+  auto mean = stacked(buffers_[layer.buffer], g).view({-1});  // views: updated in place
+  auto var = stacked(buffers_[layer.buffer + 1], g).view({-1});
+  if (pass.training && pass.valid.defined()) {
+    return masked_batch_norm(x, pass.valid, weight, bias, mean, var, layer, g);
+  }
+  return torch::batch_norm(x, weight, bias, mean, var, pass.training, layer.momentum, layer.eps,
+                           at::globalContext().userEnabledCuDNN());
+}
+
+torch::Tensor ClientBatchedNetwork::dropout(const torch::Tensor& x, std::size_t index, const BatchedPass& pass) const {
+  if (!pass.training) {
+    return x;
+  }
+  if (index >= pass.dropout_masks.size() || !pass.dropout_masks[index].sizes().equals(x.sizes())) {
+    throw ShapeError("ClientBatchedNetwork::forward: a training pass needs a " + c10::str(x.sizes()) +
+                     " mask for dropout layer " + std::to_string(index));
+  }
+  return x * pass.dropout_masks[index];
+}
+
+torch::Tensor ClientBatchedNetwork::forward(const torch::Tensor& inputs, const BatchedPass& pass) {
   const auto g = inputs.size(0);
   if (g < 1 || g > capacity_) {
     throw ShapeError("ClientBatchedNetwork::forward: inputs for " + std::to_string(g) + " clients, but it holds " +
@@ -139,6 +223,7 @@ torch::Tensor ClientBatchedNetwork::forward(const torch::Tensor& inputs) const {
   }
   torch::Tensor x = inputs;
   bool channels = false;  // x is [B, g * C, H, W] (else [g, B, ...])
+  std::size_t dropouts = 0;
   for (const auto& layer : layers_) {
     switch (layer.kind) {
       case Kind::kFlatten:
@@ -159,6 +244,13 @@ torch::Tensor ClientBatchedNetwork::forward(const torch::Tensor& inputs) const {
       case Kind::kConvTranspose:
         x = convolution(parameters_, layer, channels ? x : to_channels(x), g);
         channels = true;
+        break;
+      case Kind::kBatchNorm:
+        x = batch_norm(layer, channels ? x : to_channels(x), g, pass);
+        channels = true;
+        break;
+      case Kind::kDropout:
+        x = dropout(x, dropouts++, pass);
         break;
       case Kind::kRelu:
         x = torch::relu(x);

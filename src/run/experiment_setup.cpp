@@ -44,7 +44,8 @@ void Experiment::set_up_data() {
   const auto hosted = hosted_by(comm_.rank());
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
   clients_->set_training_threads(options_.parallel_clients ? threads_ : 1);
-  clients_->set_client_batch(client_batch_for(options_.client_batch, device_));
+  clients_->set_client_batch(client_batch_for(options_.client_batch, device_),
+                             options_.client_batch == 0 ? kGpuClientBatchBytes : 0);
 }
 
 void Experiment::share_train_samples() {

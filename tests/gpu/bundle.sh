@@ -3,16 +3,19 @@
 # machine, which has torch 2.11.0+cu130 (LibTorch + CUDA libraries), cmake and ninja but no
 # Open MPI, HDF5, Boost, NLopt or datasets, and cannot reach the network.
 #   build-gpu/          cflrun's CUDA variant (-DCFLRUN_CUDA=ON) built against torch 2.11.0's
-#                       LibTorch, so its C++ symbols match the device's libtorch (not carried).
+#                       LibTorch, so its C++ symbols match the device's libtorch (not carried),
+#                       configured with the gpu tests (-DCFLRUN_GPU_TESTS=ON); cflrun and
+#                       check_results built.
 #   .gpu-bundle/        what is carried (about 45 MiB):
-#     runtime.tar.xz    bin/ (cflrun, mpirun, orted, ompi_info), lib/ (the shared-library closure
+#     runtime.tar.xz    bin/ (cflrun, check_results, mpirun, orted, ompi_info), lib/ (the closure
 #                       minus glibc, libstdc++, libgcc_s and torch/CUDA), Open MPI 4.1.4's and
-#                       PMIx's plugins, help and config files, from Debian's packages; xz because
+#                       PMIx's plugins, help and config files, from Debian's packages; ctest/
+#                       (build-gpu's CTest files, which device_env.sh relocates); xz because
 #                       unpacked it would not fit beside the data in the 64 MiB a call may carry
 #     data/             Fashion-MNIST and MNIST (IDX .gz files)
 # tests/gpu/device_env.sh unpacks and sets it up on the device (see its header).
 # Usage: tests/gpu/bundle.sh  (re-runnable; rebuilds only what changed)
-#   CFLRUN_GPU_CMAKE_ARGS  extra CMake options, after -DCFLRUN_BUILD_TESTS=OFF (may override it)
+#   CFLRUN_GPU_CMAKE_ARGS  extra CMake options, after -DCFLRUN_GPU_TESTS=ON (may override it)
 #   CFLRUN_GPU_BUNDLE_BINS more executables of build-gpu/ to put in bin/ (space-separated)
 #   CFLRUN_TORCH_CACHE     where torch 2.11.0's wheel is downloaded and unpacked (../torch211)
 #   CFLRUN_GPU_SIMULATE=0  skips the simulated device run at the end (needs root for unshare)
@@ -57,14 +60,19 @@ nvidia_real="$(realpath "$cache/sp/nvidia")"
 # 2. The CUDA variant against it.
 # shellcheck disable=SC2086  # CFLRUN_GPU_CMAKE_ARGS is a list of options
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCFLRUN_CUDA=ON -DCMAKE_PREFIX_PATH="$torch/share/cmake" \
-  -DCFLRUN_BUILD_TESTS=OFF ${CFLRUN_GPU_CMAKE_ARGS:-} > /dev/null
-cmake --build build-gpu -j "$(nproc)"
+  -DCFLRUN_BUILD_TESTS=ON -DCFLRUN_GPU_TESTS=ON ${CFLRUN_GPU_CMAKE_ARGS:-} > /dev/null
+cmake --build build-gpu -j "$(nproc)" --target cflrun check_results
 step "built build-gpu/cflrun"
 
 # 3. The runtime tree, staged in build-gpu/bundle-stage.
 rm -rf "$stage"
-mkdir -p "$stage"/{bin,lib,openmpi/lib/openmpi3,pmix2/lib/pmix,share,etc}
-for b in cflrun ${CFLRUN_GPU_BUNDLE_BINS:-}; do cp build-gpu/"$b" "$stage/bin/"; done
+mkdir -p "$stage"/{bin,lib,openmpi/lib/openmpi3,pmix2/lib/pmix,share,etc,ctest}
+for b in cflrun tests/integration/check_results ${CFLRUN_GPU_BUNDLE_BINS:-}; do cp build-gpu/"$b" "$stage/bin/"; done
+# The CTest files of build-gpu (the gpu tests; device_env.sh points their paths at the device's),
+# and the directories the tests write into.
+(cd build-gpu && find . -name CTestTestfile.cmake -exec cp --parents {} "$stage/ctest/" \; &&
+  find . -path ./bundle-stage -prune -o -type d -name gpu -exec mkdir -p "$stage/ctest/{}" \;)
+echo "$repo" > "$stage/ctest/source_dir"
 for b in orterun orted ompi_info; do cp /usr/bin/$b "$stage/bin/"; done
 cp /usr/bin/orterun "$stage/bin/mpirun"    # real files, no links: /usr/bin/mpirun is orterun
 cp /usr/bin/orterun "$stage/bin/mpiexec"

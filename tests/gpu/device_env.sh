@@ -1,7 +1,8 @@
 # Sets up, on the lent GPU machine, the runtime that tests/gpu/bundle.sh packed into .gpu-bundle
 # (that machine has torch 2.11 with its CUDA libraries, but no Open MPI, HDF5, Boost or data):
 # unpacks runtime.tar.xz to $CFLRUN_GPU_RUNTIME (/tmp/cflrun-gpu-runtime; again only when it
-# changed), links the default data paths to the bundle's data where they do not exist, and
+# changed, relocating build-gpu's CTest files in it: CFLRUN_GPU_BUILD, for `ctest -L gpu` and
+# tests/gpu/run.sh), links the default data paths to the bundle's data where they do not exist, and
 # exports PATH, LD_LIBRARY_PATH (torch's lib first), the bundle's Open MPI and PMIx directories
 # (OPAL_*, PMIX_*), the MCA settings for one node as root, CFLRUN_FMNIST_DIR and CFLRUN_MNIST_DIR.
 # Usage, from the repository root, in bash (carry .gpu-bundle):
@@ -10,6 +11,22 @@
 # CFLRUN_GPU_TORCH_LIB names LibTorch's lib directory (default: python3's torch's).
 # Sourced, so it changes no shell option; it returns non-zero when a step fails.
 
+# cflrun_gpu_relocate_ctest RUNTIME: build-gpu's CTest files (RUNTIME/ctest) with this machine's
+# paths: cflrun and check_results of the runtime, the tests' outputs under RUNTIME/ctest, the
+# sources in this repository, the runtime's mpiexec. Fails if a path of the build machine is left.
+cflrun_gpu_relocate_ctest() {
+  local rt="$1" src
+  src="$(cat "$rt/ctest/source_dir")" || return 1
+  find "$rt/ctest" -name CTestTestfile.cmake -exec sed -i \
+    -e "s#$src/build-gpu/tests/integration/check_results#$rt/bin/check_results#g" \
+    -e "s#$src/build-gpu/cflrun#$rt/bin/cflrun#g" -e "s#$src/build-gpu#$rt/ctest#g" -e "s#$src/#$PWD/#g" \
+    -e "s#/usr/bin/mpiexec#$rt/bin/mpiexec#g" {} + || return 1
+  if [ "$src" != "$PWD" ] && grep -rl "$src/" "$rt/ctest" --include=CTestTestfile.cmake; then
+    echo "device_env: $src is still named in the CTest files above" >&2
+    return 1
+  fi
+}
+
 cflrun_gpu_env() {
   local bundle="$PWD/.gpu-bundle" rt="${CFLRUN_GPU_RUNTIME:-/tmp/cflrun-gpu-runtime}"
   local sum torch_lib py
@@ -17,7 +34,7 @@ cflrun_gpu_env() {
     echo "device_env: no $bundle/runtime.tar.xz: run tests/gpu/bundle.sh and carry .gpu-bundle" >&2
     return 1
   }
-  sum="$(cksum < "$bundle/runtime.tar.xz")"
+  sum="$(cksum < "$bundle/runtime.tar.xz") $PWD"
   if [ "$(cat "$rt/.unpacked" 2> /dev/null)" != "$sum" ]; then
     rm -rf "$rt" && mkdir -p "$rt" || return 1
     if command -v xz > /dev/null; then
@@ -27,9 +44,10 @@ cflrun_gpu_env() {
 tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))' \
         "$bundle/runtime.tar.xz" "$rt" || return 1
     fi
+    cflrun_gpu_relocate_ctest "$rt" || return 1
     echo "$sum" > "$rt/.unpacked"
   fi
-  export CFLRUN_GPU_RUNTIME="$rt"
+  export CFLRUN_GPU_RUNTIME="$rt" CFLRUN_GPU_BUILD="$rt/ctest"
 
   # cflrun's default Fashion-MNIST path. (Open MPI's and PMIx's compiled-in paths are not linked:
   # the OPAL_* and PMIX_* variables below always point them at the bundle.)

@@ -4,6 +4,7 @@ Usage: results.py ari-from FILE ROUND          every round from ROUND (1-based) 
        results.py accuracy-at FILE ROUND MIN   mean client accuracy of ROUND >= MIN
        results.py same A B TOL                 same assignments every round, accuracies within TOL
        results.py seconds FILE                 mean seconds per round after the first
+       results.py final FILE                   the last round's accuracy, ARI, mean s/round
 Exit status 0 when the check holds; each prints what it measured.
 """
 import sys
@@ -43,11 +44,19 @@ def seconds(path):
     return True
 
 
+def final(path):
+    accuracy, ari = rounds(path, "/rounds/accuracy")[-1], rounds(path, "/rounds/ari")[-1]
+    per_round = rounds(path, "/rounds/seconds").sum(axis=1)
+    print(f"{accuracy:9.4f} {ari:6.3f} {per_round[1:].mean() if len(per_round) > 1 else per_round[0]:9.4f}")
+    return True
+
+
 def main(args):
     checks = {"ari-from": lambda f, r: ari_from(f, int(r)),
               "accuracy-at": lambda f, r, m: accuracy_at(f, int(r), float(m)),
               "same": lambda a, b, t: same(a, b, float(t)),
-              "seconds": seconds}
+              "seconds": seconds,
+              "final": final}
     if not args or args[0] not in checks:
         sys.exit(__doc__)
     return 0 if checks[args[0]](*args[1:]) else 1

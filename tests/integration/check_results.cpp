@@ -5,8 +5,9 @@
 //   check_results same-assignments A B        /clients/assignment identical
 //   check_results identical A B               every result dataset bit-identical (timings aside)
 //   check_results accuracy-close A B TOL      final accuracies differ by at most TOL
-//   check_results metrics-close A B TOL       every round, every client: accuracies within TOL,
-//                                             test losses within TOL relative (NaN only with NaN)
+//   check_results metrics-close A B TOL [LOSS_TOL]  every round, every client: accuracies within
+//                                             TOL, test losses within LOSS_TOL (default TOL)
+//                                             relative (NaN only with NaN)
 //   check_results accuracy-above A B MARGIN   final accuracy of A >= that of B + MARGIN
 //   check_results ari-undefined FILE          every round's ARI is NaN (no clustering)
 //   check_results participants FILE N        every round: N clients assigned, the others -1 with NaN accuracy
@@ -169,9 +170,9 @@ int values_close(const std::string& a, const std::string& b, const char* name, d
   return largest <= tolerance ? 0 : fail(std::string(name) + " differs by more than " + std::to_string(tolerance));
 }
 
-int metrics_close(const std::string& a, const std::string& b, double tolerance) {
+int metrics_close(const std::string& a, const std::string& b, double tolerance, double loss_tolerance) {
   return values_close(a, b, "/clients/accuracy", tolerance, false) ||
-         values_close(a, b, "/clients/test_loss", tolerance, true);
+         values_close(a, b, "/clients/test_loss", loss_tolerance, true);
 }
 
 int accuracy_above(const std::string& a, const std::string& b, double margin) {
@@ -258,8 +259,8 @@ int main(int argc, char** argv) {
     if (args.size() == 4 && args[0] == "accuracy-close") {
       return accuracy_close(args[1], args[2], std::stod(args[3]));
     }
-    if (args.size() == 4 && args[0] == "metrics-close") {
-      return metrics_close(args[1], args[2], std::stod(args[3]));
+    if ((args.size() == 4 || args.size() == 5) && args[0] == "metrics-close") {
+      return metrics_close(args[1], args[2], std::stod(args[3]), std::stod(args.back()));
     }
     if (args.size() == 4 && args[0] == "accuracy-above") {
       return accuracy_above(args[1], args[2], std::stod(args[3]));

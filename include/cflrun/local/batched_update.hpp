@@ -23,12 +23,18 @@ struct BatchedClient {
   std::int64_t offset = 0;  ///< first row of the client's samples in the stacked inputs and targets.
   std::int64_t count = 0;   ///< n_k >= 1, its number of samples.
   at::Generator generator;  ///< CPU generator of its (seed, kLocalUpdate, client, round) stream.
+  /// Models with dropout: the client's place in the order one client at a time trains them. Its
+  /// masks are drawn from LibTorch's default generator in that order, so that they equal its own
+  /// model's draws.
+  std::int64_t draw_rank = 0;
 };
 
 /// local_update (CLoVE Alg. 1 line 11) for clients [0, g) of `network` at once: client c trains
 /// its stacked parameters on rows [offset, offset + count) of `inputs`/`targets` with a fresh
 /// optimizer of settings.solver (Adam or SGD with momentum and weight decay, as torch::optim's),
-/// mini-batches in the order its generator draws (one randperm per epoch).
+/// mini-batches in the order its generator draws (one randperm per epoch), its batch norm over
+/// its own batch and its dropout masks drawn as local_update's forward passes would draw them
+/// (clients in draw_rank order).
 /// @param network   clients [0, g) loaded (ClientBatchedNetwork::load), trained in place.
 /// @param inputs    [n, ...sample shape] float32 on the network's device, all clients' samples.
 /// @param targets   [n] int64 labels or float32 values.

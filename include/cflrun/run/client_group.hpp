@@ -112,8 +112,13 @@ class ClientGroup {
   /// products), where that computes what one client at a time would up to float rounding: plain
   /// local updates or gradients (no ClientProcedure, no kept optimizers, no proximal term) of an
   /// architecture with a client-batched form. 1 (the default) turns it off; it takes precedence
-  /// over set_training_threads.
-  void set_client_batch(int clients) { client_batch_ = clients; }
+  /// over set_training_threads. With `state_bytes` > 0, fewer clients where their stacked states
+  /// (parameters, gradients and two optimizer moments: 16 bytes per float of the flat state) would
+  /// take more than that (the auto setting on a GPU: 32 of the CIFAR CNN's 4.2 M floats in 2 GiB).
+  void set_client_batch(int clients, std::int64_t state_bytes = 0) {
+    client_batch_ = clients;
+    client_batch_bytes_ = state_bytes;
+  }
 
   /// Gives every hosted client a persistent local model, a copy of `initial` (the client initial
   /// model of FedSoft and FeSEM).
@@ -205,8 +210,9 @@ class ClientGroup {
                         const TrainedClient& receive, std::vector<double>& train_loss);
   /// Whether local_updates runs `plan` client-batched (set_client_batch).
   bool trains_batched(ModelSet& models, const algo::RoundPlan& plan, std::size_t clients);
-  /// local_updates client-batched, client_batch_ clients at a time in decreasing order of their
-  /// sample counts; hands the results to `receive` in client order afterwards.
+  /// local_updates client-batched, client_batch_ clients at a time (fewer where client_batch_bytes_
+  /// says so) in decreasing order of their sample counts; hands the results to `receive` in client
+  /// order afterwards.
   void train_batched(const std::vector<TrainingStart>& starts, ModelSet& models, int round, std::uint64_t seed,
                      const local::LocalUpdateSettings& settings, const TrainedClient& receive,
                      std::vector<double>& train_loss);
@@ -243,6 +249,7 @@ class ClientGroup {
   bool keep_optimizers_ = false;
   int training_threads_ = 1;
   int client_batch_ = 1;
+  std::int64_t client_batch_bytes_ = 0;
   std::unique_ptr<model::ClientBatchedNetwork> batched_;  // made at the first client-batched update
   std::vector<std::shared_ptr<model::Network>> thread_models_;  // [training_threads_] train_on_threads' own models
   std::vector<std::unique_ptr<torch::optim::Optimizer>> local_optimizers_;  // [m] Adam, made at a client's first update

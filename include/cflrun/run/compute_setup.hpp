@@ -2,6 +2,7 @@
 /// @file
 /// Where and with how many threads a rank runs LibTorch.
 
+#include <cstdint>
 #include <string>
 
 #include <torch/types.h>
@@ -30,6 +31,9 @@ int client_batch_for(int requested, torch::Device device);
 
 /// --client-batch auto on a GPU: clients per client-batched local update.
 inline constexpr int kGpuClientBatch = 1024;
+/// --client-batch auto: the most bytes the stacked states of one client-batched update may take
+/// (ClientGroup::set_client_batch; 2 GiB: 1 024 of the CNN's, 32 of the CIFAR CNN's).
+inline constexpr std::int64_t kGpuClientBatchBytes = std::int64_t{2} << 30;
 
 /// Torch intra-op threads for this rank: `requested` if positive; else, when the launcher bound
 /// the rank to a subset of the node's cores (mpirun binding, a SLURM cpuset), that subset's size;

@@ -14,15 +14,18 @@ namespace {
 
 using model::Architecture;
 
-/// Three clients of 130, 100 and 45 samples: with batches of 50 their epochs take 3, 2 and 1 steps,
-/// with short last batches, so the batched steps are ragged in both clients and rows.
-const std::vector<std::int64_t> kCounts{130, 100, 45};
-
 struct Case {
   Architecture architecture;
   model::NetworkShape shape;
   model::Objective objective;
+  /// Samples per client and batch size divided by this (the CIFAR CNN's 4.2 M parameters).
+  std::int64_t scale_down = 1;
 };
+
+/// Three clients of 130, 100 and 45 samples: with batches of 50 their epochs take 3, 2 and 1 steps,
+/// with short last batches, so the batched steps are ragged in both clients and rows (scaled
+/// down by 10: 13, 10 and 4 samples in batches of 5, ragged alike).
+std::vector<std::int64_t> counts(const Case& c) { return {130 / c.scale_down, 100 / c.scale_down, 45 / c.scale_down}; }
 
 std::vector<Case> cases() {
   using model::Objective;
@@ -30,7 +33,8 @@ std::vector<Case> cases() {
           {Architecture::kMlp, {{1, 8, 8}, 10}, Objective::kClassification},
           {Architecture::kLinear, {{20}, 0}, Objective::kRegression},
           {Architecture::kAutoencoder, {{1, 8, 8}, 0}, Objective::kReconstruction},
-          {Architecture::kConvAutoencoder, {{3, 32, 32}, 0}, Objective::kReconstruction}};
+          {Architecture::kConvAutoencoder, {{3, 32, 32}, 0}, Objective::kReconstruction},
+          {Architecture::kCifarCnn, {{3, 32, 32}, 10}, Objective::kClassification, 10}};
 }
 
 struct Data {
@@ -41,7 +45,7 @@ struct Data {
 Data data_for(const Case& c) {
   torch::manual_seed(7);
   std::int64_t n = 0;
-  for (const auto count : kCounts) {
+  for (const auto count : counts(c)) {
     n += count;
   }
   std::vector<std::int64_t> shape{n};
@@ -58,12 +62,14 @@ torch::Tensor start_state(const Case& c, int k) {
   return model::flatten_state(*model::make_network(c.architecture, c.shape));
 }
 
-std::vector<BatchedClient> batched_clients() {
+std::vector<BatchedClient> batched_clients(const Case& c) {
   std::vector<BatchedClient> clients;
   std::int64_t offset = 0;
-  for (std::size_t k = 0; k < kCounts.size(); ++k) {
-    clients.push_back({offset, kCounts[k], core::make_torch_generator(1, core::Purpose::kLocalUpdate, k)});
-    offset += kCounts[k];
+  const auto sizes = counts(c);
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    clients.push_back({offset, sizes[k], core::make_torch_generator(1, core::Purpose::kLocalUpdate, k),
+                       static_cast<std::int64_t>(k)});
+    offset += sizes[k];
   }
   return clients;
 }
@@ -94,30 +100,53 @@ std::shared_ptr<model::Network> one_client(const Case& c, const torch::Tensor& s
 LocalUpdateSettings settings_for(const Case& c) {
   LocalUpdateSettings settings;
   settings.objective = c.objective;
-  settings.batch_size = 50;
+  settings.batch_size = static_cast<int>(50 / c.scale_down);
   settings.local_epochs = 2;
-  settings.learning_rate = 0.01;
+  settings.learning_rate = c.scale_down > 1 ? 0.001 : 0.01;
   return settings;
+}
+
+/// LibTorch's default generator before either way of training: dropout draws from it, client after
+/// client, in the same order.
+constexpr std::uint64_t kDropoutSeed = 11;
+
+/// One model per client holding its start state, made before LibTorch's default generator is
+/// reseeded to kDropoutSeed (making a model draws from it too), so that the clients trained one
+/// after the other draw the dropout masks the client-batched update drew.
+std::vector<std::shared_ptr<model::Network>> one_client_models(const Case& c, const std::vector<torch::Tensor>& starts) {
+  std::vector<std::shared_ptr<model::Network>> models;
+  for (const auto& start : starts) {
+    models.push_back(one_client(c, start));
+  }
+  torch::manual_seed(kDropoutSeed);
+  return models;
 }
 
 /// Trains every client one at a time and client-batched; expects equal states and losses.
 void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSettings& settings) {
   const auto data = data_for(c);
   auto [starts, network] = loaded(c, 4);
-  auto clients = batched_clients();
+  auto clients = batched_clients(c);
+  torch::manual_seed(kDropoutSeed);
   const auto losses = batched_local_update(network, data.inputs, data.targets, clients, settings);
   const auto trained = network.states(3);
+  const auto models = one_client_models(c, starts);
   for (int k = 0; k < 3; ++k) {
-    const auto model = one_client(c, starts[static_cast<std::size_t>(k)]);
+    const auto& model = models[static_cast<std::size_t>(k)];
     auto generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(k));
     const auto& client = clients[static_cast<std::size_t>(k)];
     const double loss = local_update(*model, data.inputs.narrow(0, client.offset, client.count),
                                      data.targets.narrow(0, client.offset, client.count), settings, generator);
     const auto expected = model::flatten_state(*model);
     // Adam divides by the gradient's running RMS, so the float rounding of a near-zero gradient
-    // moves a weight by up to a fraction of the step size (lr 0.01): measured at most 6e-5.
-    EXPECT_LT((trained[k] - expected).abs().max().item<double>(), 2e-4)
-        << model::architecture_name(c.architecture) << " client " << k;
+    // moves a weight by up to a fraction of the step size (lr 0.01): measured at most 6e-5. Not
+    // so for the CIFAR CNN's: its batch norms make the convolutions' bias gradients zero in
+    // exact arithmetic, and rounding decides the sign of every such Adam step (up to lr a step;
+    // SGD compares its states below). Its losses agree all the same.
+    if (c.architecture != Architecture::kCifarCnn || settings.solver == Solver::kSgd) {
+      EXPECT_LT((trained[k] - expected).abs().max().item<double>(), 2e-4)
+          << model::architecture_name(c.architecture) << " client " << k;
+    }
     EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-5 * std::max(1.0, std::abs(loss)))
         << model::architecture_name(c.architecture) << " client " << k;
     EXPECT_GT((expected - starts[static_cast<std::size_t>(k)]).abs().max().item<double>(), 1e-4);  // it trained
@@ -131,7 +160,7 @@ TEST(BatchedLocalUpdate, EqualsOneClientAtATimeWithAdamForEveryArchitecture) {
 }
 
 TEST(BatchedLocalUpdate, EqualsOneClientAtATimeWithSgdMomentumAndWeightDecay) {
-  for (const auto& c : {cases()[0], cases()[1]}) {
+  for (const auto& c : {cases()[0], cases()[1], cases()[5]}) {
     auto settings = settings_for(c);
     settings.solver = Solver::kSgd;
     settings.momentum = 0.9;
@@ -148,19 +177,24 @@ TEST(BatchedLocalUpdate, EqualsOneClientAtATimeWithMaxSteps) {
 }
 
 TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
-  const auto c = cases()[1];
-  const auto data = data_for(c);
-  auto [starts, network] = loaded(c, 3);
-  const auto clients = batched_clients();
-  const auto losses = batched_local_gradient(network, data.inputs, data.targets, clients, 50, c.objective);
-  const auto gradients = network.gradients(3);
-  for (int k = 0; k < 3; ++k) {
-    const auto model = one_client(c, starts[static_cast<std::size_t>(k)]);
-    const auto& client = clients[static_cast<std::size_t>(k)];
-    const double loss = local_gradient(*model, data.inputs.narrow(0, client.offset, client.count),
-                                       data.targets.narrow(0, client.offset, client.count), 50, c.objective);
-    EXPECT_LT((gradients[k] - model::flatten_gradients(*model)).abs().max().item<double>(), 1e-6) << k;
-    EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-6) << k;
+  for (const auto& c : {cases()[1], cases()[5]}) {  // the MLP; the CIFAR CNN (batch norm, dropout)
+    const auto data = data_for(c);
+    auto [starts, network] = loaded(c, 3);
+    const auto clients = batched_clients(c);
+    const auto batch_size = static_cast<int>(50 / c.scale_down);
+    torch::manual_seed(kDropoutSeed);
+    const auto losses = batched_local_gradient(network, data.inputs, data.targets, clients, batch_size, c.objective);
+    const auto gradients = network.gradients(3);
+    const auto models = one_client_models(c, starts);
+    for (int k = 0; k < 3; ++k) {
+      const auto& model = models[static_cast<std::size_t>(k)];
+      const auto& client = clients[static_cast<std::size_t>(k)];
+      const double loss = local_gradient(*model, data.inputs.narrow(0, client.offset, client.count),
+                                         data.targets.narrow(0, client.offset, client.count), batch_size, c.objective);
+      EXPECT_LT((gradients[k] - model::flatten_gradients(*model)).abs().max().item<double>(), c.scale_down > 1 ? 1e-5 : 1e-6)
+          << model::architecture_name(c.architecture) << " client " << k;
+      EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-6 * std::max(1.0, std::abs(loss))) << model::architecture_name(c.architecture) << k;
+    }
   }
 }
 
@@ -168,7 +202,7 @@ TEST(BatchedLocalUpdate, RejectsClientsInIncreasingOrderOfSteps) {
   const auto c = cases()[1];
   const auto data = data_for(c);
   auto network = loaded(c, 3).network;
-  auto clients = batched_clients();
+  auto clients = batched_clients(c);
   std::swap(clients[0], clients[2]);
   EXPECT_THROW(batched_local_update(network, data.inputs, data.targets, clients, settings_for(c)), ShapeError);
 }
@@ -177,7 +211,7 @@ TEST(BatchedLocalUpdate, RejectsAProximalTerm) {
   const auto c = cases()[1];
   const auto data = data_for(c);
   auto network = loaded(c, 3).network;
-  auto clients = batched_clients();
+  auto clients = batched_clients(c);
   auto settings = settings_for(c);
   settings.proximal.mu = 0.1;
   EXPECT_THROW(batched_local_update(network, data.inputs, data.targets, clients, settings), ConfigError);
