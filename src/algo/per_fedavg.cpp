@@ -27,9 +27,20 @@ void descend(model::Network& model, double step) {
   }
 }
 
+[[noreturn]] void throw_too_few(int client, std::int64_t train_samples) {
+  throw ConfigError("perfedavg: client " + std::to_string(client) + " has " + std::to_string(train_samples) +
+                    " training samples, fewer than one meta-batch of 2 x --batch-size; lower --batch-size");
+}
+
 class PerFedAvgClient : public ClientProcedure {
  public:
   explicit PerFedAvgClient(PerFedAvgOptions options) : options_(options) {}
+
+  void check_client(int client, std::int64_t train_samples, const local::LocalUpdateSettings& settings) const override {
+    if (train_samples < 2 * static_cast<std::int64_t>(settings.batch_size)) {
+      throw_too_few(client, train_samples);
+    }
+  }
 
   double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
                const AlgorithmState& /*payload*/) override {
@@ -51,8 +62,7 @@ class PerFedAvgClient : public ClientProcedure {
                                 client.train_targets.index_select(0, second), options_.alpha, options_.beta);
       }
       if (steps == 0) {
-        throw ConfigError("perfedavg: client " + std::to_string(client.id) + " has " + std::to_string(n) +
-                          " training samples, fewer than one meta-batch of 2 x --batch-size; lower --batch-size");
+        throw_too_few(client.id, n);
       }
       epoch_loss /= static_cast<double>(steps);
     }

@@ -1,5 +1,6 @@
 #include <cflrun/cli/run_options.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -252,6 +253,21 @@ std::vector<std::string> official_fidelity_preset() {
   return {"--kmeans-restarts=1", "--kmeans-init=greedy", "--pool-seed=1"};
 }
 
+namespace {
+
+/// Every real-valued option finite: "inf" and "nan" parse as doubles, but no option means them.
+/// @throws ConfigError naming the first option that holds one.
+void require_finite(const po::variables_map& vm) {
+  for (const auto& [name, value] : vm) {
+    const auto* number = boost::any_cast<double>(&value.value());
+    if (number != nullptr && !std::isfinite(*number)) {
+      throw ConfigError("--" + name + " must be a finite number, but got " + option_text(*number));
+    }
+  }
+}
+
+}  // namespace
+
 ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   ParsedCommandLine parsed;
   SeedHolders seeds;
@@ -269,6 +285,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
       store_preset(official_fidelity_preset(), run_description, vm);
     }
     po::notify(vm);
+    require_finite(vm);
   } catch (const po::too_many_positional_options_error&) {
     throw ConfigError("unexpected word on the command line; every option starts with -- (see cflrun --help)");
   } catch (const po::error& e) {
@@ -299,7 +316,7 @@ double parse_seconds(const std::string& text) {
   try {
     std::size_t used = 0;
     const double seconds = std::stod(text, &used);
-    return used == text.size() && seconds > 0.0 ? seconds : 0.0;
+    return used == text.size() && seconds > 0.0 && std::isfinite(seconds) ? seconds : 0.0;
   } catch (const std::exception&) {
     return 0.0;
   }
@@ -386,6 +403,10 @@ void validate(const RunOptions& o) {
                          : "a supervised model without --unsupervised (add --unsupervised for autoencoders)",
           o.effective_model());
   require(!o.out.empty(), "out", "a file path", "''");
+  if (o.out.back() == '/' || std::filesystem::is_directory(o.out)) {
+    throw ConfigError("--out must name a file, but " + o.out + " is a directory; give a file in it, e.g. --out " +
+                      (std::filesystem::path(o.out) / "result.h5").lexically_normal().string());
+  }
   require(o.checkpoint_every >= 0, "checkpoint-every", "0 (only on a signal) or a positive count of rounds",
           o.checkpoint_every);
   require(o.checkpoint_seconds >= 0.0, "checkpoint-seconds", "0 (off) or a positive number of seconds",

@@ -26,6 +26,12 @@ constexpr int kTrainBatches = 5;
 
 /// The records of one file as [n, 3 073] uint8.
 torch::Tensor read_records(const std::filesystem::path& file) {
+  std::error_code error;
+  const auto status = std::filesystem::status(file, error);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    fail(file, std::filesystem::is_directory(status) ? "a directory, not a data file"
+                                                      : "not a regular file (a FIFO, socket or device)");
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     fail(file, "cannot open the file");

@@ -16,6 +16,7 @@ namespace fs = std::filesystem;
 
 constexpr double kPercent = 100.0;
 constexpr const char* kResultExtension = ".h5";
+constexpr const char* kPartialExtension = ".partial";
 constexpr const char* kUnsupervisedKey = "unsupervised";
 
 std::optional<double> finite(double value) {
@@ -59,10 +60,17 @@ std::vector<double> read_rounds(const io::ResultReader& reader, const char* data
   return values;
 }
 
+/// Whether `path` is a result file: *.h5, or the *.h5.partial of a run in progress or interrupted
+/// (read, so that report lists it among the incomplete runs rather than passing over it).
+bool is_result_file(const fs::path& path) {
+  return path.extension() == kResultExtension ||
+         (path.extension() == kPartialExtension && path.stem().extension() == kResultExtension);
+}
+
 std::vector<fs::path> result_files_in(const fs::path& directory) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(directory)) {
-    if (entry.is_regular_file() && entry.path().extension() == kResultExtension) {
+    if (entry.is_regular_file() && is_result_file(entry.path())) {
       files.push_back(entry.path());
     }
   }

@@ -200,10 +200,13 @@ void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& mod
   const auto parameters = model.parameters();
   const auto floats = parameter_floats(parameters);
   const auto steps = algo::state_tensor(state, kWho, "adam_step", {m});
-  const auto first = algo::state_tensor(state, kWho, "adam_exp_avg", {m, floats});
-  const auto second = algo::state_tensor(state, kWho, "adam_exp_avg_sq", {m, floats});
   local_optimizers_.clear();
   local_optimizers_.resize(static_cast<std::size_t>(m));
+  if (steps.count_nonzero().item<std::int64_t>() == 0) {
+    return;  // no hosted client updated yet (or none hosted, rank 0): state() kept [m, 0] moments
+  }
+  const auto first = algo::state_tensor(state, kWho, "adam_exp_avg", {m, floats});
+  const auto second = algo::state_tensor(state, kWho, "adam_exp_avg_sq", {m, floats});
   for (std::int64_t i = 0; i < m; ++i) {
     if (steps[i].item<std::int64_t>() == 0) {
       continue;  // no update yet: the optimizer is made at the client's first update

@@ -24,10 +24,16 @@ void Experiment::check_output_files() const {
     throw ConfigError("--out " + options_.out + " already exists; pass --overwrite to replace it (only when this "
                       "run completes) or choose another --out");
   }
-  const bool left_behind = std::filesystem::exists(paths_.partial) || std::filesystem::exists(paths_.checkpoint);
-  if (left_behind && !options_.resume && !options_.overwrite) {
+  if (options_.resume || options_.overwrite) {
+    return;
+  }
+  if (std::filesystem::exists(paths_.checkpoint)) {
     throw ConfigError("an interrupted run left " + paths_.partial.string() + " and its checkpoint; pass --resume to "
                       "continue it, or --overwrite to start again");
+  }
+  if (std::filesystem::exists(paths_.partial)) {
+    throw ConfigError("a run that failed or was killed before its first checkpoint left " + paths_.partial.string() +
+                      " (nothing to resume); pass --overwrite to start again");
   }
 }
 
@@ -159,6 +165,11 @@ void Experiment::set_up_models() {
   procedure_ = algorithm_->client_procedure();
   if (procedure_) {
     clients_->set_procedure(procedure_);
+    const auto settings = local_update_settings();
+    const auto& counts = clients_->train_counts();
+    for (std::size_t i = 0; i < counts.size(); ++i) {  // at set-up, not in round 1 on some rank
+      procedure_->check_client(clients_->first_client() + static_cast<int>(i), counts[i], settings);
+    }
   }
 }
 
@@ -208,9 +219,6 @@ void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_algorithm(); });
   collective_step(comm_, [&] { cluster_signatures(); });
   collective_step(comm_, [&] { set_up_models(); });
-  if (!options_.dry_run) {
-    collective_step(comm_, [&] { open_result_file(); });
-  }
   if (comm_.is_root()) {
     models_->initialize(options_.seed, options_.init == "same" || algorithm_->same_initial_models());
     std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
@@ -229,7 +237,9 @@ void Experiment::set_up() {
     clients_->init_local_models(models_->states()[0], algorithm_->keeps_optimizers());  // FedALA: the global model
   }
   if (!options_.dry_run) {
+    // The checkpoint first: a resume that fails to restore leaves the interrupted file untouched.
     collective_step(comm_, [&] { restore_checkpoint(); });
+    collective_step(comm_, [&] { open_result_file(); });
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cflrun/core/error.hpp>
@@ -51,9 +52,21 @@ RunLock::RunLock(const std::filesystem::path& path) : path_(path) {
   if (!path.parent_path().empty()) {
     std::filesystem::create_directories(path.parent_path(), error);
   }
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // A holder removes the lock file before it unlocks, so the file this run opened and locked may
+  // no longer be the one at `path` (a third run may have made and locked a new one): a lock counts
+  // only while `path` still names the locked file; else try again on the new file.
+  while (!try_lock()) {
+  }
+  const auto me = holder_description();
+  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, me.data(), me.size(), 0) < 0) {
+    // The lock holds without the description; only the message of a refused run is poorer.
+  }
+}
+
+bool RunLock::try_lock() {
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    throw ConfigError("cannot create the lock file " + path.string() + " beside --out: " +
+    throw ConfigError("cannot create the lock file " + path_.string() + " beside --out: " +
                       std::generic_category().message(errno) + "; check that the directory is writable");
   }
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -61,12 +74,17 @@ RunLock::RunLock(const std::filesystem::path& path) : path_(path) {
     ::close(fd_);
     fd_ = -1;
     throw ConfigError("another run is writing this --out (" + (holder.empty() ? std::string("unknown") : holder) +
-                      ", lock " + path.string() + "); wait for it to end, or choose another --out");
+                      ", lock " + path_.string() + "); wait for it to end, or choose another --out");
   }
-  const auto me = holder_description();
-  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, me.data(), me.size(), 0) < 0) {
-    // The lock holds without the description; only the message of a refused run is poorer.
+  struct stat locked {};
+  struct stat named {};
+  if (fstat(fd_, &locked) == 0 && stat(path_.c_str(), &named) == 0 && locked.st_dev == named.st_dev &&
+      locked.st_ino == named.st_ino) {
+    return true;
   }
+  ::close(fd_);  // the file was removed (and maybe replaced) between open and flock
+  fd_ = -1;
+  return false;
 }
 
 RunLock::~RunLock() {

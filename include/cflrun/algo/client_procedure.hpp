@@ -45,6 +45,12 @@ class ClientProcedure {
  public:
   virtual ~ClientProcedure() = default;
 
+  /// Checked at set-up, before any result file is written, for every hosted client: whether a
+  /// client with `train_samples` training samples can run this procedure under `settings`.
+  /// @throws ConfigError naming the option to change. Default: every client can.
+  virtual void check_client(int /*client*/, std::int64_t /*train_samples*/,
+                            const local::LocalUpdateSettings& /*settings*/) const {}
+
   /// The local update of `client` (instead of the standard one): `model` holds its start state
   /// (RoundPlan::start), is trained in place and then aggregated and kept as the run does for any
   /// algorithm.

@@ -26,7 +26,9 @@ OutputPaths output_paths(const std::filesystem::path& out);
 /// An exclusive lock (flock) on <out>.lock for the lifetime of the object, so that two runs never
 /// write the same files (a resubmitted SLURM array task while the first still runs). The lock file
 /// names its holder (host, pid, SLURM job, start time). The operating system releases the lock when
-/// its process dies, so a killed run leaves no stale lock.
+/// its process dies, so a killed run leaves no stale lock. A lock counts only once the locked file
+/// is still the one at the path (the holder removes the file before it unlocks), so that a run
+/// that opened the old file cannot hold a lock beside a run that locked the new one.
 class RunLock {
  public:
   /// Takes the lock, creating the parent directory and the lock file if needed.
@@ -39,6 +41,10 @@ class RunLock {
   RunLock& operator=(const RunLock&) = delete;
 
  private:
+  /// Opens and locks path_; false (nothing held) if path_ no longer names the locked file.
+  /// @throws ConfigError as the constructor.
+  bool try_lock();
+
   std::filesystem::path path_;
   int fd_ = -1;
 };

@@ -175,13 +175,16 @@ TEST_F(ReportCommand, IncompleteFailedAndUnreadableFilesAreLeftOutAndListed) {
         FakeRun::Status::kRunning);
   write("clove_5.h5", base_config("clove", 5), step(5, 0.0, 6, 0.0), 0.10,
         FakeRun::Status::kFailed);
+  write("clove_6.h5.partial", base_config("clove", 6), step(5, 0.0, 6, 0.0), 0.10,
+        FakeRun::Status::kRunning);  // a run in progress: listed too, not passed over
   std::ofstream(dir_ / "junk.h5") << "not hdf5";
   const auto result = report({dir_.string(), "--metric", "accuracy"});
   EXPECT_EQ(result.code, 0) << result.err;
   EXPECT_NE(result.out.find("| clove | 3 | 92.0 +- 1.6 |\n"), std::string::npos) << result.out;
-  EXPECT_NE(result.err.find("left out 2 incomplete run(s): " + (dir_ / "clove_4.h5").string() +
+  EXPECT_NE(result.err.find("left out 3 incomplete run(s): " + (dir_ / "clove_4.h5").string() +
                             " (running, 5/5 rounds); " + (dir_ / "clove_5.h5").string() +
-                            " (failed: out of memory, 5/5 rounds)"),
+                            " (failed: out of memory, 5/5 rounds); " + (dir_ / "clove_6.h5.partial").string() +
+                            " (running, 5/5 rounds)"),
             std::string::npos)
       << result.err;
   EXPECT_NE(result.err.find("left out 1 unreadable file(s): " + (dir_ / "junk.h5").string()),
