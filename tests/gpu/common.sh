@@ -3,8 +3,9 @@
 : "${CFLRUN:?CFLRUN must name the CUDA variant of cflrun}"
 failures=0
 py="${CFLRUN_GPU_PYTHON:-python3}"
-# results.py with the device's own libraries (device_env.sh puts Debian's first).
-results() { LD_LIBRARY_PATH="${CFLRUN_GPU_SAVED_LD_LIBRARY_PATH-${LD_LIBRARY_PATH-}}" "$py" tests/gpu/results.py "$@"; }
+# Python with the device's own libraries (device_env.sh puts Debian's first), and results.py.
+device_python() { LD_LIBRARY_PATH="${CFLRUN_GPU_SAVED_LD_LIBRARY_PATH-${LD_LIBRARY_PATH-}}" "$py" "$@"; }
+results() { device_python tests/gpu/results.py "$@"; }
 check() {  # check NAME COMMAND...: counts a failure, does not stop
   local name="$1"
   shift

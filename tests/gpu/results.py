@@ -38,16 +38,20 @@ def same(a, b, tolerance):
     return same_assignments and largest <= tolerance
 
 
-def seconds(path):
+def mean_seconds(path):
+    """Mean seconds per round after the first (the first alone if there is one)."""
     per_round = rounds(path, "/rounds/seconds").sum(axis=1)
-    print(f"{per_round[1:].mean() if len(per_round) > 1 else per_round[0]:.4f}")
+    return per_round[1:].mean() if len(per_round) > 1 else per_round[0]
+
+
+def seconds(path):
+    print(f"{mean_seconds(path):.4f}")
     return True
 
 
 def final(path):
     accuracy, ari = rounds(path, "/rounds/accuracy")[-1], rounds(path, "/rounds/ari")[-1]
-    per_round = rounds(path, "/rounds/seconds").sum(axis=1)
-    print(f"{accuracy:9.4f} {ari:6.3f} {per_round[1:].mean() if len(per_round) > 1 else per_round[0]:9.4f}")
+    print(f"{accuracy:9.4f} {ari:6.3f} {mean_seconds(path):9.4f}")
     return True
 
 

@@ -86,8 +86,7 @@ for clients in 25 250 1000 10000; do
 done
 # The CIFAR CNN (batch norm, dropout; 4.2 M parameters) on stand-in CIFAR-10 files of the real
 # format (tests/integration/tiny_cifar10.py): 50 clients of 100 samples, label skew 1.
-python_here() { LD_LIBRARY_PATH="${CFLRUN_GPU_SAVED_LD_LIBRARY_PATH-${LD_LIBRARY_PATH-}}" "$py" "$@"; }
-[ -e "$out/cifar10/test_batch.bin" ] || python_here tests/integration/tiny_cifar10.py "$out/cifar10" 1000
+[ -e "$out/cifar10/test_batch.bin" ] || device_python tests/integration/tiny_cifar10.py "$out/cifar10" 1000
 for mode in "cifar gpu client-batched:--device cuda" "cifar cpu $(nproc) cores:--device cpu" \
             "cifar gpu one at a time:--device cuda --client-batch 1"; do
   bench 50 "$mode" --dataset cifar10 --data-dir "$out/cifar10" --partition label_skew_1 --clusters 5 \
