@@ -14,6 +14,7 @@
 #include <cflrun/run/experiment.hpp>
 #include <cflrun/openmp/spin_count.hpp>
 #include <cflrun/run/stop_signals.hpp>
+#include <cflrun/core/printable.hpp>
 
 namespace {
 
@@ -34,7 +35,7 @@ int run_tool(const std::string& name, int argc, char** argv) {
     return name == "report" ? cflrun::report::run_report_command(argc, argv)
                             : cflrun::sweep::run_sweep_command(argc, argv);
   } catch (const cflrun::Error& e) {
-    std::cerr << "cflrun " << name << ": error: " << e.what() << std::endl;
+    std::cerr << "cflrun " << name << ": error: " << cflrun::core::printable(e.what()) << std::endl;
     return kExitFailure;
   }
 }
@@ -72,8 +73,9 @@ int main(int argc, char** argv) {
     cflrun::run::print_error(comm, e.what());
     comm.abort(kExitWatchdog);
   } catch (const std::exception& e) {
-    // Only this rank may have failed while others wait in a collective: end them all.
+    // Only this rank may have failed while others wait in a collective: end them all (a worker
+    // first tells rank 0, which marks the result file failed with its message).
     cflrun::run::print_error(comm, e.what());
-    comm.abort(kExitFailure);
+    comm.end_job_after_error(e.what(), kExitFailure);
   }
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 #include <sstream>
 
@@ -222,6 +223,8 @@ void require(bool ok, const std::string& flag, const std::string& expectation, c
   }
 }
 
+constexpr const char* kUtf8ByteOrderMark = "\xef\xbb\xbf";
+
 void store_config_file(const std::string& path, const po::options_description& description,
                        po::variables_map& vm) {
   if (!std::filesystem::is_regular_file(path)) {
@@ -229,12 +232,17 @@ void store_config_file(const std::string& path, const po::options_description& d
                       (std::filesystem::is_directory(path) ? " but a directory" : std::string(", it does not exist")) +
                       "; give the path of a config file of `name = value` lines");
   }
-  std::ifstream file(path);
+  std::ifstream file(path, std::ios::binary);
   if (!file) {
     throw ConfigError("--config " + path + ": cannot open the file; check the path");
   }
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (text.rfind(kUtf8ByteOrderMark, 0) == 0) {
+    text.erase(0, std::string(kUtf8ByteOrderMark).size());  // as Python's utf-8-sig: editors on Windows add it
+  }
+  std::istringstream lines(text);
   try {
-    po::store(po::parse_config_file(file, description, /*allow_unregistered=*/false), vm);
+    po::store(po::parse_config_file(lines, description, /*allow_unregistered=*/false), vm);
   } catch (const po::error& e) {
     throw ConfigError("config file " + path + ": " + e.what() + " (see cflrun --help for the options)");
   }

@@ -116,6 +116,13 @@ int Communicator::all_min(int value) const { return all_reduce(value, MPI_MIN); 
 
 int Communicator::all_max(int value) const { return all_reduce(value, MPI_MAX); }
 
+void Communicator::end_job_after_error(const std::string& message, int exit_code) const {
+  if (rank_ != 0 && watchdog_) {
+    watchdog_->report_failure(message, kFailureGraceSeconds);
+  }
+  abort(exit_code);
+}
+
 void Communicator::abort(int exit_code) const {
   if (size_ == 1) {  // nobody to stop: exit without MPI_Abort's notice
     std::cout.flush();

@@ -16,6 +16,7 @@ namespace {
 constexpr int kArrivalTag = 7001;
 constexpr int kPingTag = 7002;  // rank 0 -> worker: are you alive? (only when a collective is stuck)
 constexpr int kPongTag = 7003;  // worker -> rank 0: yes
+constexpr int kFailureTag = 7004;  // worker -> rank 0: this rank failed, with its error message
 constexpr double kPingSeconds = 3.0;  // how long rank 0 waits for the answers
 // How long rank 0, freeing the communicator, waits for the arrival messages still on their way
 // (workers send the last one just before the last collective, which rank 0 may finish first).
@@ -125,6 +126,9 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
   while (done == 0) {
     std::this_thread::sleep_for(poll);
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
+    if (done == 0) {
+      check_failures();
+    }
     if (done == 0 && timeout_seconds_ > 0.0) {
       read_arrivals();
       answer_ping();
@@ -134,6 +138,40 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
     }
   }
   read_arrivals();
+}
+
+void Watchdog::check_failures() const {
+  if (rank_ != 0) {
+    return;
+  }
+  int waiting = 0;
+  MPI_Status status;
+  check(MPI_Iprobe(MPI_ANY_SOURCE, kFailureTag, comm_, &waiting, &status), "MPI_Iprobe");
+  if (waiting == 0) {
+    return;
+  }
+  int length = 0;
+  MPI_Get_count(&status, MPI_CHAR, &length);
+  std::string message(static_cast<std::size_t>(std::max(length, 0)), '\0');
+  check(MPI_Recv(message.data(), length, MPI_CHAR, status.MPI_SOURCE, kFailureTag, comm_, MPI_STATUS_IGNORE),
+        "MPI_Recv");
+  throw RankFailed(describe(status.MPI_SOURCE) + " failed: " + message);
+}
+
+void Watchdog::report_failure(const std::string& message, double grace_seconds) noexcept {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kFailureTag, comm_, &request) !=
+      MPI_SUCCESS) {
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  int done = 0;
+  while (seconds_since(start) < grace_seconds) {  // rank 0 ends the job meanwhile, this rank with it
+    if (done == 0) {
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 void Watchdog::answer_ping() {

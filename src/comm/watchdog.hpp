@@ -40,9 +40,14 @@ class Watchdog {
   /// Waits for `request` with sleeps of `poll` between tests; rank 0 reads arrivals meanwhile.
   /// @throws WatchdogTimeout when the wait passes the timeout, MpiError if MPI fails.
   void wait(MPI_Request& request, const char* what, std::chrono::microseconds poll);
+  /// Worker, after an error only it saw: sends `message` to rank 0 (whose waits throw RankFailed
+  /// with it), then waits up to `grace_seconds` for rank 0 to end the job. Never throws.
+  void report_failure(const std::string& message, double grace_seconds) noexcept;
 
  private:
   void read_arrivals();
+  /// Rank 0: throws RankFailed if a worker reported a failure (report_failure).
+  void check_failures() const;
   /// Rank 0: read arrivals until every worker reached collective_ or kDrainSeconds passed.
   void drain_arrivals() noexcept;
   /// Worker: answers rank 0's ping while it waits (see unresponsive_workers).

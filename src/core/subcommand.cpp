@@ -1,6 +1,7 @@
 #include <cflrun/core/subcommand.hpp>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/core/printable.hpp>
 
 namespace cflrun::core {
 
@@ -8,7 +9,7 @@ int run_subcommand(const std::string& tool, std::ostream& err, const std::functi
   try {
     return body();
   } catch (const ConfigError& e) {
-    err << "cflrun " << tool << ": error: " << e.what() << std::endl;
+    err << "cflrun " << tool << ": error: " << printable(e.what()) << std::endl;
     return kExitUsage;
   }
 }

@@ -14,11 +14,13 @@ Hdf5Handle make_file_access_properties() {
 
 }  // namespace
 
-Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate) {
+Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate, std::uint64_t user_block_bytes) {
   silence_hdf5_error_printing();
   const Hdf5Handle access = make_file_access_properties();
+  const Hdf5Handle creation = make_handle(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "cannot create HDF5 file creation properties");
+  check_hdf5(H5Pset_userblock(creation.get(), user_block_bytes), "cannot reserve a user block in " + path.string());
   const unsigned flags = truncate ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
-  return make_handle(H5Fcreate(path.c_str(), flags, H5P_DEFAULT, access.get()), H5Fclose,
+  return make_handle(H5Fcreate(path.c_str(), flags, creation.get(), access.get()), H5Fclose,
                      "cannot create HDF5 file " + path.string());
 }
 

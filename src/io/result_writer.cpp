@@ -1,14 +1,18 @@
 #include <cflrun/io/result_writer.hpp>
 
+#include <cstring>
 #include <map>
 #include <system_error>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/io/durable_rename.hpp>
+#include <cflrun/io/file_checksum.hpp>
 #include <cflrun/io/hdf5_attribute.hpp>
 #include <cflrun/io/hdf5_dataset.hpp>
 #include <cflrun/io/hdf5_file.hpp>
 #include <cflrun/io/hdf5_handle.hpp>
+#include <cflrun/io/hdf5_tensor.hpp>
+#include <cflrun/io/result_rows.hpp>
 #include <cflrun/io/result_schema.hpp>
 
 namespace cflrun::io {
@@ -70,34 +74,133 @@ void create_parent_group(hid_t file, const std::string& path) {
   }
 }
 
+/// One per-round dataset: where it is, its element type and row shape, its open handle, and a copy
+/// of every row appended (what the checkpoint keeps and the completed file is verified against).
+struct RowDataset {
+  std::string path;
+  torch::ScalarType dtype;
+  std::vector<hsize_t> row_shape;
+  bool compress;
+  Hdf5Handle handle;
+  std::vector<unsigned char> kept;
+
+  std::size_t row_bytes() const {
+    std::size_t bytes = torch::elementSize(dtype);
+    for (const auto extent : row_shape) {
+      bytes *= static_cast<std::size_t>(extent);
+    }
+    return bytes;
+  }
+};
+
+/// Every per-round dataset of `layout`, in a fixed order.
+std::vector<RowDataset> row_datasets_of(const ResultLayout& layout) {
+  const auto clients = static_cast<hsize_t>(layout.num_clients);
+  const auto models = static_cast<hsize_t>(layout.num_models);
+  const auto phases = static_cast<hsize_t>(layout.phase_names.size());
+  std::vector<RowDataset> all;
+  const auto add = [&](const std::string& path, torch::ScalarType dtype, std::vector<hsize_t> row_shape, bool compress) {
+    all.push_back({path, dtype, std::move(row_shape), compress, {}, {}});
+  };
+  for (const char* path : {schema::kAri, schema::kAccuracy, schema::kTestLoss, schema::kTrainLoss,
+                           schema::kWorkerComputeSeconds}) {
+    add(path, torch::kFloat64, {}, false);
+  }
+  add(schema::kBytesSent, torch::kInt64, {}, false);
+  add(schema::kBytesReceived, torch::kInt64, {}, false);
+  add(schema::kSeconds, torch::kFloat64, {phases}, false);
+  add(schema::kAssignment, torch::kInt32, {clients}, true);
+  add(schema::kClientAccuracy, torch::kFloat32, {clients}, true);
+  add(schema::kClientTestLoss, torch::kFloat32, {clients}, true);
+  add(schema::kLiveModels, torch::kInt32, {}, false);
+  if (layout.has_loss_vectors) {
+    add(schema::kLossVectors, torch::kFloat32, {clients, models}, true);
+  }
+  if (layout.num_sources > 0) {
+    const auto sources = static_cast<hsize_t>(layout.num_sources);
+    add(schema::kSourceAccuracy, torch::kFloat32, {models, sources}, true);
+    add(schema::kSourceLoss, torch::kFloat32, {models, sources}, true);
+  }
+  for (const auto& dataset : layout.extra_datasets) {
+    add(dataset.path, torch::kFloat32, std::vector<hsize_t>(dataset.shape.begin(), dataset.shape.end()), true);
+  }
+  return all;
+}
+
+/// The kept rows of `dataset` in `rows`, checked against its type and row shape.
+/// @throws DataError naming `path` if missing or of another type or shape.
+torch::Tensor checked_rows(const NamedTensors& rows, const RowDataset& dataset, const std::filesystem::path& path) {
+  const auto found = rows.find(dataset.path);
+  std::vector<std::int64_t> row(dataset.row_shape.begin(), dataset.row_shape.end());
+  if (found == rows.end() || found->second.scalar_type() != dataset.dtype || found->second.dim() != 1 + static_cast<std::int64_t>(row.size()) ||
+      found->second.sizes().slice(1) != c10::IntArrayRef(row)) {
+    throw DataError("the kept rounds for " + path.string() + " lack " + dataset.path + " of " +
+                    c10::toString(dataset.dtype) + " rows " + c10::str(row) +
+                    "; they were written by another configuration");
+  }
+  return found->second.contiguous();
+}
+
+/// Sets the status of a closed result file, ignoring failures.
+void mark_file_failed(const std::filesystem::path& path, const std::string& message) noexcept {
+  try {
+    const Hdf5Handle file = open_hdf5_file_read_write(path);
+    write_string_attribute(file.get(), schema::kStatus, schema::kStatusFailedPrefix + message);
+  } catch (...) {
+    // Best effort: the caller reports the problem itself.
+  }
+}
+
+/// Where each per-round dataset's row is in `record` (the types match row_datasets_of).
+std::map<std::string, const void*> row_values(const RoundRecord& record) {
+  std::map<std::string, const void*> values{
+      {schema::kAri, &record.ari},
+      {schema::kAccuracy, &record.accuracy},
+      {schema::kTestLoss, &record.test_loss},
+      {schema::kTrainLoss, &record.train_loss},
+      {schema::kWorkerComputeSeconds, &record.worker_compute_seconds},
+      {schema::kBytesSent, &record.bytes_sent},
+      {schema::kBytesReceived, &record.bytes_received},
+      {schema::kSeconds, record.seconds.data()},
+      {schema::kAssignment, record.assignment.data()},
+      {schema::kClientAccuracy, record.client_accuracy.data()},
+      {schema::kClientTestLoss, record.client_test_loss.data()},
+      {schema::kLiveModels, &record.live_models},
+      {schema::kLossVectors, record.loss_vectors.data()},
+      {schema::kSourceAccuracy, record.source_accuracy.data()},
+      {schema::kSourceLoss, record.source_loss.data()}};
+  for (const auto& [path, row] : record.extra) {
+    values[path] = row.data();
+  }
+  return values;
+}
+
+/// The rows of a dataset as a [T, row_shape...] tensor.
+torch::Tensor kept_tensor(const RowDataset& dataset) {
+  std::vector<std::int64_t> shape{static_cast<std::int64_t>(dataset.kept.size() / dataset.row_bytes())};
+  shape.insert(shape.end(), dataset.row_shape.begin(), dataset.row_shape.end());
+  auto tensor = torch::empty(shape, dataset.dtype);
+  std::memcpy(tensor.data_ptr(), dataset.kept.data(), dataset.kept.size());
+  return tensor;
+}
+
 }  // namespace
 
 struct ResultWriter::Impl {
   std::filesystem::path path;
   ResultLayout layout;
   Hdf5Handle file;  // Declared first so that it is closed after the datasets below.
-  Hdf5Handle ari, accuracy, test_loss, train_loss, worker_compute_seconds, seconds, bytes_sent, bytes_received;
-  Hdf5Handle assignment, loss_vectors, client_accuracy, client_test_loss;
-  Hdf5Handle live_models, source_accuracy, source_loss;
-  std::map<std::string, Hdf5Handle> extra;  // path -> dataset
+  std::vector<RowDataset> rows;
   std::int64_t completed_rounds = 0;
 
-  /// A per-round dataset of the layout: its handle member, path, file type and row shape.
-  struct RowDataset {
-    Hdf5Handle* handle;
-    std::string path;
-    hid_t type;
-    std::vector<hsize_t> row_shape;
-    bool compress;
-  };
-  /// Every per-round dataset the layout has (the one list creating and reopening share).
-  std::vector<RowDataset> row_datasets();
   /// The root attributes, groups and per-round datasets of a new file.
   void create_structure();
   void create_datasets();
-  /// Opens every dataset of an existing file and cuts it to `rows` rows (resume).
-  void reopen_datasets(std::int64_t rows);
   void validate(const RoundRecord& record) const;
+  /// Appends one row to every dataset (values in `rows` order), then completed_rounds.
+  /// @throws Hdf5Error saying how many finished rounds the file keeps.
+  void append(const std::vector<const void*>& values);
+  NamedTensors kept_rows() const;
   void flush() const {
     check_hdf5(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "cannot flush " + path.string());
   }
@@ -107,60 +210,48 @@ struct ResultWriter::Impl {
   }
 };
 
-std::vector<ResultWriter::Impl::RowDataset> ResultWriter::Impl::row_datasets() {
-  const auto clients = static_cast<hsize_t>(layout.num_clients);
-  const auto models = static_cast<hsize_t>(layout.num_models);
-  const auto phases = static_cast<hsize_t>(layout.phase_names.size());
-  std::vector<RowDataset> all{
-      {&ari, schema::kAri, H5T_IEEE_F64LE, {}, false},
-      {&accuracy, schema::kAccuracy, H5T_IEEE_F64LE, {}, false},
-      {&test_loss, schema::kTestLoss, H5T_IEEE_F64LE, {}, false},
-      {&train_loss, schema::kTrainLoss, H5T_IEEE_F64LE, {}, false},
-      {&worker_compute_seconds, schema::kWorkerComputeSeconds, H5T_IEEE_F64LE, {}, false},
-      {&bytes_sent, schema::kBytesSent, H5T_STD_I64LE, {}, false},
-      {&bytes_received, schema::kBytesReceived, H5T_STD_I64LE, {}, false},
-      {&seconds, schema::kSeconds, H5T_IEEE_F64LE, {phases}, false},
-      {&assignment, schema::kAssignment, H5T_STD_I32LE, {clients}, true},
-      {&client_accuracy, schema::kClientAccuracy, H5T_IEEE_F32LE, {clients}, true},
-      {&client_test_loss, schema::kClientTestLoss, H5T_IEEE_F32LE, {clients}, true},
-      {&live_models, schema::kLiveModels, H5T_STD_I32LE, {}, false}};
-  if (layout.has_loss_vectors) {
-    all.push_back({&loss_vectors, schema::kLossVectors, H5T_IEEE_F32LE, {clients, models}, true});
-  }
-  if (layout.num_sources > 0) {
-    const auto sources = static_cast<hsize_t>(layout.num_sources);
-    all.push_back({&source_accuracy, schema::kSourceAccuracy, H5T_IEEE_F32LE, {models, sources}, true});
-    all.push_back({&source_loss, schema::kSourceLoss, H5T_IEEE_F32LE, {models, sources}, true});
-  }
-  for (const auto& dataset : layout.extra_datasets) {
-    all.push_back({&extra[dataset.path], dataset.path, H5T_IEEE_F32LE,
-                   std::vector<hsize_t>(dataset.shape.begin(), dataset.shape.end()), true});
-  }
-  return all;
-}
-
 void ResultWriter::Impl::create_datasets() {
   const hid_t f = file.get();
-  for (auto& dataset : row_datasets()) {
+  rows = row_datasets_of(layout);
+  for (auto& dataset : rows) {
     create_parent_group(f, dataset.path);
-    *dataset.handle = create_row_dataset(f, dataset.path, dataset.type, dataset.row_shape, dataset.compress);
+    dataset.handle = create_row_dataset(f, dataset.path, hdf5_types_of(dataset.dtype).file, dataset.row_shape,
+                                        dataset.compress);
+    if (dataset.path == schema::kSeconds) {
+      write_string_array_attribute(dataset.handle.get(), schema::kPhasesAttribute, layout.phase_names);
+    }
   }
-  write_string_array_attribute(seconds.get(), schema::kPhasesAttribute, layout.phase_names);
 }
 
-void ResultWriter::Impl::reopen_datasets(std::int64_t rows) {
-  for (auto& dataset : row_datasets()) {
-    *dataset.handle = make_handle(H5Dopen2(file.get(), dataset.path.c_str(), H5P_DEFAULT), H5Dclose,
-                                  "cannot open " + dataset.path + " of " + path.string() +
-                                      " to resume; the file was written by another configuration");
-    auto shape = dataset_shape(dataset.handle->get());
-    if (shape.empty() || shape.front() < static_cast<hsize_t>(rows)) {
-      throw DataError(path.string() + ": " + dataset.path + " holds fewer than the checkpoint's " +
-                      std::to_string(rows) + " rounds; the file does not belong to the checkpoint");
+void ResultWriter::Impl::append(const std::vector<const void*>& values) {
+  try {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      append_row(rows[i].handle.get(), hdf5_types_of(rows[i].dtype).memory, values[i]);
     }
-    shape.front() = static_cast<hsize_t>(rows);  // rounds written after the checkpoint are redone
-    check_hdf5(H5Dset_extent(dataset.handle->get(), shape.data()), "cannot shrink " + dataset.path);
+    // completed_rounds is written last, once every row of the round is on disk: a failed write (a
+    // full disk) leaves the file claiming only the rounds before. The rows of the failed round are
+    // not cut off again: on a full disk that damaged a finished round's rows (measured with
+    // tests/faults/disk_full.sh), so readers take completed_rounds rows (ResultReader users do).
+    flush();
+    write_int64_attribute(file.get(), schema::kCompletedRounds, completed_rounds + 1);
+    flush();
+  } catch (const Hdf5Error& e) {
+    throw Hdf5Error(std::string(e.what()) + "; " + path.string() + " keeps its " + std::to_string(completed_rounds) +
+                    " finished round(s) (completed_rounds; a row after them is not valid)");
   }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto* bytes = static_cast<const unsigned char*>(values[i]);
+    rows[i].kept.insert(rows[i].kept.end(), bytes, bytes + rows[i].row_bytes());
+  }
+  ++completed_rounds;
+}
+
+NamedTensors ResultWriter::Impl::kept_rows() const {
+  NamedTensors kept;
+  for (const auto& dataset : rows) {
+    kept.emplace(dataset.path, kept_tensor(dataset));
+  }
+  return kept;
 }
 
 void ResultWriter::Impl::validate(const RoundRecord& record) const {
@@ -201,11 +292,11 @@ ResultWriter::ResultWriter(const std::filesystem::path& path, const ResultLayout
   prepare_output_path(path, overwrite);
   impl_->path = path;
   impl_->layout = layout;
-  impl_->file = create_hdf5_file(path, overwrite);
   try {
+    impl_->file = create_hdf5_file(path, overwrite, kChecksumBlockBytes);
     impl_->create_structure();
   } catch (...) {
-    impl_.reset();  // a file that could not even be set up (e.g. a full disk) is removed
+    impl_.reset();  // a file that could not even be set up (e.g. a full disk, even 0 bytes) is removed
     std::error_code ignored;
     std::filesystem::remove(path, ignored);
     throw;
@@ -285,63 +376,59 @@ void ResultWriter::write_mixture(const std::vector<double>& mixture) {
 void ResultWriter::append_round(const RoundRecord& record) {
   Impl& w = *impl_;
   w.validate(record);
-  append_row(w.ari.get(), H5T_NATIVE_DOUBLE, &record.ari);
-  append_row(w.accuracy.get(), H5T_NATIVE_DOUBLE, &record.accuracy);
-  append_row(w.test_loss.get(), H5T_NATIVE_DOUBLE, &record.test_loss);
-  append_row(w.train_loss.get(), H5T_NATIVE_DOUBLE, &record.train_loss);
-  append_row(w.worker_compute_seconds.get(), H5T_NATIVE_DOUBLE, &record.worker_compute_seconds);
-  append_row(w.bytes_sent.get(), H5T_NATIVE_INT64, &record.bytes_sent);
-  append_row(w.bytes_received.get(), H5T_NATIVE_INT64, &record.bytes_received);
-  append_row(w.seconds.get(), H5T_NATIVE_DOUBLE, record.seconds.data());
-  append_row(w.assignment.get(), H5T_NATIVE_INT, record.assignment.data());
-  append_row(w.client_accuracy.get(), H5T_NATIVE_FLOAT, record.client_accuracy.data());
-  append_row(w.client_test_loss.get(), H5T_NATIVE_FLOAT, record.client_test_loss.data());
-  if (w.layout.has_loss_vectors) {
-    append_row(w.loss_vectors.get(), H5T_NATIVE_FLOAT, record.loss_vectors.data());
+  const auto values = row_values(record);
+  std::vector<const void*> ordered;
+  for (const auto& dataset : w.rows) {
+    ordered.push_back(values.at(dataset.path));
   }
-  append_row(w.live_models.get(), H5T_NATIVE_INT, &record.live_models);
-  for (const auto& [path, dataset] : w.extra) {
-    append_row(dataset.get(), H5T_NATIVE_FLOAT, record.extra.at(path).data());
-  }
-  if (w.layout.num_sources > 0) {
-    append_row(w.source_accuracy.get(), H5T_NATIVE_FLOAT, record.source_accuracy.data());
-    append_row(w.source_loss.get(), H5T_NATIVE_FLOAT, record.source_loss.data());
-  }
-  // completed_rounds is written last, once every row of the round is on disk: a failed write (a
-  // full disk) leaves the file claiming only the rounds before.
-  w.flush();
-  write_int64_attribute(w.file.get(), schema::kCompletedRounds, w.completed_rounds + 1);
-  ++w.completed_rounds;
-  w.flush();
+  w.append(ordered);
 }
 
-ResultWriter ResultWriter::resume(const std::filesystem::path& path, const ResultLayout& layout, std::int64_t rounds) {
-  validate_layout(layout);
-  ResultWriter writer;
-  writer.impl_ = std::make_unique<Impl>();
-  Impl& w = *writer.impl_;
-  w.path = path;
-  w.layout = layout;
-  w.file = open_hdf5_file_read_write(path);
-  const hid_t f = w.file.get();
-  if (read_int64_attribute(f, schema::kNumClients) != layout.num_clients ||
-      read_int64_attribute(f, schema::kNumModels) != layout.num_models) {
-    throw DataError(path.string() + " was written for another number of clients or models than this run; "
-                    "start again with --overwrite");
+void ResultWriter::append_rows(const NamedTensors& rows) {
+  Impl& w = *impl_;
+  std::vector<torch::Tensor> tensors;
+  for (const auto& dataset : w.rows) {
+    tensors.push_back(checked_rows(rows, dataset, w.path));
   }
-  w.reopen_datasets(rounds);
-  write_int64_attribute(f, schema::kCompletedRounds, rounds);
-  w.completed_rounds = rounds;
-  w.set_status(schema::kStatusRunning);
-  return writer;
+  const auto count = tensors.empty() ? 0 : tensors.front().size(0);
+  for (const auto& tensor : tensors) {
+    if (tensor.size(0) != count) {
+      throw DataError("the kept rounds for " + w.path.string() + " differ in length between datasets (" +
+                      std::to_string(count) + " and " + std::to_string(tensor.size(0)) + "); they are damaged");
+    }
+  }
+  for (std::int64_t t = 0; t < count; ++t) {
+    std::vector<const void*> values;
+    for (const auto& tensor : tensors) {
+      values.push_back(static_cast<const unsigned char*>(tensor.data_ptr()) + t * tensor.stride(0) * tensor.element_size());
+    }
+    w.append(values);
+  }
 }
+
+NamedTensors ResultWriter::kept_rows() const { return impl_->kept_rows(); }
 
 std::int64_t ResultWriter::completed_rounds() const { return impl_->completed_rounds; }
 
 void ResultWriter::complete_into(const std::filesystem::path& final_path) {
   impl_->set_status(schema::kStatusComplete);
   const auto written = impl_->path;
+  const auto kept = impl_->kept_rows();
   impl_.reset();  // closes every dataset, then the file
+  // Verified on disk before it is published: every round read back equals what was appended, and
+  // the sealed bytes read back equal their checksum.
+  const auto difference = row_difference(written, kept, /*whole=*/true);
+  if (!difference.empty()) {
+    mark_file_failed(written, "verification failed: " + difference);
+    throw Hdf5Error("the result file read back differs from the rounds written (" + difference +
+                    "); it stays as " + written.string() + "; continue with --resume (from the checkpoint) or run "
+                    "again with --overwrite");
+  }
+  seal_file(written);
+  const auto check = check_file_checksum(written);
+  if (check.state != ChecksumState::kVerified) {
+    throw Hdf5Error(check.problem + " after sealing; it stays as " + written.string() + "; run again with --overwrite");
+  }
   const auto error = durable_rename(written, final_path);
   if (error) {
     throw Hdf5Error("cannot rename " + written.string() + " to " + final_path.string() + ": " + error.message() +
@@ -352,8 +439,6 @@ void ResultWriter::complete_into(const std::filesystem::path& final_path) {
 void ResultWriter::mark_interrupted(const std::string& message) noexcept {
   set_status_best_effort(schema::kStatusInterruptedPrefix + message);
 }
-
-void ResultWriter::mark_complete() { impl_->set_status(schema::kStatusComplete); }
 
 void ResultWriter::mark_failed(const std::string& message) noexcept {
   set_status_best_effort(schema::kStatusFailedPrefix + message);

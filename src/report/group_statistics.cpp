@@ -21,7 +21,7 @@ const std::set<std::string> kBookkeepingKeys{
     "threads", "device",    "ranks",   "threads_per_rank", "blas", "cpu_kernels", "cuda", "git_commit",
     "version", "torch_version", "skip-complete", "data-dir", "clients",   "models",
     "resume",  "checkpoint-every", "checkpoint-seconds", "round-timeout", "server-hosts-clients",
-    "parallel-clients", "client-batch"};
+    "parallel-clients", "client-batch", "build_history"};
 
 std::map<std::string, std::string> group_key(const RunSummary& run) {
   std::map<std::string, std::string> key;

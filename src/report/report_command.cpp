@@ -1,5 +1,6 @@
 #include <cflrun/report/report_command.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -175,6 +176,11 @@ std::vector<RunSummary> complete_runs(const std::vector<RunSummary>& runs, std::
     } else {
       incomplete.push_back(describe_incomplete(run));
     }
+  }
+  const auto unverified = std::count_if(complete.begin(), complete.end(), [](const RunSummary& run) { return !run.verified; });
+  if (unverified > 0) {
+    err << "cflrun report: note: " << unverified << " complete file(s) carry no checksum (written by a cflrun "
+        << "before checksums) and could not be verified\n";
   }
   if (!incomplete.empty()) {
     err << "cflrun report: note: left out " << incomplete.size() << " incomplete run(s): ";

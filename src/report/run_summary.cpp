@@ -6,6 +6,7 @@
 #include <set>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/io/file_checksum.hpp>
 #include <cflrun/io/result_reader.hpp>
 #include <cflrun/io/result_schema.hpp>
 
@@ -102,10 +103,18 @@ bool RunSummary::unsupervised() const {
 }
 
 RunSummary read_run_summary(const fs::path& path) {
+  const auto check = io::check_file_checksum(path);  // first: damage may make the file unreadable
+  if (check.state == io::ChecksumState::kDamaged) {
+    throw DataError(check.problem + "; run it again with --overwrite");
+  }
   const io::ResultReader reader(path);
   RunSummary summary;
   summary.path = path;
   summary.status = reader.status();
+  if (summary.complete() && path.extension() == kPartialExtension) {
+    summary.status = "verified but not yet published (killed before the rename; --resume publishes it)";
+  }
+  summary.verified = summary.complete() && check.state == io::ChecksumState::kVerified;
   summary.completed_rounds = reader.completed_rounds();
   summary.planned_rounds = reader.planned_rounds();
   for (auto& [name, value] : reader.config()) {

@@ -1,5 +1,6 @@
 #include <cflrun/run/checkpoint.hpp>
 
+#include <algorithm>
 #include <mutex>
 #include <system_error>
 
@@ -18,6 +19,18 @@ constexpr const char* kModels = "models";
 constexpr const char* kAlgorithm = "algorithm";
 constexpr const char* kServer = "server";
 constexpr const char* kRankPrefix = "rank";
+constexpr const char* kRows = "rows";
+
+/// A result dataset path ("/rounds/ari") as a checkpoint dataset name ("|rounds|ari"), and back:
+/// HDF5 would read '/' as groups.
+std::string row_name(std::string path) {
+  std::replace(path.begin(), path.end(), '/', '|');
+  return path;
+}
+std::string row_path(std::string name) {
+  std::replace(name.begin(), name.end(), '|', '/');
+  return name;
+}
 
 /// "key=value" lines as a [n] int32 tensor of characters, and back.
 torch::Tensor text_tensor(const std::vector<std::pair<std::string, std::string>>& pairs) {
@@ -56,7 +69,11 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& check
   std::map<std::string, io::NamedTensors> groups;
   groups[kRun] = {{"next_round", torch::tensor({checkpoint.next_round}, torch::kInt64)},
                   {"config", text_tensor(checkpoint.config)},
-                  {"ranks", torch::tensor({static_cast<std::int64_t>(checkpoint.ranks.size())}, torch::kInt64)}};
+                  {"ranks", torch::tensor({static_cast<std::int64_t>(checkpoint.ranks.size())}, torch::kInt64)},
+                  {"builds", text_tensor(checkpoint.builds)}};
+  for (const auto& [path, rows] : checkpoint.rows) {
+    groups[kRows][row_name(path)] = rows;
+  }
   groups[kModels] = {{"states", checkpoint.models}};
   groups[kAlgorithm] = checkpoint.algorithm;
   groups[kServer] = checkpoint.server;
@@ -82,9 +99,8 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   std::map<std::string, io::NamedTensors> groups;
   try {
     groups = io::read_tensor_groups(path);
-  } catch (const Hdf5Error& e) {
-    throw DataError("cannot read the checkpoint " + path.string() + ": " + e.what() +
-                    "; remove it and start again with --overwrite");
+  } catch (const Error& e) {
+    throw DataError("cannot use the checkpoint: " + std::string(e.what()) + "; the run cannot continue from it");
   }
   Checkpoint checkpoint;
   const auto& run = groups[kRun];
@@ -93,6 +109,10 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   checkpoint.models = required(groups[kModels], "states", path);
   checkpoint.algorithm = groups[kAlgorithm];
   checkpoint.server = groups[kServer];
+  checkpoint.builds = text_pairs(required(run, "builds", path));
+  for (const auto& [name, rows] : groups[kRows]) {
+    checkpoint.rows.emplace(row_path(name), rows);
+  }
   const auto ranks = required(run, "ranks", path).item<std::int64_t>();
   for (std::int64_t r = 0; r < ranks; ++r) {
     checkpoint.ranks.push_back(groups[kRankPrefix + std::to_string(r)]);

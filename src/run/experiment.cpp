@@ -1,35 +1,58 @@
 #include "experiment_state.hpp"
 
+#include <cflrun/io/file_checksum.hpp>
 #include <cflrun/run/round_timeout.hpp>
 
 namespace cflrun::run {
 namespace {
 
-/// --skip-complete: true if --out holds a complete run of the same options (rank 0 decides, every
-/// rank learns it). @throws ConfigError (collectively) if it holds a complete run of other options.
+/// Whether --out holds a complete run that may be trusted: its status is complete and its checksum
+/// verifies (a file written before checksums is accepted unverified).
+/// @throws DataError naming the file if it is marked complete but damaged.
+bool holds_verified_complete_run(const std::string& out, std::vector<std::pair<std::string, std::string>>& recorded) {
+  const auto check = io::check_file_checksum(out);
+  if (check.state == io::ChecksumState::kDamaged) {  // before reading: damage may make it unreadable
+    throw DataError(check.problem + "; it cannot be trusted as a complete run: run again with --overwrite to "
+                    "replace it");
+  }
+  try {
+    const io::ResultReader reader(out);
+    if (reader.status() != io::schema::kStatusComplete) {
+      return false;
+    }
+    recorded = reader.config();
+  } catch (const Error&) {
+    return false;  // not a readable result: the run replaces it (with --overwrite)
+  }
+  return true;
+}
+
+/// --skip-complete, or --resume without --overwrite: true if --out holds a verified complete run of
+/// the same options (rank 0 decides, every rank learns it); --resume then removes a checkpoint left
+/// by a run killed after publishing its result. @throws ConfigError (collectively) if it holds a
+/// complete run of other options; DataError if it is damaged.
 bool already_complete(const cli::RunOptions& options, const comm::Communicator& comm) {
+  const bool asked = options.skip_complete || (options.resume && !options.overwrite);
   const int complete = collective_step(comm, [&] {
-    if (!comm.is_root() || !options.skip_complete || !std::filesystem::exists(options.out)) {
+    std::vector<std::pair<std::string, std::string>> recorded;
+    if (!comm.is_root() || !asked || !std::filesystem::exists(options.out) ||
+        !holds_verified_complete_run(options.out, recorded)) {
       return 0;
     }
-    std::vector<std::pair<std::string, std::string>> recorded;
-    try {
-      const io::ResultReader reader(options.out);
-      if (reader.status() != io::schema::kStatusComplete) {
-        return 0;
-      }
-      recorded = reader.config();
-    } catch (const Error&) {
-      return 0;  // not a readable result: the run replaces it (with --overwrite)
-    }
-    require_same_options(options.to_attributes(), recorded, "--skip-complete: " + options.out + " holds a complete run",
+    require_same_options(options.to_attributes(), recorded, "--out " + options.out + " holds a complete run",
                          "choose another --out, or remove the file to run these options there");
+    const auto paths = output_paths(options.out);
+    std::error_code ignored;
+    if (!std::filesystem::exists(paths.partial)) {
+      std::filesystem::remove(paths.checkpoint, ignored);  // left by a kill between publishing and clean-up
+    }
     return 1;
   });
   int shared = complete;
   comm.broadcast(&shared, 1);
   if (shared != 0 && comm.is_root()) {
-    std::cout << "cflrun: " << options.out << " already complete; nothing to do (--skip-complete)" << std::endl;
+    std::cout << "cflrun: " << options.out << " already complete; nothing to do ("
+              << (options.skip_complete ? "--skip-complete" : "--resume") << ")" << std::endl;
   }
   return shared != 0;
 }

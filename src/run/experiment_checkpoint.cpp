@@ -63,6 +63,8 @@ void Experiment::save_checkpoint(int next_round) {
   checkpoint.models = models_->states();
   checkpoint.algorithm = algorithm_->state();
   checkpoint.server = server_state();
+  checkpoint.rows = writer_->kept_rows();
+  checkpoint.builds = builds_;
   std::size_t at = 0;
   for (int rank = 0; rank < comm_.size(); ++rank) {  // each part is self-delimiting
     checkpoint.ranks.push_back(unpack_state(gathered, at));
@@ -80,15 +82,17 @@ void Experiment::read_checkpoint_if_resuming() {
   if (!comm_.is_root()) {
     return;
   }
-  if (!std::filesystem::exists(paths_.partial)) {
-    throw ConfigError("--resume: the checkpoint " + paths_.checkpoint.string() + " has no partial result file " +
-                      paths_.partial.string() + " beside it (moved or removed?); put it back, or start again with "
-                      "--overwrite");
+  // --overwrite may be given already (sweeps pass --resume --overwrite): then starting again means
+  // running without --resume.
+  const std::string start_again = options_.overwrite ? "run without --resume to start again" : "start again with --overwrite";
+  try {
+    checkpoint_ = read_checkpoint(paths_.checkpoint);  // verified: a damaged checkpoint is refused here
+  } catch (const DataError& e) {
+    throw DataError(std::string(e.what()) + ": " + start_again);
   }
-  checkpoint_ = read_checkpoint(paths_.checkpoint);
   require_same_options(options_.to_attributes(), checkpoint_->config,
                        "--resume: the checkpoint " + paths_.checkpoint.string() + " is",
-                       "resume with the options of the interrupted run, or start again with --overwrite");
+                       "resume with the options of the interrupted run, or " + start_again);
   if (static_cast<int>(checkpoint_->ranks.size()) != comm_.size()) {
     throw ConfigError("--resume: the checkpoint was written by " + std::to_string(checkpoint_->ranks.size()) +
                       " ranks; resume with the same number of ranks (mpirun -np " +

@@ -177,7 +177,7 @@ void Experiment::finish() {
 }
 
 void Experiment::fail(const std::string& message) {
-  if (!writer_) {
+  if (!writer_ || !writer_->is_open()) {  // closed by a complete_into that failed: its error names the file
     return;
   }
   writer_->mark_failed(message);

@@ -245,6 +245,7 @@ std::vector<double> Experiment::evaluate(int round, const RoundOutcome& outcome)
 }
 
 void Experiment::run_round(int round) {
+  inject_test_fault(comm_.rank(), round);
   auto start = std::chrono::steady_clock::now();
   participants_ = draw_round_participants(round);
   RoundOutcome outcome;

@@ -2,6 +2,21 @@
 #include "experiment_state.hpp"
 
 namespace cflrun::run::detail {
+namespace {
+
+/// "round 1: 0.9.0 (abc123)" lines, one per build that ran the rounds from there on.
+std::string build_history_text(const std::vector<std::pair<std::string, std::string>>& builds) {
+  std::string text;
+  for (const auto& [round, build] : builds) {
+    text += text.empty() ? "round " : "\nround ";  // appended piecewise: GCC 12 warns falsely on "x" + std::string
+    text += round;
+    text += ": ";
+    text += build;
+  }
+  return text;
+}
+
+}  // namespace
 
 void Experiment::set_up_compute() {
   threads_ = threads_per_rank(options_.threads, comm_.local_size());
@@ -187,10 +202,10 @@ void Experiment::open_result_file() {
   for (const auto& dataset : algorithm_->extra_datasets()) {
     layout.extra_datasets.push_back({dataset.path, dataset.shape});
   }
-  if (first_round_ > 0) {  // --resume: the interrupted run's file, cut to the checkpoint's rounds
-    writer_ = std::make_unique<io::ResultWriter>(io::ResultWriter::resume(paths_.partial, layout, first_round_));
-    return;
-  }
+  // --resume: the partial file is written afresh from the checkpoint's rounds, so a file a kill left
+  // half written (or that is damaged or swapped) cannot carry into the result.
+  const auto old_partial = first_round_ > 0 ? io::row_difference(paths_.partial, checkpoint_->rows, false) : "";
+  note_build();
   writer_ = std::make_unique<io::ResultWriter>(paths_.partial, layout, /*overwrite=*/true);
   auto attributes = options_.to_attributes();
   attributes.emplace_back("version", core::version());
@@ -202,12 +217,42 @@ void Experiment::open_result_file() {
   attributes.emplace_back("threads_per_rank", std::to_string(threads_));
   attributes.emplace_back("device", device_.str());
   attributes.emplace_back("clients", std::to_string(true_clusters_.size()));
+  attributes.emplace_back("build_history", build_history_text(builds_));
   // The algorithm's model count is the root attribute num_models; /config/models stays the option
   // (--models, or --clusters when 0), so that --skip-complete and --resume compare like with like.
   writer_->write_config(attributes);
   writer_->write_true_clusters(true_clusters_);
   if (!mixture_.empty()) {
     writer_->write_mixture(mixture_);
+  }
+  if (first_round_ > 0) {
+    append_checkpoint_rows(old_partial);
+  }
+}
+
+void Experiment::note_build() {
+  const auto build = std::string(core::version()) + " (" + core::git_commit() + ")";
+  builds_ = checkpoint_ ? checkpoint_->builds : decltype(builds_){};
+  if (!builds_.empty() && builds_.back().second != build) {
+    std::cout << "cflrun: warning: resuming a run begun by another build (" << builds_.back().second
+              << "); its results may differ from one build's; /config/build_history records both" << std::endl;
+  }
+  if (builds_.empty() || builds_.back().second != build) {
+    builds_.emplace_back(std::to_string(first_round_ + 1), build);
+  }
+}
+
+void Experiment::append_checkpoint_rows(const std::string& old_partial) {
+  writer_->append_rows(checkpoint_->rows);
+  if (writer_->completed_rounds() != first_round_) {
+    throw DataError("the checkpoint " + paths_.checkpoint.string() + " holds " +
+                    std::to_string(writer_->completed_rounds()) + " rounds of results for " +
+                    std::to_string(first_round_) + " finished rounds; it is damaged: start again with --overwrite "
+                    "(and without --resume)");
+  }
+  if (!old_partial.empty()) {  // also with --quiet: the log must say the file was replaced
+    std::cout << "cflrun: the partial result file did not match the checkpoint (" << old_partial
+              << "); its " << first_round_ << " rounds were written again from the checkpoint" << std::endl;
   }
 }
 

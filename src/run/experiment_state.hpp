@@ -22,6 +22,7 @@
 #include <cflrun/cluster/adjusted_rand_index.hpp>
 #include <cflrun/core/build_info.hpp>
 #include <cflrun/io/result_reader.hpp>
+#include <cflrun/io/result_rows.hpp>
 #include <cflrun/io/result_schema.hpp>
 #include <cflrun/io/result_writer.hpp>
 #include <cflrun/report/run_summary.hpp>
@@ -37,6 +38,7 @@
 #include <cflrun/run/output_files.hpp>
 #include <cflrun/run/stability.hpp>
 #include <cflrun/run/stop_signals.hpp>
+#include <cflrun/run/test_fault.hpp>
 
 namespace cflrun::run::detail {
 
@@ -97,6 +99,10 @@ class Experiment {
   ClientRange hosted_by(int rank) const;
   void check_output_files() const;
   void open_result_file();
+  /// --resume: the checkpoint's rounds into the fresh partial file, saying whether the old one was intact.
+  void append_checkpoint_rows(const std::string& old_partial);
+  /// The builds that ran this run's rounds, this one included (/config/build_history).
+  void note_build();
   // checkpoints (experiment_checkpoint.cpp)
   void read_checkpoint_if_resuming();
   void restore_checkpoint();
@@ -139,6 +145,7 @@ class Experiment {
   OutputPaths paths_;                       // --out and the files beside it
   int first_round_ = 0;                     // > 0 when resuming
   std::optional<Checkpoint> checkpoint_;    // rank 0, with --resume: what to continue from
+  std::vector<std::pair<std::string, std::string>> builds_;  // rank 0: (first round, build) that ran the rounds
   torch::Device device_{torch::kCPU};
   int threads_ = 1;
   std::unique_ptr<algo::Algorithm> algorithm_;  // every rank; decisions on rank 0

@@ -26,3 +26,17 @@ wait_for_rounds() {
   done
   echo "${rounds:-0}"
 }
+
+# run_reference WORK CHECK_RESULTS: the uninterrupted run of `launch` `args` (split_launch) as
+# WORK/reference.h5, its fixture text in WORK/reference.txt; calls `fail` if either fails.
+run_reference() {
+  "${launch[@]}" "${args[@]}" --quiet --out "$1/reference.h5" > "$1/reference.log" 2>&1 ||
+    { cat "$1/reference.log"; fail "the uninterrupted run failed"; }
+  "$2" dump "$1/reference.h5" > "$1/reference.txt" || fail "cannot read the reference file"
+}
+
+# same_as_reference WORK CHECK_RESULTS FILE: whether FILE holds what WORK/reference.h5 holds
+# (check_results dump: everything but timings); FILE's text is left in WORK/run.txt.
+same_as_reference() {
+  "$2" dump "$3" > "$1/run.txt" 2>&1 && diff -q "$1/reference.txt" "$1/run.txt" > /dev/null
+}

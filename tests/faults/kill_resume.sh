@@ -10,8 +10,7 @@ split_launch "$@"
 rm -rf "$work"; mkdir -p "$work"
 fail() { echo "kill_resume: FAIL: $*"; exit 1; }
 
-"${launch[@]}" "${args[@]}" --quiet --out "$work/reference.h5" > "$work/reference.log" 2>&1 ||
-  { cat "$work/reference.log"; fail "the uninterrupted run failed"; }
+run_reference "$work" "$check"
 
 setsid "${launch[@]}" "${args[@]}" --quiet --out "$work/run.h5" > "$work/killed.log" 2>&1 &
 pid=$!
@@ -27,7 +26,6 @@ echo "killed with ${rounds} finished round(s) in the partial file"
 cat "$work/resumed.log"
 [ -f "$work/run.h5.checkpoint" ] && fail "the checkpoint was left behind"
 [ -f "$work/run.h5.partial" ] && fail "the partial file was left behind"
-"$check" dump "$work/reference.h5" > "$work/reference.txt" && "$check" dump "$work/run.h5" > "$work/run.txt" ||
-  fail "cannot read the result files"
-diff "$work/reference.txt" "$work/run.txt" > "$work/diff.txt" || { head -20 "$work/diff.txt"; fail "the resumed run differs"; }
+same_as_reference "$work" "$check" "$work/run.h5" ||
+  { diff "$work/reference.txt" "$work/run.txt" | head -20; fail "the resumed run differs"; }
 echo "kill_resume: ok, resumed run identical to the uninterrupted one"

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <mpi.h>
@@ -19,6 +20,15 @@ class Watchdog;
 /// hung or dead. Not a cflrun::Error on purpose: no collective_step may catch it and wait for the
 /// missing rank in another collective; `main` reports it and ends the job with MPI_Abort.
 class WatchdogTimeout : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Thrown on rank 0 inside a collective when a worker rank reported an error that only it saw
+/// (Communicator::end_job_after_error): the message names the rank, its host and pid, and its
+/// error. Like WatchdogTimeout not a cflrun::Error: the run marks its result file failed with it
+/// and `main` ends the job.
+class RankFailed : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -83,6 +93,15 @@ class Communicator {
   /// Ends the whole job (all ranks) with `exit_code` via MPI_Abort; used after an error that
   /// only some ranks saw, so that no rank waits forever in a collective. Never returns.
   [[noreturn]] void abort(int exit_code) const;
+
+  /// Ends the whole job after an error that only this rank saw. A worker first sends `message` to
+  /// rank 0, whose next collective wait throws RankFailed with it, so that rank 0 marks the result
+  /// file failed and ends the job itself; if it has not within kFailureGraceSeconds (rank 0 is
+  /// stopped or gone), the worker ends it. Rank 0 (or a single rank) ends it at once. Never returns.
+  [[noreturn]] void end_job_after_error(const std::string& message, int exit_code) const;
+
+  /// Seconds a failed worker waits for rank 0 to end the job (end_job_after_error).
+  static constexpr double kFailureGraceSeconds = 20.0;
 
  private:
   void broadcast_raw(void* data, std::int64_t count, MPI_Datatype type) const;

@@ -3,6 +3,7 @@
 /// Creating and opening HDF5 files. Includes <hdf5.h>: for the io area and its tests only
 /// (see hdf5_handle.hpp).
 
+#include <cstdint>
 #include <filesystem>
 
 #include <cflrun/io/hdf5_handle.hpp>
@@ -15,8 +16,10 @@ namespace cflrun::io {
 /// File locking is used where the file system supports it and skipped where it does not (as on
 /// some Lustre and NFS mounts), instead of failing.
 /// @param truncate  replace an existing file; if false, fail when the file exists.
+/// @param user_block_bytes  bytes reserved before the HDF5 data (0, or a power of two >= 512:
+///        kChecksumBlockBytes for a file that seal_file will seal, see file_checksum.hpp).
 /// @throws Hdf5Error naming `path` if HDF5 cannot create it.
-Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate);
+Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate, std::uint64_t user_block_bytes = 0);
 
 /// Opens an existing HDF5 file read-only (file locking as in `create_hdf5_file`).
 /// @throws Hdf5Error naming `path` if HDF5 cannot open it (e.g. another process is writing it:

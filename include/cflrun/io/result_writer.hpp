@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <cflrun/io/tensor_store.hpp>
+
 namespace cflrun::io {
 
 /// A per-round float32 dataset an algorithm adds (its Algorithm::extra_datasets()), e.g.
@@ -54,12 +56,14 @@ struct RoundRecord {
 
 /// Owns one result file while a run writes it. Rank 0 is the single writer (serial HDF5).
 ///
-/// The file is written in place at its final path and flushed after every round, so a run that
-/// is killed leaves a readable file holding every finished round (status stays "running").
-/// Not copyable; movable (a moved-from writer may only be destroyed or assigned to). Destroying
-/// the writer closes the file without changing `status`: call `mark_complete` or `mark_failed`
-/// first. After an Hdf5Error from `append_round` the datasets may differ in length: call only
-/// `mark_failed`.
+/// The file is written in place (the run's `<out>.partial`) and flushed after every round, so a
+/// run that is killed leaves a file holding its finished rounds (status stays "running"); the
+/// writer also keeps a copy of every row in memory (kept_rows), which a checkpoint carries, so that
+/// --resume never depends on a file a kill may have left half written. Not copyable; movable (a
+/// moved-from writer may only be destroyed or assigned to). Destroying the writer closes the file
+/// without changing `status`: call `complete_into` or `mark_failed` first. After an Hdf5Error from
+/// `append_round` a dataset may hold a row after `completed_rounds` (not valid; not cut off, as
+/// that can damage finished rows on a full disk): call only `mark_failed`.
 class ResultWriter {
  public:
   /// Creates the file (and its parent directories) with every group and every per-round dataset
@@ -73,12 +77,6 @@ class ResultWriter {
   /// @throws Hdf5Error if HDF5 cannot create the file or its datasets.
   ResultWriter(const std::filesystem::path& path, const ResultLayout& layout, bool overwrite);
 
-  /// Reopens the file of an interrupted run to continue it after round `rounds` (--resume): every
-  /// per-round dataset is cut to `rounds` rows (rounds written after the checkpoint are redone),
-  /// `completed_rounds` = rounds, `status` = "running".
-  /// @throws DataError if the file was made for another number of clients or models, or holds
-  ///         fewer rows than `rounds`; Hdf5Error if HDF5 cannot open or change it.
-  static ResultWriter resume(const std::filesystem::path& path, const ResultLayout& layout, std::int64_t rounds);
   ~ResultWriter();
   ResultWriter(ResultWriter&&) noexcept;
   ResultWriter& operator=(ResultWriter&&) noexcept;
@@ -108,24 +106,38 @@ class ResultWriter {
   /// @throws Hdf5Error if HDF5 cannot write or flush.
   void append_round(const RoundRecord& record);
 
-  /// Rows appended so far (equals the file's `completed_rounds`).
+  /// Appends the rounds of an interrupted run, as kept_rows() returned them (from a checkpoint,
+  /// --resume), one round at a time as append_round does.
+  /// @param rows  dataset path -> [T, row shape...] tensor of the dataset's type, the same T for all.
+  /// @throws DataError if a dataset of the layout is missing from `rows` or has another type, row
+  ///         shape or number of rounds (nothing is written then); Hdf5Error if HDF5 cannot write.
+  void append_rows(const NamedTensors& rows);
+
+  /// Every round appended so far: dataset path (e.g. "/rounds/ari") -> [T, row shape...] tensor in
+  /// the dataset's type (float64, int64, int32 or float32), T = completed_rounds().
+  NamedTensors kept_rows() const;
+
+  /// Rows appended so far (equals the file's `completed_rounds`). Only while is_open().
   std::int64_t completed_rounds() const;
+
+  /// False once complete_into has closed the file (also when it threw).
+  bool is_open() const { return impl_ != nullptr; }
 
   /// Writes the run's table figures as float64 attributes of /summary (NaN where undefined),
   /// e.g. final_accuracy, final_ari, ari_round10_percent, first_round_ari_0_9 (CLoVE paper
-  /// Tables 1, 2, 4), then flushes. Call before mark_complete().
+  /// Tables 1, 2, 4), then flushes. Call before complete_into().
   /// @throws Hdf5Error if the group or an attribute cannot be written.
   void write_summary(const std::vector<std::pair<std::string, double>>& figures);
 
-  /// Sets `status` to "complete" and flushes.
-  /// @throws Hdf5Error if HDF5 cannot write or flush.
-  void mark_complete();
-
-  /// Sets `status` to "complete", closes the file, flushes it to disk (fsync) and renames it to
+  /// Sets `status` to "complete", closes the file, verifies it on disk (every round read back
+  /// equals the rows appended, row_difference), seals it with a whole-file checksum (seal_file,
+  /// which flushes it to disk) and checks the seal by reading it back, then renames it to
   /// `final_path` in one step (the run's --out; it replaces an older file there only at this
-  /// moment, so a complete file is never seen half written). The writer is closed afterwards.
-  /// @throws Hdf5Error if the status cannot be written or the rename fails (the message names
-  ///         where the complete result is).
+  /// moment, so a complete file is never seen half written or unverified). The writer is closed
+  /// afterwards. A kill at any point before the rename leaves the old --out untouched.
+  /// @throws Hdf5Error if the status cannot be written, the file read back differs (its status is
+  ///         then "failed: verification failed: ..."), the seal fails, or the rename fails (the
+  ///         message names where the file is).
   void complete_into(const std::filesystem::path& final_path);
 
   /// Sets `status` to "interrupted: <message>" (a signal stopped the run; --resume continues it)

@@ -12,6 +12,7 @@
 #include <torch/types.h>
 
 #include <cflrun/algo/algorithm.hpp>
+#include <cflrun/io/tensor_store.hpp>
 
 namespace cflrun::run {
 
@@ -24,15 +25,23 @@ struct Checkpoint {
   algo::AlgorithmState server;     ///< what rank 0 keeps besides: the metric series, seen clients.
   /// One state per rank: its clients (ClientGroup::state), stability monitor and random generator.
   std::vector<algo::AlgorithmState> ranks;
+  /// The result file's rounds so far (io::ResultWriter::kept_rows): --resume writes the partial
+  /// file afresh from them, never trusting a file a kill may have left half written.
+  io::NamedTensors rows;
+  /// The builds that ran the rounds: (first round, 1-based, "version (git commit)"), in order; the
+  /// result file records them as /config/build_history.
+  std::vector<std::pair<std::string, std::string>> builds;
 };
 
-/// Writes `checkpoint` to `path` crash-consistently: to `path`.tmp, flushed to disk (fsync), then
-/// renamed over `path`, so `path` always holds a whole checkpoint (the old or the new one).
+/// Writes `checkpoint` to `path` crash-consistently: to `path`.tmp, sealed with a whole-file
+/// checksum and flushed to disk (io::write_tensor_groups), then renamed over `path`, so `path`
+/// always holds a whole, verifiable checkpoint (the old or the new one).
 /// @throws Hdf5Error if a file cannot be written or renamed (the old checkpoint stays).
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 
-/// Reads what write_checkpoint wrote.
-/// @throws DataError if the file is missing, damaged or not a cflrun checkpoint.
+/// Reads what write_checkpoint wrote, after verifying its checksum.
+/// @throws DataError naming `path` if the file is missing, not a cflrun checkpoint, or any byte of
+///         it differs from what was written (io::check_file_checksum).
 Checkpoint read_checkpoint(const std::filesystem::path& path);
 
 /// Named tensors as one vector of doubles (names, dtypes, shapes and values), to move a rank's

@@ -262,7 +262,7 @@ TEST_F(ResultFile, ExistingFileWithoutOverwriteThrowsAndKeepsItsBytes) {
   {
     ResultWriter writer(out(), make_layout(true), false);
     writer.append_round(make_record(0, true));
-    writer.mark_complete();
+    writer.complete_into(out());
   }
   const std::string before = file_bytes(out());
   ASSERT_FALSE(before.empty());
@@ -282,7 +282,7 @@ TEST_F(ResultFile, OverwriteReplacesTheExistingFile) {
     writer.write_config({{"seed", "1"}});
     writer.append_round(make_record(0, true));
     writer.append_round(make_record(1, true));
-    writer.mark_complete();
+    writer.complete_into(out());
   }
   { ResultWriter writer(out(), make_layout(false), /*overwrite=*/true); }
   const ResultReader reader(out());
@@ -326,13 +326,13 @@ TEST_F(ResultFile, InvalidLayoutThrowsShapeError) {
   EXPECT_FALSE(fs::exists(out()));
 }
 
-TEST_F(ResultFile, MarkCompleteAndMarkFailedSetStatus) {
+TEST_F(ResultFile, CompleteIntoAndMarkFailedSetStatus) {
   const fs::path complete = dir_ / "complete.h5";
   const fs::path failed = dir_ / "failed.h5";
   {
     ResultWriter writer(complete, make_layout(false), false);
     writer.append_round(make_record(0, false));
-    writer.mark_complete();
+    writer.complete_into(complete);
     ResultWriter failing(failed, make_layout(false), false);
     failing.mark_failed("MPI rank 3 died");
   }

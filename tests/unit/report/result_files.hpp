@@ -70,7 +70,7 @@ inline void write_run(const fs::path& path, const FakeRun& run) {
     writer.append_round(record);
   }
   if (run.status == FakeRun::Status::kComplete) {
-    writer.mark_complete();
+    writer.complete_into(path);
   } else if (run.status == FakeRun::Status::kFailed) {
     writer.mark_failed("out of memory");
   }
