@@ -15,6 +15,9 @@ namespace {
 constexpr double kEigenvalueFloor = 0.01;  // PFLlib: the eigenpairs kept when repairing P
 constexpr double kWeightFloor = 1e-3;      // PFLlib: weights at or below are set to 0
 constexpr double kPsdTolerance = 1e-9;
+// min V_j above this times tr(P_i) >= ||P_i||: P_i is positive definite with a margin far above the
+// rounding of its construction (<= C d eps tr(P_i)) and of an eigensolver (about m eps ||P_i||).
+constexpr double kDefiniteMargin = 1e-9;
 
 /// The features of every training sample of a client, in eval mode without gradients, [n, d].
 torch::Tensor all_features(model::Network& model, const torch::Tensor& inputs) {
@@ -106,6 +109,58 @@ torch::Tensor repaired(const torch::Tensor& p) {
   return v.matmul(torch::diag(values.index({kept}))).matmul(v.t());
 }
 
+/// The unit vector of client i among m: PFLlib's "no solution", the client keeps its own head.
+torch::Tensor own_head(std::int64_t i, std::int64_t m) {
+  auto own = torch::zeros({m}, torch::kFloat64);
+  own[i] = 1.0;
+  return own;
+}
+
+/// The weights of P's minimiser on the simplex, those <= 1e-3 set to 0 (PFLlib).
+torch::Tensor floored_minimiser(const torch::Tensor& p) {
+  auto weights = torch::tensor(minimise_on_simplex(p), torch::kFloat64);
+  return weights.masked_fill(weights.le(kWeightFloor), 0.0);
+}
+
+/// Client i's weights as PFLlib computes them: P_i = diag(V) + A_i A_i^T from the differences
+/// A_i [m, C d] (rows h_i - h_j), repaired from its eigenpairs if an eigenvalue is negative.
+/// O(m^2 C d + m^3): the path of the matrices that are not safely positive definite.
+torch::Tensor direct_weights(std::int64_t i, const torch::Tensor& variances, const torch::Tensor& references) {
+  const auto m = references.size(0);
+  const auto a = (references[i].unsqueeze(0) - references).reshape({m, -1});
+  const auto p = repaired(torch::diag(variances) + a.matmul(a.t()));
+  if (torch::linalg_eigvalsh(p).min().item<double>() < -kPsdTolerance) {
+    return own_head(i, m);
+  }
+  return floored_minimiser(p);
+}
+
+/// G = H H^T [m, m] of the references H [m, C d] less their mean: A_i A_i^T depends only on the
+/// differences h_i - h_j, and centring keeps G's entries, and so the cancellation in
+/// G_jj' - G_ij - G_ij' + G_ii, as small as the spread of the references.
+torch::Tensor reference_gram(const torch::Tensor& references) {
+  const auto h = references.reshape({references.size(0), -1});
+  const auto centred = h - h.mean(/*dim=*/0, /*keepdim=*/true);
+  const auto gram = centred.matmul(centred.t());
+  return (gram + gram.t()) / 2.0;  // exactly symmetric
+}
+
+/// Client i's weights from G: P_i = diag(V) + G - g 1^T - 1 g^T + G_ii 1 1^T with g = G[i]
+/// (= diag(V) + A_i A_i^T, O(m^2) instead of O(m^2 C d)). P_i is positive definite when every
+/// V_j > 0, so PFLlib's eigenvalue test passes and its repair never applies; where min V_j is not
+/// clear of P_i's rounding (1e-9 tr P_i), the client takes PFLlib's path with the test instead.
+torch::Tensor collaboration_weights(int i, const torch::Tensor& variances, const torch::Tensor& references,
+                                    const torch::Tensor& gram) {
+  const auto g = gram[i];
+  auto p = gram - g.unsqueeze(0) - g.unsqueeze(1) + g[i];
+  p.diagonal().add_(variances);
+  const auto margin = kDefiniteMargin * p.diagonal().sum().item<double>();
+  if (!(variances.min().item<double>() > margin)) {
+    return direct_weights(i, variances, references);
+  }
+  return floored_minimiser(p);
+}
+
 }  // namespace
 
 void FedPacOptions::visit(core::OptionVisitor& v) {
@@ -128,16 +183,18 @@ std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& 
 }
 
 torch::Tensor combination_weights(int i, const torch::Tensor& variances, const torch::Tensor& references) {
+  return collaboration_weights(i, variances, references, reference_gram(references));
+}
+
+torch::Tensor all_combination_weights(const torch::Tensor& variances, const torch::Tensor& references) {
   const auto m = references.size(0);
-  const auto a = (references[i].unsqueeze(0) - references).reshape({m, -1});  // rows h_i - h_j
-  const auto p = repaired(torch::diag(variances) + a.matmul(a.t()));
-  if (torch::linalg_eigvalsh(p).min().item<double>() < -kPsdTolerance) {
-    auto own = torch::zeros({m}, torch::kFloat64);
-    own[i] = 1.0;  // PFLlib: no solution, the client keeps its head
-    return own;
+  const auto gram = reference_gram(references);
+  std::vector<torch::Tensor> rows;
+  rows.reserve(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) {
+    rows.push_back(collaboration_weights(static_cast<int>(i), variances, references, gram));
   }
-  auto weights = torch::tensor(minimise_on_simplex(p), torch::kFloat64);
-  return weights.masked_fill(weights.le(kWeightFloor), 0.0);
+  return torch::stack(rows);
 }
 
 FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
@@ -173,15 +230,11 @@ RoundPlan FedPac::plan(const RoundInput& input) {
   plan.weights = samples.unsqueeze(0).repeat({context_.num_clients, 1});
   // Heads: client i's head combines the participants' trained heads (Eq. 9).
   plan.head_weights = torch::zeros({context_.num_clients, context_.num_clients}, torch::kFloat64);
-  const auto variances = statistics.select(1, 0);
-  const auto references = statistics.narrow(1, 1, c * d).view({m, c, d});
-  for (std::int64_t i = 0; i < m; ++i) {
-    const auto weights = combination_weights(static_cast<int>(i), variances, references);
-    for (std::int64_t j = 0; j < m; ++j) {
-      plan.head_weights[input.participants[static_cast<std::size_t>(i)]][input.participants[static_cast<std::size_t>(j)]] =
-          weights[j];
-    }
-  }
+  const auto variances = statistics.select(1, 0).contiguous();
+  const auto references = statistics.narrow(1, 1, c * d).reshape({m, c, d});
+  const auto ids =
+      torch::tensor(std::vector<std::int64_t>(input.participants.begin(), input.participants.end()), torch::kInt64);
+  plan.head_weights.index_put_({ids.unsqueeze(1), ids.unsqueeze(0)}, all_combination_weights(variances, references));
   if (prototypes_.defined()) {
     plan.payload = {{"prototypes", prototypes_}, {"present", present_}};
   }

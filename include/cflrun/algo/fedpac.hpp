@@ -65,10 +65,22 @@ class FedPac : public Algorithm {
 
 /// FedPAC's classifier-collaboration weights of client i among m clients (Eq. 9, PFLlib's
 /// solve_quadratic): argmin a^T (diag(V) + D_i) a on the simplex, weights <= 1e-3 set to 0; the
-/// unit vector of i if the matrix cannot be made positive semidefinite.
+/// unit vector of i if the matrix cannot be made positive semidefinite. D_i = A_i A_i^T (rows of
+/// A_i: h_i - h_j) comes from the Gram matrix of the references in O(m^2 C d); where every V_j is
+/// clearly positive, P_i is positive definite and PFLlib's eigenvalue test and repair are skipped
+/// (they cannot apply); otherwise P_i is built from A_i, tested and repaired as PFLlib does.
+/// @param i          the client, 0 <= i < m.
 /// @param variances  [m] float64 V_j; @param references [m, C, d] float64 h_j.
 /// @return [m] float64.
+/// @throws Error if the fallback solver (NLopt's SLSQP) fails (see minimise_on_simplex).
 torch::Tensor combination_weights(int i, const torch::Tensor& variances, const torch::Tensor& references);
+
+/// combination_weights of every client i, sharing one Gram matrix G = H H^T of the references
+/// (O(m^2 C d) once; then O(m^2) to build each P_i and an active-set solve of the program).
+/// @param variances  [m] float64 V_j; @param references [m, C, d] float64 h_j.
+/// @return [m, m] float64, row i = combination_weights(i, variances, references).
+/// @throws Error if the fallback solver (NLopt's SLSQP) fails.
+torch::Tensor all_combination_weights(const torch::Tensor& variances, const torch::Tensor& references);
 
 /// A client's feature statistics (Sec. 4.2, PFLlib's statistics_extraction): V and h [C, d] from
 /// its features [n, d] and labels [n]. @return (V, h) as ([1], [C, d]) float64.

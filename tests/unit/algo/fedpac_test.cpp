@@ -25,6 +25,61 @@ TEST(SimplexQp, ReachesTheKnownOptimaOfSmallPrograms) {
   EXPECT_THROW(minimise_on_simplex(torch::zeros({2, 3}, torch::kFloat64)), ShapeError);
 }
 
+TEST(SimplexQp, ActiveSetMatchesSlsqpOnRandomPrograms) {
+  // P = diag(v) + B B^T (positive definite); the active-set minimiser equals SLSQP's to its tolerance.
+  torch::manual_seed(5);
+  for (const std::int64_t m : {1, 2, 7, 30}) {
+    const auto b = torch::randn({m, 4}, torch::kFloat64);
+    const auto p = torch::diag(torch::rand({m}, torch::kFloat64) * 0.1 + 0.01) + b.matmul(b.t());
+    const auto fast = torch::tensor(minimise_on_simplex(p), torch::kFloat64);
+    const auto reference = torch::tensor(minimise_on_simplex_slsqp(p), torch::kFloat64);
+    EXPECT_TRUE(torch::allclose(fast, reference, 0.0, 1e-6)) << "m = " << m << "\n" << fast - reference;
+    EXPECT_TRUE(fast.ge(0.0).all().item<bool>());
+    EXPECT_NEAR(fast.sum().item<double>(), 1.0, 1e-12);
+  }
+  // A singular P (a zero row): the active-set method stops at a non-definite block and SLSQP answers.
+  const auto singular = minimise_on_simplex(torch::tensor({{0.0, 0.0}, {0.0, 1.0}}, torch::kFloat64));
+  EXPECT_NEAR(singular[0], 1.0, 1e-7);
+  EXPECT_NEAR(singular[1], 0.0, 1e-7);
+}
+
+/// Client i's weights as PFLlib builds them: P_i = diag(V) + A_i A_i^T from the rows h_i - h_j,
+/// solved by SLSQP, weights <= 1e-3 set to 0 (the fast path skips A_i and the eigenvalue test).
+torch::Tensor straightforward_weights(std::int64_t i, const torch::Tensor& v, const torch::Tensor& references) {
+  const auto m = references.size(0);
+  const auto a = (references[i].unsqueeze(0) - references).reshape({m, -1});
+  const auto p = torch::diag(v) + a.matmul(a.t());
+  EXPECT_GE(torch::linalg_eigvalsh(p).min().item<double>(), 0.0);  // PFLlib's repair does not apply
+  auto weights = torch::tensor(minimise_on_simplex_slsqp(p), torch::kFloat64);
+  return weights.masked_fill(weights.le(1e-3), 0.0);
+}
+
+TEST(FedPac, FastCombinationWeightsEqualTheStraightforwardConstruction) {
+  // m = 30 clients in 3 groups of similar references (C = 4, d = 8), as FedPAC's statistics are.
+  torch::manual_seed(11);
+  const std::int64_t m = 30;
+  const auto centres = torch::rand({3, 4, 8}, torch::kFloat64);
+  const auto references = centres.index_select(0, torch::arange(m) % 3) + 0.05 * torch::randn({m, 4, 8}, torch::kFloat64);
+  const auto v = torch::rand({m}, torch::kFloat64) * 0.05 + 0.01;
+  const auto all = all_combination_weights(v, references);
+  ASSERT_EQ(all.sizes(), (std::vector<std::int64_t>{m, m}));
+  EXPECT_GT(all.gt(0.0).sum(/*dim=*/1).gt(1).sum().item<std::int64_t>(), m / 2);  // most combine several heads
+  for (std::int64_t i = 0; i < m; ++i) {
+    const auto expected = straightforward_weights(i, v, references);
+    EXPECT_TRUE(torch::allclose(all[i], expected, 0.0, 1e-6)) << "client " << i << "\n" << all[i] - expected;
+    EXPECT_TRUE(torch::equal(combination_weights(static_cast<int>(i), v, references), all[i]));
+    EXPECT_TRUE(all[i].ge(0.0).all().item<bool>());
+    EXPECT_LE(all[i].sum().item<double>(), 1.0 + 1e-12);  // the weights <= 1e-3 are dropped, not renormalised
+    EXPECT_GT(all[i].sum().item<double>(), 0.95);
+  }
+  // A client with V = 0 takes PFLlib's path (eigenvalue test and repair); its weights stay on the simplex.
+  auto degenerate = v.clone();
+  degenerate[0] = 0.0;
+  const auto weights = combination_weights(0, degenerate, references);
+  EXPECT_TRUE(weights.ge(0.0).all().item<bool>());
+  EXPECT_LE(weights.sum().item<double>(), 1.0 + 1e-9);
+}
+
 TEST(FedPac, CombinationWeightsFavourLowVarianceAndSimilarClients) {
   // Equal references (D = 0): the weights are 1 / V normalised.
   const auto same = torch::zeros({3, 2, 2}, torch::kFloat64);
