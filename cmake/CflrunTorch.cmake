@@ -4,8 +4,8 @@
 # (or the archive's directory), or -DTorch_DIR=<root>/share/cmake/Torch.
 #
 # CPU variant (default): links only libtorch_cpu and libc10, so a run does not load the CUDA,
-# cuDNN and NCCL libraries at every start. CUDA variant (-DCFLRUN_CUDA=ON): also libtorch_cuda
-# and libc10_cuda, with the CUDA libraries LibTorch was built with (the wheel's); it runs on the
+# cuDNN and NCCL libraries at every start. CUDA variant (-DCFLRUN_CUDA=ON, or the target
+# cflrun_cuda beside the CPU variant): also libtorch_cuda and libc10_cuda, with the CUDA libraries LibTorch was built with (the wheel's); it runs on the
 # CPU where there is no GPU. Neither runs TorchConfig.cmake: for a CUDA build of LibTorch it
 # demands the CUDA toolkit and links the toolkit's runtime (13.0 here) beside the wheel's (13.2),
 # while cflrun compiles no CUDA code and needs no toolkit.
@@ -45,26 +45,28 @@ find_library(CFLRUN_C10_LIBRARY c10 PATHS ${CFLRUN_TORCH_ROOT}/lib NO_DEFAULT_PA
 target_include_directories(cflrun_torch SYSTEM INTERFACE
   ${CFLRUN_TORCH_ROOT}/include ${CFLRUN_TORCH_ROOT}/include/torch/csrc/api/include)
 target_link_libraries(cflrun_torch INTERFACE ${CFLRUN_TORCH_CPU_LIBRARY} ${CFLRUN_C10_LIBRARY})
-if(CFLRUN_CUDA)
-  foreach(library torch_cuda c10_cuda)
-    unset(CFLRUN_${library}_LIBRARY CACHE)
-    find_library(CFLRUN_${library}_LIBRARY ${library} PATHS ${CFLRUN_TORCH_ROOT}/lib NO_DEFAULT_PATH)
-    if(NOT CFLRUN_${library}_LIBRARY)
-      message(FATAL_ERROR "CFLRUN_CUDA=ON, but the LibTorch at ${CFLRUN_TORCH_ROOT} has no lib${library}: it is a "
-                          "CPU build. Point CMAKE_PREFIX_PATH at a CUDA build of LibTorch (PyPI's torch wheel for "
-                          "Linux is one), or build with -DCFLRUN_CUDA=OFF.")
-    endif()
-  endforeach()
+# cflrun_torch_cuda: LibTorch's CUDA libraries, where this LibTorch has them (the PyPI wheel's).
+# -DCFLRUN_CUDA=ON links them into `cflrun` itself; the target cflrun_cuda (built on request) is
+# the CUDA variant from the same objects (tests/cuda_variant.sh): cflrun decides at run time.
+foreach(library torch_cuda c10_cuda)
+  unset(CFLRUN_${library}_LIBRARY CACHE)
+  find_library(CFLRUN_${library}_LIBRARY ${library} PATHS ${CFLRUN_TORCH_ROOT}/lib NO_DEFAULT_PATH)
+endforeach()
+if(CFLRUN_torch_cuda_LIBRARY AND CFLRUN_c10_cuda_LIBRARY)
+  add_library(cflrun_torch_cuda INTERFACE)
   # --no-as-needed: cflrun calls nothing in libtorch_cuda directly; loading it registers LibTorch's
   # CUDA backend. The CUDA libraries it needs (cudart, cuBLAS, cuDNN, NCCL: the wheel's, under
   # site-packages/nvidia) are found through its own run path; -rpath-link lets the linker find
   # them too, before any older copy in the CUDA toolkit's directories.
   file(GLOB cuda_library_dirs LIST_DIRECTORIES true "${CFLRUN_TORCH_ROOT}/../nvidia/*/lib")
   list(JOIN cuda_library_dirs ":" cuda_library_path)
-  target_link_libraries(cflrun_torch INTERFACE
+  target_link_libraries(cflrun_torch_cuda INTERFACE
     "-Wl,--push-state,--no-as-needed" ${CFLRUN_torch_cuda_LIBRARY} ${CFLRUN_c10_cuda_LIBRARY} "-Wl,--pop-state")
-  target_link_options(cflrun_torch INTERFACE "LINKER:-rpath-link,${CFLRUN_TORCH_ROOT}/lib:${cuda_library_path}")
-  target_compile_definitions(cflrun_torch INTERFACE CFLRUN_CUDA=1)
+  target_link_options(cflrun_torch_cuda INTERFACE "LINKER:-rpath-link,${CFLRUN_TORCH_ROOT}/lib:${cuda_library_path}")
+elseif(CFLRUN_CUDA)
+  message(FATAL_ERROR "CFLRUN_CUDA=ON, but the LibTorch at ${CFLRUN_TORCH_ROOT} has no libtorch_cuda/libc10_cuda: "
+                      "it is a CPU build. Point CMAKE_PREFIX_PATH at a CUDA build of LibTorch (PyPI's torch wheel "
+                      "for Linux is one), or build with -DCFLRUN_CUDA=OFF.")
 endif()
 add_library(cflrun::torch ALIAS cflrun_torch)
 message(STATUS "cflrun: LibTorch ${CFLRUN_TORCH_VERSION} at ${CFLRUN_TORCH_ROOT} (CUDA variant: ${CFLRUN_CUDA})")

@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include <dlfcn.h>
+
 #include <ATen/Version.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -33,16 +35,21 @@ std::string blas_name() {
 
 std::string torch_version() { return TORCH_VERSION; }
 
+bool cuda_variant() {
+  // RTLD_NOLOAD: only asks whether the library is already loaded (linked in), never loads it.
+  static const bool loaded = dlopen("libtorch_cuda.so", RTLD_LAZY | RTLD_NOLOAD) != nullptr;
+  return loaded;
+}
+
 std::string cuda_support() {
   const auto built_for = build_setting("CUDA_VERSION");
-#ifdef CFLRUN_CUDA
+  if (!cuda_variant()) {
+    return "none (CPU variant" + (built_for.empty() ? std::string() : "; LibTorch built for CUDA " + built_for) + ")";
+  }
   const auto cudnn = build_setting("CUDNN_VERSION");
   return (built_for.empty() ? "none (LibTorch built without CUDA)" : built_for) +
          (cudnn.empty() ? "" : ", cuDNN " + cudnn) + ", " + std::to_string(torch::cuda::device_count()) +
          " GPU(s) visible";
-#else
-  return "none (CPU variant" + (built_for.empty() ? std::string() : "; LibTorch built for CUDA " + built_for) + ")";
-#endif
 }
 
 std::string cpu_kernels() {

@@ -9,6 +9,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/cuda.h>
 
+#include <cflrun/core/build_info.hpp>
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::run {
@@ -21,13 +22,13 @@ torch::Device select_device(const std::string& choice, int local_rank) {
   if (choice != "cuda" && choice != "auto") {
     throw ConfigError("--device must be one of auto, cpu, cuda, but got '" + choice + "'");
   }
-  if (!has_gpu) {
-#ifdef CFLRUN_CUDA
+  if (!has_gpu && core::cuda_variant()) {
     throw ConfigError("--device cuda: LibTorch sees no CUDA GPU on this node; use --device cpu or --device auto");
-#else
+  }
+  if (!has_gpu) {
     throw ConfigError("--device cuda: this cflrun is the CPU variant (LibTorch's CUDA libraries are not linked); "
-                      "rebuild with -DCFLRUN_CUDA=ON for GPUs, or use --device cpu or --device auto");
-#endif
+                      "use the CUDA variant (rebuild with -DCFLRUN_CUDA=ON, or build/cuda/cflrun) for GPUs, or "
+                      "--device cpu or --device auto");
   }
   const auto gpus = static_cast<int>(torch::cuda::device_count());
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % gpus));

@@ -8,7 +8,7 @@
 # Usage: corrupt_resume.sh CHECK_RESULTS SHIM WORKDIR SAMPLES CFLRUN CFLRUN_ARGS...
 set -u
 check="$1"; shim="$2"; work="$3"; samples="$4"; cflrun="$5"; shift 5
-args=("$@" --quiet)
+args=("$@")
 launch=("$cflrun")
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 rm -rf "$work"; mkdir -p "$work/saved"

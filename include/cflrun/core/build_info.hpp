@@ -16,8 +16,12 @@ const char* git_commit();
 /// The LibTorch version this binary was compiled against, e.g. "2.15.0".
 std::string torch_version();
 
-/// CUDA as this binary uses it: "none (CPU variant; LibTorch built for CUDA 13.2)" when cflrun was
-/// built without -DCFLRUN_CUDA (libtorch_cuda is not linked), else the CUDA and cuDNN versions
+/// True if this binary is the CUDA variant: LibTorch's CUDA library (libtorch_cuda) is loaded,
+/// which registers its CUDA backend (-DCFLRUN_CUDA=ON, or the build's cuda/cflrun). Never throws.
+bool cuda_variant();
+
+/// CUDA as this binary uses it: "none (CPU variant; LibTorch built for CUDA 13.2)" when
+/// libtorch_cuda is not linked (cuda_variant() is false), else the CUDA and cuDNN versions
 /// LibTorch was built with and the GPUs it sees, e.g. "13.2, cuDNN 9.26.0, 0 GPU(s) visible".
 /// From at::show_config(); never throws.
 std::string cuda_support();
