@@ -47,6 +47,9 @@ class FedPacClient : public ClientProcedure {
 
   std::int64_t statistics_length() const override { return 1 + static_cast<std::int64_t>(num_classes_) * feature_size_; }
   std::int64_t report_length() const override { return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1); }
+  /// train(), report(), statistics() and the standard evaluate() touch only the client's view, its
+  /// model and the read-only payload.
+  bool runs_concurrently() const override { return true; }
 
   std::vector<double> statistics(LocalClient& client, model::Network& model) override {
     const auto [v, h] = feature_statistics(all_features(model, client.train_inputs), client.train_targets, num_classes_);
@@ -65,7 +68,9 @@ class FedPacClient : public ClientProcedure {
         const auto inputs = client.train_inputs.index_select(0, rows);
         const auto labels = client.train_targets.index_select(0, rows);
         optimizer.zero_grad();
-        const auto features = model.features(inputs);
+        // The head's pass (align false) needs no gradient through the frozen body: the same forward
+        // with its features detached skips the body's backward pass, whose gradients no one read.
+        const auto features = align ? model.features(inputs) : model.features(inputs).detach();
         auto loss = torch::nn::functional::cross_entropy(model.head(features), labels);
         if (align && lambda_ > 0.0) {  // feature alignment to the global prototypes
           loss = loss + lambda_ * torch::mse_loss(features, prototype_targets(features, labels, payload));

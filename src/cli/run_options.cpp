@@ -148,7 +148,7 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "torch intra-op threads per rank (count; 0 = cores on the node / ranks on the node)")
       ("parallel-clients", po::value(&o.parallel_clients)->default_value(true)->implicit_value(true),
        "true: train a rank's clients on its --threads at once, each on one thread (plain local updates "
-       "of models without dropout): faster, robust on shared cores, results equal those of --threads 1; "
+       "and FedPAC's clients, of models without dropout): faster, robust on shared cores, results equal those of --threads 1; "
        "false: clients one after another on all threads (low bits then depend on --threads)")
       ("client-batch", po::value(&o.client_batch)->default_value(o.client_batch),
        "clients whose local updates run as one client-batched model (stacked parameters, grouped "

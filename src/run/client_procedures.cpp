@@ -60,11 +60,26 @@ std::vector<double> ClientGroup::client_statistics(ModelSet& models, const std::
   require_procedure(procedure_, "client_statistics");
   Stopwatch watch(compute_seconds_);
   server_states_ = &models.states();
+  const auto hosted = hosted_among(clients);
+  std::vector<algo::LocalClient> views;
+  for (const auto i : hosted) {
+    views.push_back(view(static_cast<int>(i), round, seed));
+  }
+  std::vector<std::vector<double>> values(hosted.size());
+  if (procedure_on_threads(models)) {
+    on_threads(models, hosted.size(), [&](std::size_t n, model::Network& network) {
+      model::load_flat_state(network, models.states()[0]);
+      network.train();
+      values[n] = procedure_->statistics(views[n], network);
+    });
+  } else {
+    for (std::size_t n = 0; n < hosted.size(); ++n) {
+      values[n] = procedure_->statistics(views[n], models.load(0));
+    }
+  }
   std::vector<double> rows;
-  for (const auto i : hosted_among(clients)) {
-    auto client = view(static_cast<int>(i), round, seed);
-    const auto values = procedure_->statistics(client, models.load(0));
-    rows.insert(rows.end(), values.begin(), values.end());
+  for (const auto& row : values) {
+    rows.insert(rows.end(), row.begin(), row.end());
   }
   return rows;
 }
@@ -74,22 +89,37 @@ ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, 
   require_procedure(procedure_, "evaluate_each");
   server_states_ = &models.states();
   Stopwatch watch(compute_seconds_);
+  std::vector<int> scored;  // the hosted clients with a model to score
+  std::vector<algo::LocalClient> views;
+  for (int i = 0; i < size(); ++i) {
+    if (local_models || assignment.at(static_cast<std::size_t>(first_ + i)) >= 0) {  // else not participating
+      scored.push_back(i);
+      views.push_back(view(i, round, seed));
+    }
+  }
   const auto nan = std::numeric_limits<double>::quiet_NaN();
   ClientEvaluation evaluation{std::vector<double>(static_cast<std::size_t>(size()), nan),
                               std::vector<double>(static_cast<std::size_t>(size()), nan)};
-  for (int i = 0; i < size(); ++i) {
-    const int model_index = assignment.at(static_cast<std::size_t>(first_ + i));
-    if (model_index < 0 && !local_models) {
-      continue;  // not participating
-    }
-    auto& model = local_models ? models.working_model() : models.load(model_index);
+  const auto score = [&](std::size_t n, model::Network& model) {
+    const auto result = procedure_->evaluate(views[n], model, payload);
+    evaluation.accuracy[static_cast<std::size_t>(scored[n])] = result.accuracy;
+    evaluation.test_loss[static_cast<std::size_t>(scored[n])] = result.loss;
+  };
+  const auto model_of = [&](int i) { return assignment.at(static_cast<std::size_t>(first_ + i)); };
+  if (procedure_on_threads(models)) {
+    on_threads(models, scored.size(), [&](std::size_t n, model::Network& network) {
+      model::load_flat_state(network, local_models ? local_states_[scored[n]] : models.states()[model_of(scored[n])]);
+      network.train();
+      score(n, network);
+    });
+    return evaluation;
+  }
+  for (std::size_t n = 0; n < scored.size(); ++n) {
+    auto& model = local_models ? models.working_model() : models.load(model_of(scored[n]));
     if (local_models) {
-      model::load_flat_state(model, local_states_[i]);
+      model::load_flat_state(model, local_states_[scored[n]]);
     }
-    auto client = view(i, round, seed);
-    const auto score = procedure_->evaluate(client, model, payload);
-    evaluation.accuracy[static_cast<std::size_t>(i)] = score.accuracy;
-    evaluation.test_loss[static_cast<std::size_t>(i)] = score.loss;
+    score(n, model);
   }
   return evaluation;
 }

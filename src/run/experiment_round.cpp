@@ -1,6 +1,7 @@
 // One federated round on every rank: the round protocol of algo/algorithm.hpp (queries, plan,
 // local updates, aggregation, evaluation; CLoVE Alg. 1 lines 2-14 for CLoVE).
 #include "experiment_state.hpp"
+#include "weighted_sums.hpp"
 
 namespace cflrun::run::detail {
 
@@ -98,47 +99,27 @@ void Experiment::add_fedprox_anchors(algo::RoundPlan& plan) const {
   }
 }
 
-namespace {
-
-/// Adds one client's result to the per-model sums: sums[s] += W[s, client] x, count[s] += W[s, client].
-void add_weighted(torch::Tensor& sums, const torch::Tensor& weights, int client, const torch::Tensor& result) {
-  const auto k = weights.size(0);
-  const auto p = result.size(0);
-  const auto w = weights.accessor<double, 2>();
-  for (std::int64_t s = 0; s < k; ++s) {
-    const double weight = w[s][client];
-    if (weight > 0.0) {
-      sums.narrow(0, s * p, p).add_(result, weight);
-      sums[k * p + s] += weight;
-    }
-  }
-}
-
-}  // namespace
-
 std::vector<double> Experiment::train(int round, RoundOutcome& outcome) {
   if (!outcome.plan.weights.defined()) {
     return train_then_aggregate(round, outcome);
   }
-  const auto k = static_cast<std::int64_t>(num_models_);
-  auto sums = torch::zeros({k * models_->state_size() + k}, torch::kFloat64);
+  WeightedSums sums(outcome.plan.weights, models_->state_size());
   const auto& heads = outcome.plan.head_weights;  // FedPAC: the heads' own weights
   const auto head = heads.defined() ? model::head_range(models_->working_model()) : model::FlatRange{};
-  auto head_sums = torch::zeros({heads.defined() ? k * head.size + k : 0}, torch::kFloat64);
+  auto head_sums = heads.defined() ? WeightedSums(heads, head.size) : WeightedSums();
   clients_->local_updates(
       outcome.plan, *models_, round, options_.seed, local_update_settings(),
       [&](int client, const torch::Tensor& result) {
-        add_weighted(sums, outcome.plan.weights, client, result);
+        sums.add(client, result);
         if (heads.defined()) {
-          add_weighted(head_sums, heads, client, result.narrow(0, head.offset, head.size));
+          head_sums.add(client, result.narrow(0, head.offset, head.size));
         }
       },
       outcome.train_loss);
   deliver_reports(round);
-  outcome.weighted_head_sums = comm_.reduce_sum(
-      std::vector<double>(head_sums.data_ptr<double>(), head_sums.data_ptr<double>() + head_sums.numel()));
+  outcome.weighted_head_sums = comm_.reduce_sum(head_sums.values());
   // A rank without clients (the server) contributes zero sums.
-  return comm_.reduce_sum(std::vector<double>(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel()));
+  return comm_.reduce_sum(sums.values());
 }
 
 void Experiment::deliver_reports(int round) {
@@ -196,12 +177,11 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
   if (!aggregation.assignment.empty()) {
     plan.assignment = aggregation.assignment;
   }
-  const auto k = static_cast<std::int64_t>(num_models_);
-  auto sums = torch::zeros({k * models_->state_size() + k}, torch::kFloat64);
+  WeightedSums sums(plan.weights, models_->state_size());
   for (std::size_t i = 0; i < trained.size(); ++i) {
-    add_weighted(sums, plan.weights, trained[i], results[i].to(torch::kFloat64));
+    sums.add(trained[i], results[i].to(torch::kFloat64));
   }
-  return comm_.reduce_sum(std::vector<double>(sums.data_ptr<double>(), sums.data_ptr<double>() + sums.numel()));
+  return comm_.reduce_sum(sums.values());
 }
 
 void Experiment::average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome) {

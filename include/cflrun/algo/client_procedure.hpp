@@ -51,6 +51,13 @@ class ClientProcedure {
   virtual void check_client(int /*client*/, std::int64_t /*train_samples*/,
                             const local::LocalUpdateSettings& /*settings*/) const {}
 
+  /// Whether train(), report(), statistics() and evaluate() of different clients may run at once,
+  /// each on its own thread with its own model and one intra-op thread (run::ClientGroup's
+  /// parallel clients: the results then equal --threads 1's): true only where they read nothing
+  /// one client writes for another (they may read the payload and the client's own view) and draw
+  /// random numbers only from the client's own streams. Default: false, one client after another.
+  virtual bool runs_concurrently() const { return false; }
+
   /// The local update of `client` (instead of the standard one): `model` holds its start state
   /// (RoundPlan::start), is trained in place and then aggregated and kept as the run does for any
   /// algorithm.

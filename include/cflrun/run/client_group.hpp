@@ -102,9 +102,10 @@ class ClientGroup {
 
   /// Threads on which local_updates trains clients at once (each client on one thread, with one
   /// LibTorch intra-op thread), where that cannot change what a client computes: plain local
-  /// updates (no ClientProcedure, no optimizers kept across rounds) of a model without dropout
-  /// (dropout draws from LibTorch's one global generator) on the CPU. 1 (the default) trains the
-  /// clients one after the other with the rank's intra-op threads.
+  /// updates, or a ClientProcedure that runs_concurrently (then its statistics and scores too),
+  /// without optimizers kept across rounds, of a model without dropout (dropout draws from
+  /// LibTorch's one global generator) on the CPU. 1 (the default) trains the clients one after
+  /// the other with the rank's intra-op threads.
   void set_training_threads(int threads) { training_threads_ = threads; }
 
   /// Clients whose local updates local_updates runs at once as one model::ClientBatchedNetwork
@@ -208,6 +209,13 @@ class ClientGroup {
   void train_on_threads(const std::vector<TrainingStart>& starts, const algo::RoundPlan& plan, ModelSet& models,
                         int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
                         const TrainedClient& receive, std::vector<double>& train_loss);
+  /// Whether the procedure's statistics and scores run on several threads too (its
+  /// runs_concurrently, and trains_on_threads).
+  bool procedure_on_threads(ModelSet& models) const;
+  /// Calls work(n, network) for n = 0 .. count - 1 on training_threads_ threads, each with its own
+  /// network (built on this thread at the first call, kept for later rounds) and one intra-op
+  /// thread. @throws what `work` throws (the first failure; the other threads stop early).
+  void on_threads(ModelSet& models, std::size_t count, const std::function<void(std::size_t, model::Network&)>& work);
   /// Whether local_updates runs `plan` client-batched (set_client_batch).
   bool trains_batched(ModelSet& models, const algo::RoundPlan& plan, std::size_t clients);
   /// local_updates client-batched, client_batch_ clients at a time (fewer where client_batch_bytes_

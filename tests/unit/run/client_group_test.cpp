@@ -129,5 +129,55 @@ TEST(ClientGroup, WarmUpUpdatesTakeTheGivenStepsFromTheInitialModel) {
   EXPECT_TRUE(clients.warm_up_updates(models.working_model(), initial, 7, 0, 1, adam(), {}).empty());
 }
 
+/// A client side that runs concurrently: the standard update, then the trained state as its report
+/// and its model's parameter sum as its statistic, each tagged with the client's id.
+class ConcurrentProcedure : public algo::ClientProcedure {
+ public:
+  bool runs_concurrently() const override { return true; }
+  std::int64_t report_length() const override { return kDim + 1; }
+  std::vector<double> report(algo::LocalClient& client, model::Network& model) override {
+    const auto state = model::flatten_state(model).to(torch::kFloat64);
+    std::vector<double> row(state.data_ptr<double>(), state.data_ptr<double>() + state.numel());
+    row.push_back(client.id);
+    return row;
+  }
+  std::int64_t statistics_length() const override { return 2; }
+  std::vector<double> statistics(algo::LocalClient& client, model::Network& model) override {
+    return {model::flatten_state(model).to(torch::kFloat64).sum().item<double>(), static_cast<double>(client.id)};
+  }
+};
+
+/// What a group with `threads` training threads and ConcurrentProcedure computes in one round:
+/// trained states, losses, reports, statistics and scores, flattened into one float64 tensor.
+torch::Tensor procedure_round(int threads) {
+  const auto data = four_clients();
+  auto models = two_models();
+  ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
+  clients.set_procedure(std::make_shared<ConcurrentProcedure>());
+  clients.set_training_threads(threads);
+  algo::RoundPlan plan;
+  plan.assignment = plan.start = {1, 0, algo::kNoUpdate, 1};
+  std::vector<torch::Tensor> parts{torch::tensor(clients.client_statistics(models, {0, 1, 2, 3}, 0, 1))};
+  std::vector<double> train_loss;
+  clients.local_updates(plan, models, 0, 1, adam(),
+                        [&](int, const torch::Tensor& result) { parts.push_back(result.to(torch::kFloat64)); },
+                        train_loss);
+  parts.push_back(torch::tensor(train_loss).nan_to_num(-1.0));
+  for (const auto& [client, report] : clients.take_reports()) {
+    parts.push_back(torch::tensor(report));
+    EXPECT_EQ(report.back(), client);
+  }
+  const auto scores = clients.evaluate_each(plan.assignment, false, models, {}, 0, 1);
+  parts.push_back(torch::tensor(scores.test_loss).nan_to_num(-1.0));
+  return torch::cat(parts);
+}
+
+TEST(ClientGroup, ConcurrentProcedureOnThreadsComputesWhatOneAfterAnotherDoes) {
+  const auto one = procedure_round(1);
+  const auto three = procedure_round(3);
+  EXPECT_EQ(one.numel(), 2 * 4 + 3 * kDim + 4 + 3 * (kDim + 1) + 4);
+  EXPECT_TRUE(torch::equal(one, three));  // bit for bit, in client order
+}
+
 }  // namespace
 }  // namespace cflrun::run
