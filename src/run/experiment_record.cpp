@@ -174,6 +174,7 @@ void Experiment::finish() {
   writer_.reset();
   std::error_code error;
   std::filesystem::remove(paths_.checkpoint, error);
+  std::filesystem::remove(paths_.checkpoint.string() + ".tmp", error);  // a kill's leftover, if any
 }
 
 void Experiment::fail(const std::string& message) {

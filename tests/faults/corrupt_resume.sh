@@ -53,6 +53,10 @@ for offset in $(offsets "$work/saved/run.h5.checkpoint"); do
 done
 echo "corrupt_resume: $checked checkpoints with one byte changed: each refused, naming the checkpoint; files unchanged"
 echo "  e.g. $(grep 'error: ' "$work/resume.log")"
+# With --overwrite given already (as sweeps pass it), the advice is to leave out --resume.
+"$cflrun" "${args[@]}" --out "$work/run.h5" --resume --overwrite > "$work/resume.log" 2>&1 && fail "--overwrite: resumed"
+grep -q "error: .*run without --resume to start again" "$work/resume.log" && ! grep -q "start again with --overwrite" \
+  "$work/resume.log" || { cat "$work/resume.log"; fail "--resume --overwrite: the advice names --overwrite"; }
 
 checked=0
 for offset in $(offsets "$work/saved/run.h5.partial"); do
