@@ -1,5 +1,11 @@
 #include <cflrun/io/hdf5_file.hpp>
 
+#include <cerrno>
+#include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
 namespace cflrun::io {
 namespace {
 
@@ -36,6 +42,28 @@ Hdf5Handle open_hdf5_file_read_write(const std::filesystem::path& path) {
   const Hdf5Handle access = make_file_access_properties();
   return make_handle(H5Fopen(path.c_str(), H5F_ACC_RDWR, access.get()), H5Fclose,
                      "cannot open HDF5 file " + path.string() + " for writing");
+}
+
+void reserve_file_space(hid_t file, const std::filesystem::path& path, std::uint64_t bytes) {
+  void* handle = nullptr;
+  check_hdf5(H5Fget_vfd_handle(file, H5P_DEFAULT, &handle), "cannot reach the file of " + path.string());
+  const int fd = *static_cast<int*>(handle);  // the sec2 driver's descriptor
+  struct stat status {};
+  if (handle == nullptr || fstat(fd, &status) != 0) {
+    return;
+  }
+  if (fallocate(fd, FALLOC_FL_KEEP_SIZE, status.st_size, static_cast<off_t>(bytes)) == 0) {
+    return;
+  }
+  const int error = errno;
+  if (error == EOPNOTSUPP || error == ENOSYS) {
+    return;  // e.g. some network file systems: writes then meet a full disk as they come
+  }
+  throw_hdf5_error("cannot reserve space for the next round in " + path.string() + ": " +
+                   std::generic_category().message(error) +
+                   (error == ENOSPC || error == EDQUOT
+                        ? " (the disk or quota is full: free space there or choose another --out)"
+                        : std::string()));
 }
 
 }  // namespace cflrun::io

@@ -118,7 +118,8 @@ int identical(const std::string& a, const std::string& b, bool assignments_only)
 }
 
 /// A partial file (a run that failed, e.g. on a full disk) claims completed_rounds k, and every
-/// per-round dataset holds at least k rows, whose first k equal the reference run's bit for bit.
+/// per-round dataset holds exactly k rows (no row of a round that failed to write), equal to the
+/// reference run's first k bit for bit.
 int consistent_prefix(const std::string& reference, const std::string& partial) {
   const ResultReader rr(reference);
   const ResultReader rp(partial);
@@ -132,8 +133,11 @@ int consistent_prefix(const std::string& reference, const std::string& partial) 
     const auto full = rr.read_f64(name);
     const auto row = full.size() / reference_rounds;
     const auto part = rp.read_f64(name);
-    if (part.size() < rounds * row ||
-        std::memcmp(full.data(), part.data(), rounds * row * sizeof(double)) != 0) {
+    if (part.size() != rounds * row) {
+      return fail(partial + " claims " + std::to_string(rounds) + " rounds but " + name + " holds " +
+                  std::to_string(part.size() / row) + " rows");
+    }
+    if (std::memcmp(full.data(), part.data(), rounds * row * sizeof(double)) != 0) {
       return fail(partial + " claims " + std::to_string(rounds) + " rounds but " + name +
                   " does not hold them as the uninterrupted run wrote them");
     }

@@ -30,4 +30,11 @@ Hdf5Handle open_hdf5_file_read_only(const std::filesystem::path& path);
 /// @throws Hdf5Error naming `path` if HDF5 cannot open it.
 Hdf5Handle open_hdf5_file_read_write(const std::filesystem::path& path);
 
+/// Reserves `bytes` of disk space past the end of the open file (fallocate, FALLOC_FL_KEEP_SIZE:
+/// the file's size does not change), so that HDF5's next writes, which extend the file, cannot meet
+/// a full disk half way. A run reserves a round's growth before appending it: on a full disk it
+/// stops with the file exactly as it was. File systems without fallocate are passed over.
+/// @throws Hdf5Error naming `path` if the disk or quota is full (ENOSPC, EDQUOT) or another error.
+void reserve_file_space(hid_t file, const std::filesystem::path& path, std::uint64_t bytes);
+
 }  // namespace cflrun::io

@@ -61,9 +61,9 @@ struct RoundRecord {
 /// writer also keeps a copy of every row in memory (kept_rows), which a checkpoint carries, so that
 /// --resume never depends on a file a kill may have left half written. Not copyable; movable (a
 /// moved-from writer may only be destroyed or assigned to). Destroying the writer closes the file
-/// without changing `status`: call `complete_into` or `mark_failed` first. After an Hdf5Error from
-/// `append_round` a dataset may hold a row after `completed_rounds` (not valid; not cut off, as
-/// that can damage finished rows on a full disk): call only `mark_failed`.
+/// without changing `status`: call `complete_into` or `mark_failed` first. `append_round` reserves
+/// the round's growth on the disk first (reserve_file_space), so a full disk stops it before any
+/// dataset grows; after an Hdf5Error from it call only `mark_failed`.
 class ResultWriter {
  public:
   /// Creates the file (and its parent directories) with every group and every per-round dataset
@@ -99,8 +99,8 @@ class ResultWriter {
   /// @throws Hdf5Error if HDF5 cannot write it.
   void write_mixture(const std::vector<double>& mixture);
 
-  /// Appends one finished round: extends every per-round dataset by one row, sets
-  /// `completed_rounds` to the new row count, and flushes the file to disk.
+  /// Appends one finished round: reserves disk space for it, extends every per-round dataset by one
+  /// row, sets `completed_rounds` to the new row count, and flushes the file to disk.
   /// @throws ShapeError if a vector in `record` has the wrong size for the layout (nothing is
   ///         written then).
   /// @throws Hdf5Error if HDF5 cannot write or flush.
