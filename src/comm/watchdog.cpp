@@ -21,6 +21,9 @@ constexpr double kPingSeconds = 3.0;  // how long rank 0 waits for the answers
 // How long rank 0, freeing the communicator, waits for the arrival messages still on their way
 // (workers send the last one just before the last collective, which rank 0 may finish first).
 constexpr double kDrainSeconds = 5.0;
+// A gap this long between two polls of a wait means this rank itself did not run (SIGSTOP, then
+// SIGCONT as mpiexec sends before ending a job): the gap does not count against the other ranks.
+constexpr std::chrono::seconds kStallSeconds{2};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -120,11 +123,17 @@ void Watchdog::drain_arrivals() noexcept {
 }
 
 void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microseconds poll) {
-  const auto start = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
+  auto last_poll = start;
   int done = 0;
   check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
   while (done == 0) {
     std::this_thread::sleep_for(poll);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_poll > kStallSeconds) {
+      start += now - last_poll;  // this rank did not run (stopped, then continued): not the others' delay
+    }
+    last_poll = now;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done == 0) {
       check_failures();
