@@ -1,9 +1,13 @@
 #include "watchdog.hpp"
 #include "mpi_check.hpp"
 
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <sstream>
 #include <thread>
 
@@ -25,6 +29,34 @@ constexpr double kDrainSeconds = 5.0;
 // SIGCONT as mpiexec sends before ending a job): the gap does not count against the other ranks.
 constexpr std::chrono::seconds kStallSeconds{2};
 
+// CLOCK_MONOTONIC nanoseconds (steady_clock's clock on Linux) of the last SIGCONT this process got;
+// 0 = none. Written by the handler (clock_gettime is async-signal-safe), read by time_out.
+std::atomic<std::int64_t> continued_at_ns{0};
+static_assert(std::atomic<std::int64_t>::is_always_lock_free);
+
+void record_continue(int /*signal*/) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  continued_at_ns.store(static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec);
+}
+
+// Installs record_continue once per process; a handler someone else installed is left alone.
+void watch_for_continue() {
+  static const bool installed = [] {
+    struct sigaction previous {};
+    sigaction(SIGCONT, nullptr, &previous);
+    if (previous.sa_handler != SIG_DFL || (previous.sa_flags & SA_SIGINFO) != 0) {
+      return false;
+    }
+    struct sigaction action {};
+    action.sa_handler = record_continue;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(SIGCONT, &action, nullptr) == 0;
+  }();
+  (void)installed;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -38,7 +70,9 @@ std::string this_host() {
 
 }  // namespace
 
-Watchdog::Watchdog(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {
+Watchdog::Watchdog(MPI_Comm comm, int rank, int size)
+    : comm_(comm), rank_(rank), size_(size), last_completed_(std::chrono::steady_clock::now()) {
+  watch_for_continue();
   std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME, '\0');
   std::string host = this_host();
   host.resize(MPI_MAX_PROCESSOR_NAME - 1);
@@ -146,7 +180,13 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
       }
     }
   }
+  last_completed_ = std::chrono::steady_clock::now();
   read_arrivals();
+}
+
+bool Watchdog::continued_since_last_collective() const {
+  const auto since = std::chrono::duration_cast<std::chrono::nanoseconds>(last_completed_.time_since_epoch());
+  return continued_at_ns.load() > since.count();
 }
 
 void Watchdog::check_failures() const {
@@ -234,6 +274,14 @@ std::string Watchdog::describe(int rank) const {
 void Watchdog::time_out(const char* what) const {
   std::ostringstream message;
   message << "watchdog: ";
+  if (continued_since_last_collective()) {
+    // Stopped itself (outside a wait, or the stall went unseen) and continued, e.g. by mpiexec as
+    // it ends the job: the other ranks timed out on this one, so none of them is to blame.
+    message << "this rank, " << describe(rank_) << ", was stopped and continued (SIGCONT) during collective "
+            << collective_ << " (" << what << "); the other ranks have likely timed out on it and ended the job "
+            << "(see their messages). Continue from the last checkpoint with --resume";
+    throw WatchdogTimeout(message.str());
+  }
   std::vector<int> missing;
   for (std::size_t i = 0; i < reached_.size(); ++i) {
     if (reached_[i] < collective_) {

@@ -58,12 +58,16 @@ class Watchdog {
   [[noreturn]] void time_out(const char* what) const;
   std::string describe(int rank) const;
   double limit_seconds() const;
+  /// True when this process was continued (SIGCONT) after its last completed collective: it was
+  /// stopped itself, and the other ranks have likely timed out on it and ended the job.
+  bool continued_since_last_collective() const;
 
   MPI_Comm comm_;
   int rank_;
   int size_;
   double timeout_seconds_ = 0.0;
   long collective_ = 0;              // collectives started on this rank
+  std::chrono::steady_clock::time_point last_completed_;  // when the last wait completed
   std::vector<std::string> hosts_;   // [P] host name of every rank
   std::vector<long> pids_;           // [P] process id of every rank
   // rank 0: one posted receive per worker (index rank - 1) and the last collective it reached

@@ -1,7 +1,11 @@
 // MPI tests of the communicator; own main, run under mpiexec with 3 ranks by CTest.
 #include <cflrun/comm/communicator.hpp>
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -9,6 +13,8 @@ namespace cflrun::comm {
 namespace {
 
 MPI_Comm world() { return MPI_COMM_WORLD; }
+
+
 
 TEST(Communicator, BroadcastsFromRankZero) {
   Communicator comm(world());
@@ -71,6 +77,53 @@ TEST(Communicator, SeesAllRanksOnThisNode) {
   Communicator comm(world());
   EXPECT_EQ(comm.local_size(), comm.size());
   EXPECT_EQ(comm.local_rank(), comm.rank());
+}
+
+// Rank 0 times out on a gather the workers never reach (its timeout 0.5 s, theirs off). Returns
+// rank 0's watchdog message; the workers wait in a barrier until rank 0 ends the job.
+std::string gather_timeout_message(bool continue_rank0_first) {
+  Communicator comm(world());
+  comm.set_timeout(comm.is_root() ? 0.5 : 0.0);
+  if (!comm.is_root()) {
+    MPI_Barrier(world());
+    return "";
+  }
+  if (continue_rank0_first) {
+    std::raise(SIGCONT);  // as mpiexec continues a stopped server before ending the job
+  }
+  try {
+    comm.gather({});
+  } catch (const WatchdogTimeout& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// As `main` does after a WatchdogTimeout, rank 0 ends the job: exit status 0 when its checks
+// passed (the timed-out gather cannot be finished or freed, so the ranks cannot finalize).
+[[noreturn]] void end_job_with_result() {
+  std::fflush(stdout);
+  MPI_Abort(world(), ::testing::Test::HasFailure() ? 1 : 0);
+  std::abort();
+}
+
+// Without a continue, the missing workers are named. Each watchdog test ends its job, so each runs
+// in its own mpiexec (tests/mpi/CMakeLists.txt).
+TEST(CommunicatorWatchdog, NamesLateWorkers) {
+  const auto message = gather_timeout_message(false);
+  EXPECT_NE(message.find("watchdog: rank 1 (host "), std::string::npos) << message;
+  EXPECT_NE(message.find("did not reach collective 1"), std::string::npos) << message;
+  end_job_with_result();
+}
+
+// A server continued after its last collective (it was stopped itself) must not blame the
+// workers that timed out on it.
+TEST(CommunicatorWatchdog, ContinuedServerBlamesItself) {
+  const auto message = gather_timeout_message(true);
+  EXPECT_NE(message.find("watchdog: this rank, rank 0 (host "), std::string::npos) << message;
+  EXPECT_NE(message.find("was stopped and continued (SIGCONT)"), std::string::npos) << message;
+  EXPECT_EQ(message.find("rank 1"), std::string::npos) << message;
+  end_job_with_result();
 }
 
 }  // namespace
