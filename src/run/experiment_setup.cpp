@@ -251,7 +251,8 @@ void Experiment::append_checkpoint_rows(const std::string& old_partial) {
                     "(and without --resume)");
   }
   if (!old_partial.empty()) {  // also with --quiet: the log must say the file was replaced
-    std::cout << "cflrun: the partial result file did not match the checkpoint (" << old_partial
+    std::cout << "cflrun: the partial result file " << paths_.partial.string() << " did not match the checkpoint ("
+              << old_partial
               << "); its " << first_round_ << " rounds were written again from the checkpoint" << std::endl;
   }
 }
