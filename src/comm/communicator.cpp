@@ -33,6 +33,9 @@ int to_int_count(std::int64_t count, const char* what) {
 
 Communicator::Communicator(MPI_Comm base) {
   check(MPI_Comm_dup(base, &comm_), "MPI_Comm_dup");
+  // MPI's default on a communicator is MPI_ERRORS_ARE_FATAL (the job aborts inside the call): with
+  // MPI_ERRORS_RETURN every call returns its error code, which check() turns into MpiError.
+  check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   MPI_Comm node = MPI_COMM_NULL;

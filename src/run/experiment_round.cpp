@@ -28,7 +28,7 @@ void Experiment::plan_round(int round, RoundOutcome& outcome, Clock& start) {
   outcome.queries = share_queries(comm_.is_root() ? algorithm_->queries(round, participants_)
                                                   : std::vector<algo::ClientQuery>{});
   outcome.answers = answer_queries(outcome.queries, round);
-  phase_seconds_[kLossVectors] = seconds_since(start);
+  phase_seconds_[kQuery] = seconds_since(start);
   if (comm_.is_root()) {
     input.answers = outcome.answers;
     outcome.plan = algorithm_->plan(input);
@@ -59,7 +59,7 @@ void Experiment::plan_stable_round(RoundOutcome& outcome, Clock& start) {
   }
   const auto shared = share_queries(queries);
   const auto answers = answer_queries(shared, 0);
-  phase_seconds_[kLossVectors] = seconds_since(start);
+  phase_seconds_[kQuery] = seconds_since(start);
   outcome.newcomers = shared.empty() ? std::vector<int>{} : shared.front().clients;
   if (comm_.is_root()) {
     std::vector<int> models;
@@ -238,13 +238,13 @@ void Experiment::run_round(int round) {
   } else {
     plan_round(round, outcome, start);
   }
-  phase_seconds_[kClustering] = seconds_since(start);
+  phase_seconds_[kPlan] = seconds_since(start);
   add_fedprox_anchors(outcome.plan);
   stability_->record(outcome.plan.assignment);
   const auto weighted_sums = train(round, outcome);
   phase_seconds_[kLocalUpdate] = seconds_since(start);
   average(round, weighted_sums, outcome);
-  phase_seconds_[kAggregation] = seconds_since(start);
+  phase_seconds_[kAggregate] = seconds_since(start);
   if (procedure_) {  // the clients are scored with what this round produced (e.g. FedProto's prototypes)
     auto payload = comm_.is_root() ? algorithm_->evaluation_payload(round) : algo::AlgorithmState{};
     share_payload(payload);
@@ -253,7 +253,7 @@ void Experiment::run_round(int round) {
     }
   }
   const auto evaluations = evaluate(round, outcome);
-  phase_seconds_[kEvaluation] = seconds_since(start);
+  phase_seconds_[kEvaluate] = seconds_since(start);
   if (!comm_.is_root()) {
     return;
   }

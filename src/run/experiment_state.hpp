@@ -43,7 +43,7 @@
 namespace cflrun::run::detail {
 
 constexpr std::size_t kPhases = std::size(kPhaseNames);
-enum Phase : std::size_t { kLossVectors, kClustering, kLocalUpdate, kAggregation, kEvaluation, kIo };
+enum Phase : std::size_t { kQuery, kPlan, kLocalUpdate, kAggregate, kEvaluate, kIo };
 /// Values each rank reports per hosted client after evaluation: accuracy, test loss, train loss.
 constexpr std::size_t kClientFields = 3;
 

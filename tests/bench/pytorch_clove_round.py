@@ -97,7 +97,7 @@ def run(rounds):
     torch.manual_seed(1)
     gen = torch.Generator().manual_seed(1)
     models = [Cnn() for _ in range(K)]
-    phases = {name: [] for name in ("loss_vectors", "clustering", "local_update", "aggregation", "evaluation")}
+    phases = {name: [] for name in ("query", "plan", "local_update", "aggregate", "evaluate")}  # cflrun's phase names
     for t in range(rounds):
         start = time.perf_counter()
         with torch.no_grad():

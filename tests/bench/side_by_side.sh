@@ -32,7 +32,7 @@ done
 "$python" - "$work" "$repeats" <<'EOF'
 import sys, h5py, numpy as np
 work, repeats = sys.argv[1], int(sys.argv[2])
-phases = ["loss_vectors", "clustering", "local_update", "aggregation", "evaluation"]
+phases = ["query", "plan", "local_update", "aggregate", "evaluate"]
 def cflrun_phases(path):
     with h5py.File(path, "r") as f:
         seconds = f["rounds/seconds"][1:]  # rounds after the first

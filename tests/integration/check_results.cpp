@@ -69,6 +69,10 @@ int summary_matches(const std::string& file) {
 
 int ari_from(const std::string& file, int first_round, double min) {
   const auto ari = ResultReader(file).read_f64("/rounds/ari");
+  if (first_round < 1 || ari.size() < static_cast<std::size_t>(first_round)) {
+    return fail(file + ": no round " + std::to_string(first_round) + " to check the ARI from (" +
+                std::to_string(ari.size()) + " rounds recorded)");
+  }
   for (std::size_t t = static_cast<std::size_t>(first_round - 1); t < ari.size(); ++t) {
     if (!(ari[t] >= min)) {
       return fail(file + ": ARI " + std::to_string(ari[t]) + " < " + std::to_string(min) + " in round " +

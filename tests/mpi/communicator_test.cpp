@@ -73,6 +73,21 @@ TEST(Communicator, ReducesSumsOnRankZeroAndAgreesOnMinimum) {
   EXPECT_EQ(comm.all_min(comm.size() - comm.rank()), 1);
 }
 
+// MPI errors on the communicator return (MPI_ERRORS_RETURN) instead of aborting the job, so that
+// the class can throw MpiError: a send to a rank that does not exist fails with MPI_ERR_RANK.
+TEST(Communicator, MpiErrorsReturnInsteadOfAborting) {
+  Communicator comm(world());
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  ASSERT_EQ(MPI_Comm_get_errhandler(comm.handle(), &handler), MPI_SUCCESS);
+  EXPECT_EQ(handler, MPI_ERRORS_RETURN);
+  MPI_Errhandler_free(&handler);
+  int value = 1;
+  const int rc = MPI_Send(&value, 1, MPI_INT, comm.size(), 0, comm.handle());
+  int error_class = MPI_SUCCESS;
+  MPI_Error_class(rc, &error_class);
+  EXPECT_EQ(error_class, MPI_ERR_RANK);
+}
+
 TEST(Communicator, SeesAllRanksOnThisNode) {
   Communicator comm(world());
   EXPECT_EQ(comm.local_size(), comm.size());

@@ -47,7 +47,8 @@ class RankFailed : public std::runtime_error {
 /// WatchdogTimeout naming the ranks, hosts and pids that did not arrive (on a worker: the server).
 class Communicator {
  public:
-  /// Duplicates `base` (MPI_Comm_dup) and finds the ranks sharing this node.
+  /// Duplicates `base` (MPI_Comm_dup), sets MPI_ERRORS_RETURN on the duplicate (so that MPI errors
+  /// become MpiError instead of ending the job) and finds the ranks sharing this node.
   /// @throws MpiError if an MPI call fails.
   /// Also gathers every rank's host name and pid for the watchdog's messages (collective).
   explicit Communicator(MPI_Comm base);
@@ -65,6 +66,10 @@ class Communicator {
   int local_size() const { return local_size_; }
   /// True on rank 0, the server.
   bool is_root() const { return rank_ == 0; }
+  /// The duplicated communicator itself (for tests and MPI calls the class does not wrap). Its
+  /// error handler is MPI_ERRORS_RETURN: a failing call returns an error code instead of ending
+  /// the job; this class's methods throw MpiError with MPI's error text for it.
+  MPI_Comm handle() const { return comm_; }
 
   /// Broadcasts `count` elements from rank 0 into `data` on every rank. Collective.
   void broadcast(float* data, std::int64_t count) const;

@@ -9,12 +9,14 @@
 namespace cflrun::run {
 
 /// The phases of a round timed in `/rounds/seconds`, in order (wall-clock on rank 0, waiting for
-/// the workers included): loss vectors (computed and gathered), clustering (the server's
-/// assignment, broadcast), local update (trained and reduced), aggregation (averaged, broadcast),
-/// evaluation (computed and gathered), io (assembling the round record; the HDF5 write and flush
-/// that follow, a few milliseconds, are outside the phases but inside the printed round time).
-inline constexpr const char* kPhaseNames[] = {"loss_vectors", "clustering", "local_update",
-                                              "aggregation",  "evaluation", "io"};
+/// the workers included), the same for every algorithm (include/cflrun/algo/algorithm.hpp):
+/// query (the clients answer the server's queries, e.g. CLoVE's loss vectors, and the answers are
+/// gathered), plan (the server plans the round, the plan is broadcast), local update (trained and
+/// reduced), aggregate (averaged, broadcast), evaluate (scored and gathered), io (assembling the
+/// round record; the HDF5 write and flush that follow, a few milliseconds, are outside the phases
+/// but inside the printed round time). Files written before 2026-11-26 name the first five
+/// loss_vectors, clustering, local_update, aggregation, evaluation.
+inline constexpr const char* kPhaseNames[] = {"query", "plan", "local_update", "aggregate", "evaluate", "io"};
 
 /// Thrown on every rank when a signal stopped the run after a round: the checkpoint is written and
 /// the result file marked "interrupted"; `main` exits with kExitInterrupted (stop_signals.hpp).

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <thread>
+
+#include <sched.h>
 
 #include <torch/cuda.h>
 
@@ -56,8 +59,34 @@ TEST(ComputeSetup, CudaOnACpuOnlyBuildIsAClearError) {
     EXPECT_EQ(select_device("auto", 0), torch::Device(torch::kCPU));
     EXPECT_THROW(select_device("cuda", 0), ConfigError);
   }
-  EXPECT_EQ(threads_per_rank(3, 2), 3);
-  EXPECT_GE(threads_per_rank(0, 64), 1);
+}
+
+// --threads auto: the cores this process may use, split among the node's ranks, at least one; a
+// launcher that pinned the rank to fewer cores than the node has already gave it its share.
+TEST(ComputeSetup, ThreadsPerRankSplitsTheNodesCores) {
+  EXPECT_EQ(threads_per_rank(3, 2), 3);  // given: used as is
+  cpu_set_t original;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(original), &original), 0);
+  const int node_cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  if (CPU_COUNT(&original) == node_cores) {
+    EXPECT_EQ(threads_per_rank(0, 1), node_cores);
+    EXPECT_EQ(threads_per_rank(0, node_cores), 1);
+    EXPECT_EQ(threads_per_rank(0, 64 * node_cores), 1);
+  }
+  if (node_cores >= 2) {  // pinned to one core, as mpirun --bind-to core does
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &original)) {
+        CPU_SET(cpu, &one);
+        break;
+      }
+    }
+    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    const int pinned = threads_per_rank(0, 1);
+    ASSERT_EQ(sched_setaffinity(0, sizeof(original), &original), 0);
+    EXPECT_EQ(pinned, 1);
+  }
 }
 
 TEST(Progress, PrintsRoundAriAccuracyAndEta) {
