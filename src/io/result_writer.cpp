@@ -15,16 +15,11 @@
 #include <cflrun/io/result_rows.hpp>
 #include <cflrun/io/result_schema.hpp>
 
+#include "round_fields.hpp"
+#include "row_datasets.hpp"
+
 namespace cflrun::io {
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) {
-    text += (text.empty() ? "" : ", ") + name;
-  }
-  return text;
-}
 
 void validate_layout(const ResultLayout& layout) {
   if (layout.num_clients < 1 || layout.num_models < 1 || layout.phase_names.empty() ||
@@ -74,73 +69,6 @@ void create_parent_group(hid_t file, const std::string& path) {
   }
 }
 
-/// One per-round dataset: where it is, its element type and row shape, its open handle, and a copy
-/// of every row appended (what the checkpoint keeps and the completed file is verified against).
-struct RowDataset {
-  std::string path;
-  torch::ScalarType dtype;
-  std::vector<hsize_t> row_shape;
-  bool compress;
-  Hdf5Handle handle;
-  std::vector<unsigned char> kept;
-
-  std::size_t row_bytes() const {
-    std::size_t bytes = torch::elementSize(dtype);
-    for (const auto extent : row_shape) {
-      bytes *= static_cast<std::size_t>(extent);
-    }
-    return bytes;
-  }
-};
-
-/// Every per-round dataset of `layout`, in a fixed order.
-std::vector<RowDataset> row_datasets_of(const ResultLayout& layout) {
-  const auto clients = static_cast<hsize_t>(layout.num_clients);
-  const auto models = static_cast<hsize_t>(layout.num_models);
-  const auto phases = static_cast<hsize_t>(layout.phase_names.size());
-  std::vector<RowDataset> all;
-  const auto add = [&](const std::string& path, torch::ScalarType dtype, std::vector<hsize_t> row_shape, bool compress) {
-    all.push_back({path, dtype, std::move(row_shape), compress, {}, {}});
-  };
-  for (const char* path : {schema::kAri, schema::kAccuracy, schema::kTestLoss, schema::kTrainLoss,
-                           schema::kWorkerComputeSeconds}) {
-    add(path, torch::kFloat64, {}, false);
-  }
-  add(schema::kBytesSent, torch::kInt64, {}, false);
-  add(schema::kBytesReceived, torch::kInt64, {}, false);
-  add(schema::kSeconds, torch::kFloat64, {phases}, false);
-  add(schema::kAssignment, torch::kInt32, {clients}, true);
-  add(schema::kClientAccuracy, torch::kFloat32, {clients}, true);
-  add(schema::kClientTestLoss, torch::kFloat32, {clients}, true);
-  add(schema::kLiveModels, torch::kInt32, {}, false);
-  if (layout.has_loss_vectors) {
-    add(schema::kLossVectors, torch::kFloat32, {clients, models}, true);
-  }
-  if (layout.num_sources > 0) {
-    const auto sources = static_cast<hsize_t>(layout.num_sources);
-    add(schema::kSourceAccuracy, torch::kFloat32, {models, sources}, true);
-    add(schema::kSourceLoss, torch::kFloat32, {models, sources}, true);
-  }
-  for (const auto& dataset : layout.extra_datasets) {
-    add(dataset.path, torch::kFloat32, std::vector<hsize_t>(dataset.shape.begin(), dataset.shape.end()), true);
-  }
-  return all;
-}
-
-/// The kept rows of `dataset` in `rows`, checked against its type and row shape.
-/// @throws DataError naming `path` if missing or of another type or shape.
-torch::Tensor checked_rows(const NamedTensors& rows, const RowDataset& dataset, const std::filesystem::path& path) {
-  const auto found = rows.find(dataset.path);
-  std::vector<std::int64_t> row(dataset.row_shape.begin(), dataset.row_shape.end());
-  if (found == rows.end() || found->second.scalar_type() != dataset.dtype || found->second.dim() != 1 + static_cast<std::int64_t>(row.size()) ||
-      found->second.sizes().slice(1) != c10::IntArrayRef(row)) {
-    throw DataError("the kept rounds for " + path.string() + " lack " + dataset.path + " of " +
-                    c10::toString(dataset.dtype) + " rows " + c10::str(row) +
-                    "; they were written by another configuration");
-  }
-  return found->second.contiguous();
-}
-
 /// Sets the status of a closed result file, ignoring failures.
 void mark_file_failed(const std::filesystem::path& path, const std::string& message) noexcept {
   try {
@@ -151,46 +79,13 @@ void mark_file_failed(const std::filesystem::path& path, const std::string& mess
   }
 }
 
-/// Where each per-round dataset's row is in `record` (the types match row_datasets_of).
-std::map<std::string, const void*> row_values(const RoundRecord& record) {
-  std::map<std::string, const void*> values{
-      {schema::kAri, &record.ari},
-      {schema::kAccuracy, &record.accuracy},
-      {schema::kTestLoss, &record.test_loss},
-      {schema::kTrainLoss, &record.train_loss},
-      {schema::kWorkerComputeSeconds, &record.worker_compute_seconds},
-      {schema::kBytesSent, &record.bytes_sent},
-      {schema::kBytesReceived, &record.bytes_received},
-      {schema::kSeconds, record.seconds.data()},
-      {schema::kAssignment, record.assignment.data()},
-      {schema::kClientAccuracy, record.client_accuracy.data()},
-      {schema::kClientTestLoss, record.client_test_loss.data()},
-      {schema::kLiveModels, &record.live_models},
-      {schema::kLossVectors, record.loss_vectors.data()},
-      {schema::kSourceAccuracy, record.source_accuracy.data()},
-      {schema::kSourceLoss, record.source_loss.data()}};
-  for (const auto& [path, row] : record.extra) {
-    values[path] = row.data();
-  }
-  return values;
-}
-
-/// The rows of a dataset as a [T, row_shape...] tensor.
-torch::Tensor kept_tensor(const RowDataset& dataset) {
-  std::vector<std::int64_t> shape{static_cast<std::int64_t>(dataset.kept.size() / dataset.row_bytes())};
-  shape.insert(shape.end(), dataset.row_shape.begin(), dataset.row_shape.end());
-  auto tensor = torch::empty(shape, dataset.dtype);
-  std::memcpy(tensor.data_ptr(), dataset.kept.data(), dataset.kept.size());
-  return tensor;
-}
-
 }  // namespace
 
 struct ResultWriter::Impl {
   std::filesystem::path path;
   ResultLayout layout;
   Hdf5Handle file;  // Declared first so that it is closed after the datasets below.
-  std::vector<RowDataset> rows;
+  std::vector<detail::RowDataset> rows;
   std::int64_t completed_rounds = 0;
 
   /// The root attributes, groups and per-round datasets of a new file.
@@ -224,7 +119,7 @@ struct ResultWriter::Impl {
 
 void ResultWriter::Impl::create_datasets() {
   const hid_t f = file.get();
-  rows = row_datasets_of(layout);
+  rows = detail::row_datasets_of(layout);
   for (auto& dataset : rows) {
     create_parent_group(f, dataset.path);
     dataset.handle = create_row_dataset(f, dataset.path, hdf5_types_of(dataset.dtype).file, dataset.row_shape,
@@ -263,26 +158,16 @@ void ResultWriter::Impl::append(const std::vector<const void*>& values) {
 NamedTensors ResultWriter::Impl::kept_rows() const {
   NamedTensors kept;
   for (const auto& dataset : rows) {
-    kept.emplace(dataset.path, kept_tensor(dataset));
+    kept.emplace(dataset.path, detail::kept_tensor(dataset));
   }
   return kept;
 }
 
 void ResultWriter::Impl::validate(const RoundRecord& record) const {
-  const std::size_t clients = static_cast<std::size_t>(layout.num_clients);
-  const std::string m = std::to_string(clients) + " clients";
-  check_size("seconds", record.seconds.size(), layout.phase_names.size(),
-             "one per timing phase: " + joined(layout.phase_names));
-  check_size("assignment", record.assignment.size(), clients, m);
-  check_size("client_accuracy", record.client_accuracy.size(), clients, m);
-  check_size("client_test_loss", record.client_test_loss.size(), clients, m);
-  const std::size_t loss_values =
-      layout.has_loss_vectors ? clients * static_cast<std::size_t>(layout.num_models) : 0;
-  check_size("loss_vectors", record.loss_vectors.size(), loss_values,
-             layout.has_loss_vectors
-                 ? m + " x " + std::to_string(layout.num_models) + " models, row-major"
-                 : "this run's layout has no loss vectors");
-  const std::size_t models = static_cast<std::size_t>(layout.num_models);
+  for (const auto& field : detail::round_fields()) {
+    check_size(field.member, field.values(record).count, detail::row_values(field, layout),
+               detail::describe_row(field, layout));
+  }
   check_size("extra", record.extra.size(), layout.extra_datasets.size(), "one per extra dataset of the layout");
   for (const auto& dataset : layout.extra_datasets) {
     const auto found = record.extra.find(dataset.path);
@@ -293,10 +178,6 @@ void ResultWriter::Impl::validate(const RoundRecord& record) const {
     check_size(dataset.path.c_str(), found == record.extra.end() ? 0 : found->second.size(), values,
                "the extra dataset's row");
   }
-  const std::size_t per_source = models * static_cast<std::size_t>(layout.num_sources);
-  const std::string sources = layout.num_sources > 0 ? "models x sources" : "this run has no mixture sources";
-  check_size("source_accuracy", record.source_accuracy.size(), per_source, sources);
-  check_size("source_loss", record.source_loss.size(), per_source, sources);
 }
 
 ResultWriter::ResultWriter(const std::filesystem::path& path, const ResultLayout& layout,
@@ -390,7 +271,7 @@ void ResultWriter::write_mixture(const std::vector<double>& mixture) {
 void ResultWriter::append_round(const RoundRecord& record) {
   Impl& w = *impl_;
   w.validate(record);
-  const auto values = row_values(record);
+  const auto values = detail::row_pointers(record);
   std::vector<const void*> ordered;
   for (const auto& dataset : w.rows) {
     ordered.push_back(values.at(dataset.path));
@@ -402,7 +283,7 @@ void ResultWriter::append_rows(const NamedTensors& rows) {
   Impl& w = *impl_;
   std::vector<torch::Tensor> tensors;
   for (const auto& dataset : w.rows) {
-    tensors.push_back(checked_rows(rows, dataset, w.path));
+    tensors.push_back(detail::checked_rows(rows, dataset, w.path));
   }
   const auto count = tensors.empty() ? 0 : tensors.front().size(0);
   for (const auto& tensor : tensors) {
