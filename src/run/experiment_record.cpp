@@ -53,7 +53,7 @@ void Experiment::record_clients(const std::vector<int>& assignment, const std::v
     truth.push_back(true_clusters_[static_cast<std::size_t>(c)]);
     chosen.push_back(assignment[static_cast<std::size_t>(c)]);
   }
-  rec.ari = algorithm_->clusters_clients() ? cluster::adjusted_rand_index(truth, chosen)
+  rec.ari = algorithm_->traits().clusters_clients ? cluster::adjusted_rand_index(truth, chosen)
                                            : std::numeric_limits<double>::quiet_NaN();
   rec.accuracy = mean_over(accuracy, participants_);
   rec.test_loss = mean_over(test_loss, participants_);
@@ -98,7 +98,7 @@ algo::RoundFacts Experiment::round_facts(const RoundOutcome& outcome) const {
 }
 
 void Experiment::record_loss_vectors(const RoundOutcome& outcome, io::RoundRecord& rec) const {
-  if (!algorithm_->records_loss_vectors()) {
+  if (!algorithm_->traits().records_loss_vectors) {
     return;
   }
   const auto k = static_cast<std::size_t>(num_models_);

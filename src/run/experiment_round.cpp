@@ -82,7 +82,7 @@ local::LocalUpdateSettings Experiment::local_update_settings() const {
   settings.weight_decay = options_.weight_decay;
   settings.objective = objective_of(options_);
   // FedSoft's proximal term, or FedProx's (--prox-mu); 0 = none.
-  settings.proximal.mu = algorithm_->proximal_mu() > 0.0 ? algorithm_->proximal_mu() : options_.prox_mu;
+  settings.proximal.mu = algorithm_->traits().proximal_mu > 0.0 ? algorithm_->traits().proximal_mu : options_.prox_mu;
   return settings;
 }
 
@@ -211,9 +211,9 @@ std::vector<double> Experiment::evaluate(int round, const RoundOutcome& outcome)
   std::vector<double> local;
   if (clients_->size() > 0) {
     const auto evaluation =
-        procedure_ ? clients_->evaluate_each(outcome.plan.assignment, algorithm_->evaluates_local_models(), *models_,
+        procedure_ ? clients_->evaluate_each(outcome.plan.assignment, algorithm_->traits().evaluates_local_models, *models_,
                                              outcome.plan.payload, round, options_.seed)
-        : algorithm_->evaluates_local_models() ? clients_->evaluate_local_models(*models_)
+        : algorithm_->traits().evaluates_local_models ? clients_->evaluate_local_models(*models_)
                                                : clients_->evaluate(outcome.plan.assignment, *models_);
     for (int i = 0; i < clients_->size(); ++i) {
       const auto at = static_cast<std::size_t>(i);

@@ -98,15 +98,15 @@ algo::AlgorithmContext Experiment::algorithm_context() const {
 
 void Experiment::set_up_algorithm() {
   algorithm_ = algo::make_algorithm(options_.algorithm, options_.algorithm_options, algorithm_context());
-  if (options_.stable_rounds > 0 && !algorithm_->records_loss_vectors()) {
+  if (options_.stable_rounds > 0 && !algorithm_->traits().records_loss_vectors) {
     throw ConfigError("--stable-rounds needs an algorithm that clusters loss vectors (clove, ifca), not " +
                       options_.algorithm + "; remove --stable-rounds");
   }
-  if (options_.prox_mu > 0.0 && algorithm_->proximal_mu() > 0.0) {
+  if (options_.prox_mu > 0.0 && algorithm_->traits().proximal_mu > 0.0) {
     throw ConfigError("--prox-mu (FedProx) cannot be combined with " + options_.algorithm +
                       ", which has its own proximal term; remove --prox-mu");
   }
-  if (algorithm_->keeps_optimizers() && options_.optimizer != "adam") {
+  if (algorithm_->traits().keeps_optimizers && options_.optimizer != "adam") {
     throw ConfigError(options_.algorithm + " keeps each client's optimizer across rounds, which cflrun supports "
                       "for --optimizer adam only");
   }
@@ -125,11 +125,11 @@ bool Experiment::is_newcomer(int client) const {
 }
 
 void Experiment::cluster_signatures() {
-  const int vectors = algorithm_->signature_vectors();
+  const int vectors = algorithm_->traits().signature_vectors;
   if (vectors == 0) {
     return;
   }
-  const int classes = algorithm_->per_label_signatures() ? std::max(network_shape_.num_classes, 1) : 0;
+  const int classes = algorithm_->traits().per_label_signatures ? std::max(network_shape_.num_classes, 1) : 0;
   const auto gathered = comm_.gather(clients_->signatures(vectors, classes));
   const std::int64_t p = classes > 0 ? vectors * classes : vectors;  // columns per signature
   const auto m = static_cast<std::int64_t>(true_clusters_.size());
@@ -158,24 +158,24 @@ void Experiment::cluster_signatures() {
 
 void Experiment::set_up_models() {
   const int per_round = participants_per_round(static_cast<int>(true_clusters_.size()), options_.participation);
-  if (algorithm_->clusters_clients() && per_round < num_models_) {
+  if (algorithm_->traits().clusters_clients && per_round < num_models_) {
     throw ConfigError("--participation " + std::to_string(options_.participation) + " gives " +
                       std::to_string(per_round) + " clients per round, fewer than the " +
                       std::to_string(num_models_) + " models to assign; raise --participation");
   }
   models_ = std::make_unique<ModelSet>(num_models_, architecture_, network_shape_, device_);
   if (options_.cluster_layers > 0) {
-    if (!algorithm_->clusters_clients()) {
+    if (!algorithm_->traits().clusters_clients) {
       throw ConfigError("--cluster-layers (weight sharing) needs a clustering algorithm (clove, ifca), not " +
                         options_.algorithm);
     }
     models_->share_all_but_last_layers(options_.cluster_layers);
   }
-  if (algorithm_->uses_client_initial_model()) {  // one client initial model, separate from the K models
+  if (algorithm_->traits().uses_client_initial_model) {  // one client initial model, separate from the K models
     client_initial_model_ = models_->fresh_state(options_.seed, static_cast<std::uint64_t>(num_models_));
   }
-  if (algorithm_->keeps_local_models() && !algorithm_->local_models_start_from_server_model()) {
-    clients_->init_local_models(client_initial_model_, algorithm_->keeps_optimizers());  // local models start there
+  if (algorithm_->traits().keeps_local_models && !algorithm_->traits().local_models_start_from_server_model) {
+    clients_->init_local_models(client_initial_model_, algorithm_->traits().keeps_optimizers);  // local models start there
   }
   procedure_ = algorithm_->client_procedure();
   if (procedure_) {
@@ -195,7 +195,7 @@ void Experiment::open_result_file() {
   io::ResultLayout layout;
   layout.num_clients = static_cast<int>(true_clusters_.size());
   layout.num_models = num_models_;
-  layout.has_loss_vectors = algorithm_->records_loss_vectors();
+  layout.has_loss_vectors = algorithm_->traits().records_loss_vectors;
   layout.phase_names.assign(std::begin(kPhaseNames), std::end(kPhaseNames));
   layout.planned_rounds = options_.rounds;
   layout.num_sources = holdouts_ ? holdouts_->size() : 0;
@@ -266,7 +266,7 @@ void Experiment::set_up() {
   collective_step(comm_, [&] { cluster_signatures(); });
   collective_step(comm_, [&] { set_up_models(); });
   if (comm_.is_root()) {
-    models_->initialize(options_.seed, options_.init == "same" || algorithm_->same_initial_models());
+    models_->initialize(options_.seed, options_.init == "same" || algorithm_->traits().same_initial_models);
     std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
               << core::torch_version() << ", CPU kernels " << core::cpu_kernels() << "\n"
               << options_.algorithm << " on " << options_.dataset << " "
@@ -279,8 +279,8 @@ void Experiment::set_up() {
               << std::endl;
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
-  if (algorithm_->keeps_local_models() && algorithm_->local_models_start_from_server_model()) {
-    clients_->init_local_models(models_->states()[0], algorithm_->keeps_optimizers());  // FedALA: the global model
+  if (algorithm_->traits().keeps_local_models && algorithm_->traits().local_models_start_from_server_model) {
+    clients_->init_local_models(models_->states()[0], algorithm_->traits().keeps_optimizers);  // FedALA: the global model
   }
   if (!options_.dry_run) {
     // The checkpoint first: a resume that fails to restore leaves the interrupted file untouched.

@@ -138,6 +138,42 @@ struct AlgorithmContext {
   int feature_size = 0;                     ///< d, the body's output size (model::Network::features), 0 without a head.
 };
 
+/// What an algorithm is and needs from the run, as data: one value per algorithm
+/// (Algorithm::traits) instead of one virtual per property. Fields left out are false / 0.
+struct Traits {
+  /// Whether the assignment is a clustering whose ARI against the truth is meaningful; false for
+  /// FedAvg, Local-only and the personalised methods, whose ARI is recorded as NaN.
+  bool clusters_clients = false;
+  /// Whether the algorithm queries loss vectors (then /clients/loss_vectors is recorded and the
+  /// stability switch, --stable-rounds, may apply).
+  bool records_loss_vectors = false;
+  /// Whether every client keeps a persistent local model (FedSoft's personalised models, FeSEM's
+  /// local solutions, FedProto's and FedALA's local models); a local update may then start from it
+  /// (kLocalModel), and every trained state is kept as the client's local model.
+  bool keeps_local_models = false;
+  /// Whether the run builds the client initial model (a fresh model from the (seed, kModelInit, K)
+  /// stream, separate from the K server models): local models start from it, warm-up updates too.
+  bool uses_client_initial_model = false;
+  /// Whether each client is scored on its local model instead of its assigned model.
+  bool evaluates_local_models = false;
+  /// Whether each client keeps its optimizer's state across its local updates (FedSoft's
+  /// official client) instead of a fresh optimizer per update.
+  bool keeps_optimizers = false;
+  /// mu of the proximal term of RoundPlan::proximal_weights (0: none; FedSoft Eq. 4).
+  double proximal_mu = 0.0;
+  /// Whether all models start from the same parameters whatever --init says (PACFL Alg. 1 line 12).
+  bool same_initial_models = false;
+  /// Whether the clients' local models start from server model 0's initial state instead of the
+  /// client initial model (FedALA: every client starts from the global model).
+  bool local_models_start_from_server_model = false;
+  /// One-shot clustering before training (PACFL Alg. 1 lines 7-11): p > 0 asks every client for
+  /// the p most significant left singular vectors of its data matrix. 0 for none.
+  int signature_vectors = 0;
+  /// Whether the signature is per label (cluster::per_label_data_signature, [d, p C], the official
+  /// PACFL code) instead of one [d, p] for all the client's data.
+  bool per_label_signatures = false;
+};
+
 /// The server side of a federated algorithm (see the file comment for the round).
 class Algorithm {
  public:
@@ -147,47 +183,18 @@ class Algorithm {
   virtual std::string name() const = 0;
   /// K, the models the server keeps and broadcasts (CFL: a capacity, see live_models()).
   virtual int num_models() const = 0;
-  /// Whether the assignment is a clustering whose ARI against the truth is meaningful; false for
-  /// FedAvg and Local-only, whose ARI is recorded as NaN.
-  virtual bool clusters_clients() const = 0;
-  /// Whether the algorithm queries loss vectors (then /clients/loss_vectors is recorded and the
-  /// stability switch, --stable-rounds, may apply).
-  virtual bool records_loss_vectors() const { return false; }
-  /// Whether every client keeps a persistent local model, starting from the client initial model
-  /// (FedSoft's personalised models, FeSEM's local solutions); a local update may then start from
-  /// it (kLocalModel), and every trained state is kept as the client's local model.
-  virtual bool keeps_local_models() const { return false; }
-  /// Whether the run builds the client initial model (a fresh model from the (seed, kModelInit, K)
-  /// stream, separate from the K server models): local models start from it, warm-up updates too.
-  virtual bool uses_client_initial_model() const { return keeps_local_models(); }
-  /// Whether each client is scored on its local model instead of its assigned model (FedSoft).
-  virtual bool evaluates_local_models() const { return false; }
-  /// Whether each client keeps its optimizer's state across its local updates (FedSoft's
-  /// official client) instead of a fresh optimizer per update.
-  virtual bool keeps_optimizers() const { return false; }
-  /// mu of the proximal term of RoundPlan::proximal_weights (0: none).
-  virtual double proximal_mu() const { return 0.0; }
-  /// Whether all models start from the same parameters whatever --init says (PACFL Alg. 1 line 12).
-  virtual bool same_initial_models() const { return false; }
+  /// What the algorithm is and needs from the run (see Traits).
+  virtual Traits traits() const = 0;
   /// Extra per-round datasets the algorithm records (record()).
   virtual std::vector<ExtraDataset> extra_datasets() const { return {}; }
-  /// Whether the clients' local models start from server model 0's initial state instead of a
-  /// separate client initial model (FedALA: every client starts from the global model).
-  virtual bool local_models_start_from_server_model() const { return false; }
   /// The client side when the clients do more than the standard local update (PFL methods), or
   /// null (the default: the standard local update, scoring and no reports).
   virtual std::shared_ptr<class ClientProcedure> client_procedure() const { return nullptr; }
 
-  /// One-shot clustering before training (PACFL Alg. 1 lines 7-11): p > 0 asks every client for
-  /// the p most significant left singular vectors of its data matrix. 0 (default) for none.
-  virtual int signature_vectors() const { return 0; }
-  /// Whether the signature is per label (cluster::per_label_data_signature, [d, p C], the official
-  /// PACFL code) instead of one [d, p] for all the client's data.
-  virtual bool per_label_signatures() const { return false; }
-  /// Rank 0, when signature_vectors() > 0: clusters the clients present from the start
+  /// Rank 0, when traits().signature_vectors > 0: clusters the clients present from the start
   /// (`initial`, increasing ids) by their signatures and adopts the clustering; num_models()
   /// becomes the number of clusters (the run sends it to the other ranks).
-  /// @param signatures  [M, d, p] float64 (per_label_signatures(): [M, d, p C]), every client's signature.
+  /// @param signatures  [M, d, p] float64 (traits().per_label_signatures: [M, d, p C]), every client's signature.
   /// @return            [M] cluster of each client in [0, Z); -1 for clients not in `initial`.
   /// @throws ConfigError if the algorithm takes no signatures.
   virtual std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial);

@@ -48,8 +48,7 @@ class Cfl : public Algorithm {
   std::string name() const override { return kName; }
   /// The capacity: --cfl-max-clusters, or M.
   int num_models() const override { return capacity_; }
-  bool clusters_clients() const override { return true; }
-  bool same_initial_models() const override { return true; }
+  Traits traits() const override { return {.clusters_clients = true, .same_initial_models = true}; }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Every participant trains its cluster's model; the weights wait for the updates.
   RoundPlan plan(const RoundInput& input) override;

@@ -39,8 +39,7 @@ class Clove : public Algorithm {
   Clove(const CloveOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_models; }
-  bool clusters_clients() const override { return true; }
-  bool records_loss_vectors() const override { return true; }
+  Traits traits() const override { return {.clusters_clients = true, .records_loss_vectors = true}; }
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
   RoundPlan plan(const RoundInput& input) override;
 

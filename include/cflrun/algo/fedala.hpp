@@ -39,10 +39,13 @@ class FedAla : public Algorithm {
   FedAla(const FedAlaOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return 1; }
-  bool clusters_clients() const override { return false; }
-  bool keeps_local_models() const override { return true; }
-  bool evaluates_local_models() const override { return true; }
-  bool local_models_start_from_server_model() const override { return true; }
+  Traits traits() const override {
+    return {.clusters_clients = false,
+            .keeps_local_models = true,
+            .uses_client_initial_model = true,
+            .evaluates_local_models = true,
+            .local_models_start_from_server_model = true};
+  }
   std::shared_ptr<ClientProcedure> client_procedure() const override;
   /// Participants train their own (ALA-initialised) model; the global model is their average.
   RoundPlan plan(const RoundInput& input) override;

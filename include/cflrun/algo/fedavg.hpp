@@ -16,7 +16,7 @@ class FedAvg : public Algorithm {
   FedAvg(const NoOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return 1; }
-  bool clusters_clients() const override { return false; }
+  Traits traits() const override { return {.clusters_clients = false}; }
   RoundPlan plan(const RoundInput& input) override;
 
  private:

@@ -44,8 +44,7 @@ class FedPac : public Algorithm {
   std::string name() const override { return kName; }
   /// M: model slot i is client i's (global body, own head).
   int num_models() const override { return context_.num_clients; }
-  bool clusters_clients() const override { return false; }
-  bool same_initial_models() const override { return true; }
+  Traits traits() const override { return {.clusters_clients = false, .same_initial_models = true}; }
   std::shared_ptr<ClientProcedure> client_procedure() const override;
   /// The participants' feature statistics.
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;

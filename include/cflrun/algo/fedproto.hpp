@@ -37,9 +37,12 @@ class FedProto : public Algorithm {
   std::string name() const override { return kName; }
   /// One unused server model: the clients' models are their own.
   int num_models() const override { return 1; }
-  bool clusters_clients() const override { return false; }
-  bool keeps_local_models() const override { return true; }
-  bool evaluates_local_models() const override { return true; }
+  Traits traits() const override {
+    return {.clusters_clients = false,
+            .keeps_local_models = true,
+            .uses_client_initial_model = true,
+            .evaluates_local_models = true};
+  }
   std::shared_ptr<ClientProcedure> client_procedure() const override;
   /// Every participant trains its own model; the payload holds the global prototypes.
   RoundPlan plan(const RoundInput& input) override;

@@ -48,11 +48,14 @@ class FedSoft : public Algorithm {
   FedSoft(const FedSoftOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_models; }
-  bool clusters_clients() const override { return true; }
-  bool keeps_local_models() const override { return true; }
-  bool evaluates_local_models() const override { return true; }
-  bool keeps_optimizers() const override { return options_.optimizer == "persistent"; }
-  double proximal_mu() const override { return options_.mu; }
+  Traits traits() const override {
+    return {.clusters_clients = true,
+            .keeps_local_models = true,
+            .uses_client_initial_model = true,
+            .evaluates_local_models = true,
+            .keeps_optimizers = options_.optimizer == "persistent",
+            .proximal_mu = options_.mu};
+  }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Every tau rounds: importance weights of every client.
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;

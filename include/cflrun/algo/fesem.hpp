@@ -39,8 +39,11 @@ class FeSem : public Algorithm {
   FeSem(const FeSemOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_models; }
-  bool clusters_clients() const override { return true; }
-  bool keeps_local_models() const override { return true; }
+  Traits traits() const override {
+    return {.clusters_clients = true,
+            .keeps_local_models = true,
+            .uses_client_initial_model = true};
+  }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Every round: the participants' distances to the centers.
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;

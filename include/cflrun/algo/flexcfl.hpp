@@ -48,8 +48,7 @@ class FlexCfl : public Algorithm {
   FlexCfl(const FlexCflOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_models; }
-  bool clusters_clients() const override { return true; }
-  bool uses_client_initial_model() const override { return true; }
+  Traits traits() const override { return {.clusters_clients = true, .uses_client_initial_model = true}; }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Round 1: pre-training updates of every participant (the cold-start sample, drawn from the
   /// (seed, kColdStart) stream, is clustered; the others join by direction); later: of the

@@ -17,7 +17,7 @@ class LocalOnly : public Algorithm {
   LocalOnly(const NoOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_clients; }
-  bool clusters_clients() const override { return false; }
+  Traits traits() const override { return {.clusters_clients = false}; }
   RoundPlan plan(const RoundInput& input) override;
 
  private:

@@ -47,10 +47,12 @@ class Pacfl : public Algorithm {
   std::string name() const override { return kName; }
   /// Z, the number of clusters found; 1 before cluster_signatures.
   int num_models() const override { return num_clusters_; }
-  bool clusters_clients() const override { return true; }
-  int signature_vectors() const override { return options_.vectors; }
-  bool per_label_signatures() const override { return options_.signature == "per_label"; }
-  bool same_initial_models() const override { return true; }
+  Traits traits() const override {
+    return {.clusters_clients = true,
+            .same_initial_models = true,
+            .signature_vectors = options_.vectors,
+            .per_label_signatures = options_.signature == "per_label"};
+  }
   /// With --pacfl-evaluation after_local_update: a client side whose train() is the standard local
   /// update followed by scoring the trained model on the client's test data (kept in the client's
   /// memory as "after_update_score", [2] float64 accuracy fraction and mean loss), and whose

@@ -34,7 +34,7 @@ class PerFedAvg : public Algorithm {
   PerFedAvg(const PerFedAvgOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return 1; }
-  bool clusters_clients() const override { return false; }
+  Traits traits() const override { return {.clusters_clients = false}; }
   std::shared_ptr<ClientProcedure> client_procedure() const override;
   RoundPlan plan(const RoundInput& input) override;
 

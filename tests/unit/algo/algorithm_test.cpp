@@ -146,7 +146,7 @@ TEST(Baselines, FedAvgSharesOneModelAndLocalOnlyKeepsOwnModels) {
   EXPECT_EQ(assigned(local->plan(input_for(3, everyone(4))), everyone(4)), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(local->plan(input_for(3, {1, 3})).assignment, (std::vector<int>{-1, 1, -1, 3}));
   EXPECT_EQ(fedavg->plan(input_for(3, {1, 3})).start, (std::vector<int>{-1, 0, -1, 0}));
-  EXPECT_FALSE(fedavg->clusters_clients());
+  EXPECT_FALSE(fedavg->traits().clusters_clients);
   EXPECT_TRUE(local->queries(0, everyone(4)).empty());
 }
 
@@ -191,7 +191,7 @@ TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients)
   const auto clusters = pacfl->cluster_signatures(signatures, {0, 1, 2, 3});
   EXPECT_EQ(clusters, (std::vector<int>{0, 0, 1, 1, -1, -1}));
   EXPECT_EQ(pacfl->num_models(), 2);
-  EXPECT_TRUE(pacfl->same_initial_models());
+  EXPECT_TRUE(pacfl->traits().same_initial_models);
   EXPECT_TRUE(pacfl->queries(0, everyone(4)).empty());
   EXPECT_EQ(assigned(pacfl->plan(input_for(0, {0, 1, 2, 3})), {0, 1, 2, 3}), (std::vector<int>{0, 0, 1, 1}));
   // The whole state (clusters, proximity matrix) restores a fresh PACFL that then decides alike.

@@ -72,8 +72,8 @@ TEST(FedAla, IsFedAvgOnTheServerWithPersonalModels) {
   auto context = testing::context_for(3, 1);
   context.num_classes = 10;
   FedAla fedala(FedAlaOptions{}, context);
-  EXPECT_TRUE(fedala.keeps_local_models() && fedala.evaluates_local_models() &&
-              fedala.local_models_start_from_server_model());
+  EXPECT_TRUE(fedala.traits().keeps_local_models && fedala.traits().evaluates_local_models &&
+              fedala.traits().local_models_start_from_server_model);
   const auto plan = fedala.plan(testing::input_for(0, {0, 2}));
   EXPECT_EQ(plan.start, (std::vector<int>{kLocalModel, kNoUpdate, kLocalModel}));
   EXPECT_DOUBLE_EQ(plan.weights.sum().item<double>(), 200.0);

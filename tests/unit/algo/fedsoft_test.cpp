@@ -28,9 +28,9 @@ torch::Tensor mixed_importance() {
 TEST(FedSoft, AsksForImportanceEveryIntervalAndTrainsLocalModelsWithTheProximalTerm) {
   FedSoft fedsoft(with_selection(0), context_for(4, 2));
   EXPECT_EQ(fedsoft.num_models(), 2);
-  EXPECT_TRUE(fedsoft.keeps_local_models());
-  EXPECT_TRUE(fedsoft.evaluates_local_models());
-  EXPECT_DOUBLE_EQ(fedsoft.proximal_mu(), 0.1);
+  EXPECT_TRUE(fedsoft.traits().keeps_local_models);
+  EXPECT_TRUE(fedsoft.traits().evaluates_local_models);
+  EXPECT_DOUBLE_EQ(fedsoft.traits().proximal_mu, 0.1);
   ASSERT_EQ(fedsoft.queries(0, everyone(4)).size(), 1U);
   EXPECT_EQ(fedsoft.queries(0, everyone(4))[0].kind, QueryKind::kImportanceWeights);
   EXPECT_DOUBLE_EQ(fedsoft.queries(0, everyone(4))[0].smoother, 1e-4);

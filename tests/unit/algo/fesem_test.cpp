@@ -24,7 +24,7 @@ torch::Tensor distances() {
 
 TEST(FeSem, EStepJoinsTheNearestCenterAndMStepAveragesItsMembers) {
   FeSem fesem(FeSemOptions{}, context_for(4, 2));
-  EXPECT_TRUE(fesem.keeps_local_models());
+  EXPECT_TRUE(fesem.traits().keeps_local_models);
   ASSERT_EQ(fesem.queries(0, everyone(4)).size(), 1U);
   EXPECT_EQ(fesem.queries(0, everyone(4))[0].kind, QueryKind::kModelDistances);
   const auto plan = fesem.plan(input_for(0, everyone(4), QueryKind::kModelDistances, distances()));
