@@ -1,6 +1,7 @@
 #include <cflrun/algo/algorithm.hpp>
 
 #include <map>
+#include <sstream>
 
 #include <torch/types.h>
 
@@ -51,6 +52,38 @@ void Algorithm::restore(const AlgorithmState& state) {
     throw DataError(name() + " keeps no state across rounds, but the checkpoint holds " +
                     std::to_string(state.size()) + " tensors for it; was it written by another algorithm?");
   }
+}
+
+namespace {
+
+/// Throws the one message format of a refused run option.
+void refuse_if(bool given, const std::string& option, const std::string& algorithm, const std::string& reason,
+               const std::string& fix) {
+  if (given && !reason.empty()) {
+    throw ConfigError("--" + option + " does not apply to " + algorithm + " (" + reason + "); " + fix);
+  }
+}
+
+std::string number(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+}  // namespace
+
+void check_run_options(const std::string& algorithm, const Traits& traits, const AlgorithmContext& context) {
+  refuse_if(context.gradient_averaging, "aggregation gradient", algorithm, traits.no_gradient_averaging,
+            "use --aggregation model");
+  refuse_if(context.participation < 1.0, "participation " + number(context.participation), algorithm,
+            traits.no_partial_participation, "use --participation 1");
+  refuse_if(context.newcomers > 0, "newcomers " + std::to_string(context.newcomers), algorithm, traits.no_newcomers,
+            "use --newcomers 0");
+  refuse_if(context.cluster_layers > 0, "cluster-layers " + std::to_string(context.cluster_layers), algorithm,
+            traits.no_cluster_layers, "use --cluster-layers 0");
+  refuse_if(context.stable_rounds > 0, "stable-rounds " + std::to_string(context.stable_rounds), algorithm,
+            traits.records_loss_vectors ? "" : "it clusters no loss vectors; the stability switch is clove's and ifca's",
+            "remove --stable-rounds");
 }
 
 void check_model_count(int num_clients, int num_models) {

@@ -50,9 +50,6 @@ Cfl::Cfl(const CflOptions& options, const AlgorithmContext& context)
     throw ConfigError("--cfl-max-clusters must be between 0 (one per client) and the " +
                       std::to_string(context.num_clients) + " clients, but got " + std::to_string(capacity_));
   }
-  if (context.gradient_averaging) {
-    throw ConfigError("--aggregation must be model with cfl (it clusters the clients' weight updates)");
-  }
 }
 
 std::vector<ExtraDataset> Cfl::extra_datasets() const {

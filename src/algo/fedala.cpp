@@ -176,9 +176,6 @@ int adaptive_local_aggregation(model::Network& model, const torch::Tensor& globa
 }
 
 FedAla::FedAla(const FedAlaOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
-  if (context.gradient_averaging) {
-    throw ConfigError("--aggregation must be model with fedala (clients train their own models)");
-  }
   if (context.num_classes == 0) {
     throw ConfigError("fedala needs labels: its aggregation weights learn on the cross-entropy");
   }

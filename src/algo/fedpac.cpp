@@ -207,9 +207,6 @@ FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context) : 
     throw ConfigError("fedpac needs a classifier with a body and a head trained on labels (--model cnn, cifar_cnn or "
                       "mlp, without --unsupervised or --dataset linreg)");
   }
-  if (context.gradient_averaging) {
-    throw ConfigError("--aggregation must be model with fedpac (bodies and heads are averaged models)");
-  }
 }
 
 std::shared_ptr<ClientProcedure> FedPac::client_procedure() const {

@@ -130,9 +130,6 @@ FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& conte
     throw ConfigError("fedproto needs a classifier with a body and a head trained on labels (--model cnn, cifar_cnn "
                       "or mlp, without --unsupervised or --dataset linreg)");
   }
-  if (context.gradient_averaging) {
-    throw ConfigError("--aggregation must be model with fedproto (clients train their own models)");
-  }
 }
 
 std::shared_ptr<ClientProcedure> FedProto::client_procedure() const {

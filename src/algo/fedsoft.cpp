@@ -42,13 +42,6 @@ FedSoft::FedSoft(const FedSoftOptions& options, const AlgorithmContext& context)
   require(options.selection <= context.num_clients,
           "--fedsoft-selection must be between 0 (every client) and the " + std::to_string(context.num_clients) +
               " clients, but got " + std::to_string(options.selection) + "; lower it or add clients");
-  // FedSoft picks its own clients and keeps per-client local models.
-  require(context.participation == 1.0,
-          "--participation must be 1 with fedsoft (it draws clients per cluster: --fedsoft-selection)");
-  require(!context.gradient_averaging, "--aggregation must be model with fedsoft (centers average local models)");
-  require(context.cluster_layers == 0, "--cluster-layers must be 0 with fedsoft (weight sharing is IFCA's)");
-  require(context.stable_rounds == 0, "--stable-rounds must be 0 with fedsoft (it has no hard assignment to keep)");
-  require(context.newcomers == 0, "--newcomers must be 0 with fedsoft");
 }
 
 std::vector<ExtraDataset> FedSoft::extra_datasets() const {

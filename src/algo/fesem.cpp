@@ -28,9 +28,6 @@ FeSem::FeSem(const FeSemOptions& options, const AlgorithmContext& context)
       distances_(static_cast<std::size_t>(context.num_clients * context.num_models),
                  std::numeric_limits<float>::quiet_NaN()) {
   check_model_count(context.num_clients, context.num_models);
-  if (context.gradient_averaging) {
-    throw ConfigError("--aggregation must be model with fesem (clients keep their trained models)");
-  }
 }
 
 std::vector<ExtraDataset> FeSem::extra_datasets() const {

@@ -53,9 +53,6 @@ void FlexCflOptions::visit(core::OptionVisitor& v) {
 FlexCfl::FlexCfl(const FlexCflOptions& options, const AlgorithmContext& context)
     : options_(options), context_(context), group_(static_cast<std::size_t>(context.num_clients), -1) {
   check_model_count(context.num_clients, context.num_models);
-  if (context.gradient_averaging) {
-    throw ConfigError("--aggregation must be model with flexcfl (groups average their members' models)");
-  }
 }
 
 std::vector<ExtraDataset> FlexCfl::extra_datasets() const {

@@ -122,9 +122,6 @@ double meta_step(model::Network& model, model::Objective objective, const torch:
 
 PerFedAvg::PerFedAvg(const PerFedAvgOptions& options, const AlgorithmContext& context)
     : options_(options), context_(context) {
-  if (context.gradient_averaging) {
-    throw ConfigError("--aggregation must be model with perfedavg (clients send meta-trained models)");
-  }
 }
 
 std::shared_ptr<ClientProcedure> PerFedAvg::client_procedure() const {

@@ -90,7 +90,9 @@ void AlgorithmOptionSet::for_each(const std::function<void(const std::string& na
 
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name, const AlgorithmOptionSet& options,
                                           const AlgorithmContext& context) {
-  return find_algorithm(name).make(options.of(name), context);
+  auto algorithm = find_algorithm(name).make(options.of(name), context);
+  check_run_options(name, algorithm->traits(), context);
+  return algorithm;
 }
 
 }  // namespace cflrun::algo

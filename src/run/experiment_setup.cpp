@@ -98,10 +98,6 @@ algo::AlgorithmContext Experiment::algorithm_context() const {
 
 void Experiment::set_up_algorithm() {
   algorithm_ = algo::make_algorithm(options_.algorithm, options_.algorithm_options, algorithm_context());
-  if (options_.stable_rounds > 0 && !algorithm_->traits().records_loss_vectors) {
-    throw ConfigError("--stable-rounds needs an algorithm that clusters loss vectors (clove, ifca), not " +
-                      options_.algorithm + "; remove --stable-rounds");
-  }
   if (options_.prox_mu > 0.0 && algorithm_->traits().proximal_mu > 0.0) {
     throw ConfigError("--prox-mu (FedProx) cannot be combined with " + options_.algorithm +
                       ", which has its own proximal term; remove --prox-mu");

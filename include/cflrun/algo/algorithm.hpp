@@ -172,6 +172,12 @@ struct Traits {
   /// Whether the signature is per label (cluster::per_label_data_signature, [d, p C], the official
   /// PACFL code) instead of one [d, p] for all the client's data.
   bool per_label_signatures = false;
+  // Run options the algorithm cannot take, each with the reason it is refused ("" = allowed);
+  // check_run_options checks them once for every algorithm, in one message format.
+  std::string no_gradient_averaging;     ///< --aggregation gradient (Option II).
+  std::string no_partial_participation;  ///< --participation below 1.
+  std::string no_newcomers;              ///< --newcomers above 0.
+  std::string no_cluster_layers;         ///< --cluster-layers above 0 (IFCA weight sharing).
 };
 
 /// The server side of a federated algorithm (see the file comment for the round).
@@ -242,6 +248,14 @@ class Algorithm {
 /// @return [num_clients] model indices in [0, num_models); every model gets at least one client.
 /// @throws ConfigError if num_models is not in [1, num_clients].
 std::vector<int> random_first_assignment(int num_clients, int num_models, std::uint64_t seed);
+
+/// Checks the run options `traits` refuses (Traits::no_*) and --stable-rounds, which needs an
+/// algorithm that clusters loss vectors (Traits::records_loss_vectors); make_algorithm calls it
+/// for every algorithm.
+/// @throws ConfigError "--aggregation gradient does not apply to cfl (it clusters the clients'
+///         weight updates); use --aggregation model", and likewise for --participation,
+///         --newcomers, --cluster-layers and --stable-rounds.
+void check_run_options(const std::string& algorithm, const Traits& traits, const AlgorithmContext& context);
 
 /// Checks that K = num_models is in [1, num_clients].
 /// @throws ConfigError naming --clusters and the number of clients otherwise.

@@ -48,7 +48,11 @@ class Cfl : public Algorithm {
   std::string name() const override { return kName; }
   /// The capacity: --cfl-max-clusters, or M.
   int num_models() const override { return capacity_; }
-  Traits traits() const override { return {.clusters_clients = true, .same_initial_models = true}; }
+  Traits traits() const override {
+    return {.clusters_clients = true,
+            .same_initial_models = true,
+            .no_gradient_averaging = "it clusters the clients' weight updates"};
+  }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Every participant trains its cluster's model; the weights wait for the updates.
   RoundPlan plan(const RoundInput& input) override;

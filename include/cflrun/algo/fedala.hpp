@@ -44,7 +44,8 @@ class FedAla : public Algorithm {
             .keeps_local_models = true,
             .uses_client_initial_model = true,
             .evaluates_local_models = true,
-            .local_models_start_from_server_model = true};
+            .local_models_start_from_server_model = true,
+            .no_gradient_averaging = "clients train their own models"};
   }
   std::shared_ptr<ClientProcedure> client_procedure() const override;
   /// Participants train their own (ALA-initialised) model; the global model is their average.

@@ -44,7 +44,11 @@ class FedPac : public Algorithm {
   std::string name() const override { return kName; }
   /// M: model slot i is client i's (global body, own head).
   int num_models() const override { return context_.num_clients; }
-  Traits traits() const override { return {.clusters_clients = false, .same_initial_models = true}; }
+  Traits traits() const override {
+    return {.clusters_clients = false,
+            .same_initial_models = true,
+            .no_gradient_averaging = "bodies and heads are averaged models"};
+  }
   std::shared_ptr<ClientProcedure> client_procedure() const override;
   /// The participants' feature statistics.
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;

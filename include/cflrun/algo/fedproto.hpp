@@ -41,7 +41,8 @@ class FedProto : public Algorithm {
     return {.clusters_clients = false,
             .keeps_local_models = true,
             .uses_client_initial_model = true,
-            .evaluates_local_models = true};
+            .evaluates_local_models = true,
+            .no_gradient_averaging = "clients train their own models"};
   }
   std::shared_ptr<ClientProcedure> client_procedure() const override;
   /// Every participant trains its own model; the payload holds the global prototypes.

@@ -54,7 +54,11 @@ class FedSoft : public Algorithm {
             .uses_client_initial_model = true,
             .evaluates_local_models = true,
             .keeps_optimizers = options_.optimizer == "persistent",
-            .proximal_mu = options_.mu};
+            .proximal_mu = options_.mu,
+            .no_gradient_averaging = "centers average local models",
+            .no_partial_participation = "it draws clients per cluster: --fedsoft-selection",
+            .no_newcomers = "every client keeps a local model from round 1",
+            .no_cluster_layers = "weight sharing is IFCA's"};
   }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Every tau rounds: importance weights of every client.

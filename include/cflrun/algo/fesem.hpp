@@ -42,7 +42,8 @@ class FeSem : public Algorithm {
   Traits traits() const override {
     return {.clusters_clients = true,
             .keeps_local_models = true,
-            .uses_client_initial_model = true};
+            .uses_client_initial_model = true,
+            .no_gradient_averaging = "clients keep their trained models"};
   }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Every round: the participants' distances to the centers.

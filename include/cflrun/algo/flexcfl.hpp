@@ -48,7 +48,11 @@ class FlexCfl : public Algorithm {
   FlexCfl(const FlexCflOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_models; }
-  Traits traits() const override { return {.clusters_clients = true, .uses_client_initial_model = true}; }
+  Traits traits() const override {
+    return {.clusters_clients = true,
+            .uses_client_initial_model = true,
+            .no_gradient_averaging = "groups average their members' models"};
+  }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Round 1: pre-training updates of every participant (the cold-start sample, drawn from the
   /// (seed, kColdStart) stream, is clustered; the others join by direction); later: of the

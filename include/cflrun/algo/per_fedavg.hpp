@@ -34,7 +34,10 @@ class PerFedAvg : public Algorithm {
   PerFedAvg(const PerFedAvgOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return 1; }
-  Traits traits() const override { return {.clusters_clients = false}; }
+  Traits traits() const override {
+    return {.clusters_clients = false,
+            .no_gradient_averaging = "clients send meta-trained models"};
+  }
   std::shared_ptr<ClientProcedure> client_procedure() const override;
   RoundPlan plan(const RoundInput& input) override;
 

@@ -93,7 +93,8 @@ class AlgorithmOptionSet {
 };
 
 /// Builds algorithm `name` with its options from `options`.
-/// @throws ConfigError for an unknown name, or from the algorithm's constructor.
+/// @throws ConfigError for an unknown name, from the algorithm's constructor, or for a run option
+///         the algorithm refuses (check_run_options).
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name, const AlgorithmOptionSet& options,
                                           const AlgorithmContext& context);
 

@@ -96,7 +96,7 @@ TEST(Cfl, RejectsImpossibleSettings) {
   EXPECT_THROW(Cfl(options, context_for(6, 6)), ConfigError);
   auto context = context_for(6, 6);
   context.gradient_averaging = true;
-  EXPECT_THROW(Cfl(no_warmup(), context), ConfigError);
+  EXPECT_THROW(check_run_options("cfl", Cfl(no_warmup(), context).traits(), context), ConfigError);
   Cfl cfl(no_warmup(), context_for(6, 6));
   const auto input = input_for(0, everyone(6));
   EXPECT_THROW(cfl.aggregate(input, cfl.plan(input), everyone(6), torch::zeros({5, 2}, torch::kFloat64)), ShapeError);

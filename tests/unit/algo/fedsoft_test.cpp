@@ -82,12 +82,36 @@ TEST(FedSoft, HardViewIsTheDominantCenterAndTheStateRestoresIt) {
 TEST(FedSoft, RejectsImpossibleSettings) {
   EXPECT_THROW(FedSoft(with_selection(5), context_for(4, 2)), ConfigError);
   EXPECT_THROW(FedSoft(with_selection(2), context_for(4, 5)), ConfigError);
+}
+
+// The run options FedSoft refuses, checked once for every algorithm (check_run_options), each
+// named with its reason and fix; the same options pass with an algorithm that takes them.
+TEST(FedSoft, RefusedRunOptionsNameTheOptionReasonAndFix) {
+  const auto refusal = [](void (*set)(AlgorithmContext&)) -> std::string {
+    auto context = context_for(4, 2);
+    set(context);
+    try {
+      check_run_options("fedsoft", FedSoft(with_selection(2), context_for(4, 2)).traits(), context);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal([](AlgorithmContext& c) { c.participation = 0.5; }),
+            "--participation 0.5 does not apply to fedsoft (it draws clients per cluster: --fedsoft-selection); use "
+            "--participation 1");
+  EXPECT_EQ(refusal([](AlgorithmContext& c) { c.gradient_averaging = true; }),
+            "--aggregation gradient does not apply to fedsoft (centers average local models); use --aggregation model");
+  EXPECT_NE(refusal([](AlgorithmContext& c) { c.newcomers = 1; }).find("--newcomers 1 does not apply"), std::string::npos);
+  EXPECT_NE(refusal([](AlgorithmContext& c) { c.cluster_layers = 2; }).find("use --cluster-layers 0"), std::string::npos);
+  EXPECT_NE(refusal([](AlgorithmContext& c) { c.stable_rounds = 3; }).find("remove --stable-rounds"), std::string::npos);
+  EXPECT_EQ(refusal([](AlgorithmContext& /*c*/) {}), "");
   auto context = context_for(4, 2);
   context.participation = 0.5;
-  EXPECT_THROW(FedSoft(with_selection(2), context), ConfigError);
-  context = context_for(4, 2);
   context.gradient_averaging = true;
-  EXPECT_THROW(FedSoft(with_selection(2), context), ConfigError);
+  context.stable_rounds = 3;
+  context.cluster_layers = 2;
+  EXPECT_NO_THROW(check_run_options("ifca", Traits{.clusters_clients = true, .records_loss_vectors = true}, context));
 }
 
 }  // namespace

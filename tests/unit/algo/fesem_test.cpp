@@ -67,7 +67,7 @@ TEST(FeSem, RejectsImpossibleSettings) {
   EXPECT_THROW(FeSem(FeSemOptions{}, context_for(4, 5)), ConfigError);
   auto context = context_for(4, 2);
   context.gradient_averaging = true;
-  EXPECT_THROW(FeSem(FeSemOptions{}, context), ConfigError);
+  EXPECT_THROW(check_run_options("fesem", FeSem(FeSemOptions{}, context).traits(), context), ConfigError);
 }
 
 }  // namespace

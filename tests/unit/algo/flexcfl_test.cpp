@@ -100,7 +100,7 @@ TEST(FlexCfl, RejectsImpossibleSettings) {
   EXPECT_THROW(FlexCfl(FlexCflOptions{}, context_for(4, 5)), ConfigError);
   auto context = context_for(4, 2);
   context.gradient_averaging = true;
-  EXPECT_THROW(FlexCfl(FlexCflOptions{}, context), ConfigError);
+  EXPECT_THROW(check_run_options("flexcfl", FlexCfl(FlexCflOptions{}, context).traits(), context), ConfigError);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ TEST(PerFedAvg, IsFedAvgOnTheServerWithItsOwnClientSide) {
   EXPECT_DOUBLE_EQ(plan.weights.sum().item<double>(), 300.0);
   auto context = testing::context_for(4, 1);
   context.gradient_averaging = true;
-  EXPECT_THROW(PerFedAvg(PerFedAvgOptions{}, context), ConfigError);
+  EXPECT_THROW(check_run_options("perfedavg", PerFedAvg(PerFedAvgOptions{}, context).traits(), context), ConfigError);
 }
 
 }  // namespace
