@@ -1,5 +1,6 @@
 #include <cflrun/cli/run_options.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,9 @@
 #include <boost/program_options.hpp>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/data/dataset_registry.hpp>
+#include <cflrun/data/mixture.hpp>
+#include <cflrun/data/partition.hpp>
 
 #include "option_visitors.hpp"
 
@@ -34,15 +38,61 @@ std::string algorithm_help() {
   return help;
 }
 
+/// The --dataset help: every registered dataset's name, with its summary if it has one.
+std::string dataset_help() {
+  std::string help;
+  for (const auto& source : data::registered_datasets()) {
+    const auto summary = source->summary();
+    help += (help.empty() ? "" : " | ") + source->name() + (summary.empty() ? "" : " (" + summary + ")");
+  }
+  return help;
+}
+
+/// Every --partition value: the hard partitions, then the mixtures (data/partition.hpp, data/mixture.hpp).
+std::vector<std::string> partition_choices() {
+  auto choices = data::partition_names();
+  const auto mixtures = data::mixture_partition_names();
+  choices.insert(choices.end(), mixtures.begin(), mixtures.end());
+  return choices;
+}
+
+/// The --data-dir help: the default directory of every dataset that reads files.
+std::string data_dir_help() {
+  std::string defaults;
+  for (const auto& source : data::registered_datasets()) {
+    if (!source->default_data_dir().empty()) {
+      defaults += (defaults.empty() ? "" : ", ") + source->default_data_dir().string() + " for " + source->name();
+    }
+  }
+  return "directory of the data files (\"\" = " + defaults + ")";
+}
+
+/// The --model help: the architectures, and what auto means on each registered dataset (datasets
+/// with the same default model are named together).
+std::string model_help() {
+  std::vector<std::pair<std::string, std::string>> defaults;  // (model, datasets), in registration order
+  for (const auto& source : data::registered_datasets()) {
+    const auto model = source->default_model(/*unsupervised=*/false);
+    auto same = std::find_if(defaults.begin(), defaults.end(), [&](const auto& entry) { return entry.first == model; });
+    if (same == defaults.end()) {
+      defaults.emplace_back(model, source->name());
+    } else {
+      same->second += " and " + source->name();
+    }
+  }
+  std::string help = "auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear (auto: ";
+  for (const auto& [model, datasets] : defaults) {
+    help += model + " for " + datasets + ", ";
+  }
+  return help + "autoencoders with --unsupervised)";
+}
+
 po::options_description describe(RunOptions& o, SeedHolders& seeds) {
   po::options_description experiment("Experiment");
   experiment.add_options()
       ("algorithm", po::value(&o.algorithm)->default_value(o.algorithm), algorithm_help().c_str())
-      ("dataset", po::value(&o.dataset)->default_value(o.dataset),
-       "fmnist | mnist | cifar10 | linreg (synthetic mixed linear regression)")
-      ("data-dir", po::value(&o.data_dir)->default_value(o.data_dir),
-       "directory of the data files (\"\" = /usr/share/datasets/fashion-mnist for fmnist, "
-       "datasets/mnist for mnist, datasets/cifar-10-batches-bin for cifar10)")
+      ("dataset", po::value(&o.dataset)->default_value(o.dataset), dataset_help().c_str())
+      ("data-dir", po::value(&o.data_dir)->default_value(o.data_dir), data_dir_help().c_str())
       ("partition", po::value(&o.partition)->default_value(o.partition),
        "label_skew_1 | concept_shift | feature_skew | label_skew_2 | label_skew_3 | label_skew_4 | "
        "rotation | class_per_cluster (image datasets) | mixture_10_90 | mixture_30_70 | mixture_linear | "
@@ -55,9 +105,7 @@ po::options_description describe(RunOptions& o, SeedHolders& seeds) {
        "--train-samples; FedSoft: 100..200)")
       ("holdout-samples", po::value(&o.holdout_samples)->default_value(o.holdout_samples),
        "mixtures: holdout samples per source on which every model is scored each round (count)")
-      ("model", po::value(&o.model)->default_value(o.model),
-       "auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear (auto: cnn for (f)mnist, "
-       "cifar_cnn for cifar10, linear for linreg, autoencoders with --unsupervised)")
+      ("model", po::value(&o.model)->default_value(o.model), model_help().c_str())
       ("unsupervised", po::bool_switch(&o.unsupervised),
        "train autoencoders on the mean squared reconstruction error (paper App. C.2, Table 5)")
       ("dimension", po::value(&o.dimension)->default_value(o.dimension), "linreg: input dimension d (count)")
@@ -341,11 +389,8 @@ void validate_each(const RunOptions& o) {
   require(o.holdout_samples >= 1, "holdout-samples", "at least 1", o.holdout_samples);
   require(o.model_std >= 0.0, "model-std", ">= 0 (0 = unit sphere)", o.model_std);
   require(o.join_round >= 1, "join-round", "at least 1", o.join_round);
-  require_choice("dataset", o.dataset, {"fmnist", "mnist", "cifar10", "linreg"});
-  require_choice("partition", o.partition,
-                 {"label_skew_1", "concept_shift", "feature_skew", "label_skew_2", "label_skew_3", "label_skew_4",
-                  "rotation", "class_per_cluster", "mixture_10_90", "mixture_30_70", "mixture_linear",
-                  "mixture_random"});
+  data::find_dataset(o.dataset);
+  require_choice("partition", o.partition, partition_choices());
   require_choice("model", o.model, {"auto", "cnn", "cifar_cnn", "mlp", "autoencoder", "conv_autoencoder", "linear"});
   require_choice("first-assignment", o.first_assignment, {"evaluation", "random"});
   require_choice("device", o.device, {"auto", "cpu", "cuda"});
@@ -394,8 +439,8 @@ void validate(const RunOptions& o) {
           "below --clients-per-cluster (" + std::to_string(o.clients_per_cluster) +
               "): some clients of every cluster must be there from the start",
           o.newcomers);
-  require(o.dataset != "linreg" || o.partition == "label_skew_1" || o.partition.rfind("mixture_", 0) == 0, "partition",
-          "a mixture_* partition or none with --dataset linreg (its clusters are its optimal models)", o.partition);
+  const data::DatasetSource& dataset = data::find_dataset(o.dataset);
+  require(dataset.accepts_partition(o.partition), "partition", dataset.partition_requirement(), o.partition);
   require(o.label_sets.empty() || o.partition == "label_skew_2", "label-sets",
           "left out unless --partition label_skew_2", o.label_sets);
   const bool class_split = o.partition == "label_skew_2" || o.partition == "label_skew_3";
@@ -403,8 +448,8 @@ void validate(const RunOptions& o) {
           "left out unless --partition label_skew_2 or label_skew_3", o.train_class_counts);
   require(o.test_class_counts.empty() || class_split, "test-class-counts",
           "left out unless --partition label_skew_2 or label_skew_3", o.test_class_counts);
-  require(!(o.unsupervised && o.dataset == "linreg"), "unsupervised", "off for --dataset linreg (it has labels only)",
-          "--unsupervised");
+  require(!o.unsupervised || dataset.supports_unsupervised(), "unsupervised",
+          "off for --dataset " + o.dataset + " (it has labels only)", "--unsupervised");
   const bool autoencoder = o.effective_model() == "autoencoder" || o.effective_model() == "conv_autoencoder";
   require(autoencoder == o.unsupervised, "model",
           o.unsupervised ? "an autoencoder (autoencoder | conv_autoencoder) with --unsupervised"
@@ -441,13 +486,7 @@ std::string RunOptions::effective_model() const {
   if (model != "auto") {
     return model;
   }
-  if (dataset == "linreg") {
-    return "linear";
-  }
-  if (unsupervised) {
-    return dataset == "cifar10" ? "conv_autoencoder" : "autoencoder";
-  }
-  return dataset == "cifar10" ? "cifar_cnn" : "cnn";
+  return data::find_dataset(dataset).default_model(unsupervised);
 }
 
 std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() const {

@@ -145,6 +145,14 @@ bool is_mixture_partition(const std::string& partition) {
   return std::any_of(std::begin(kPatterns), std::end(kPatterns), [&](const auto& p) { return partition == p.first; });
 }
 
+std::vector<std::string> mixture_partition_names() {
+  std::vector<std::string> names;
+  for (const auto& pattern : kPatterns) {
+    names.emplace_back(pattern.first);
+  }
+  return names;
+}
+
 MixturePattern parse_mixture_pattern(const std::string& partition) {
   for (const auto& [name, pattern] : kPatterns) {
     if (partition == name) return pattern;

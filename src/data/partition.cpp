@@ -7,6 +7,7 @@
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/data/cluster_pools.hpp>
+#include <cflrun/data/dataset_registry.hpp>
 
 namespace cflrun::data {
 namespace {
@@ -91,7 +92,22 @@ std::int64_t test_samples_per_client(const PartitionSpec& spec, const ClusterPoo
   return std::min(pool.test.size(0) / spec.clients_per_cluster, spec.train_samples);
 }
 
+/// Whether the official code's label permutations apply to `dataset` (its registered source says
+/// so; a dataset of no registered source, as the tests build, has none).
+bool official_code_permutes_labels(const ImageDataset& dataset) {
+  const DatasetSource* source = find_dataset_or_null(dataset.name);
+  return source != nullptr && source->official_code_permutes_labels();
+}
+
 }  // namespace
+
+std::vector<std::string> partition_names() {
+  std::vector<std::string> names;
+  for (const PartitionKind kind : kAllKinds) {
+    names.push_back(partition_name(kind));
+  }
+  return names;
+}
 
 PartitionKind parse_partition_kind(const std::string& name) {
   std::string names;
@@ -205,7 +221,7 @@ std::vector<ClusterPool> cluster_pools(const PartitionSpec& spec, const ImageDat
       return concept_shift_pools(dataset, spec.clusters, spec.effective_pool_seed(),
                                  spec.official_fidelity ? official_concept_shift_share() : ClassShare{});
     case PartitionKind::kFeatureSkew:
-      return spec.official_fidelity && dataset.name == "cifar10"
+      return spec.official_fidelity && official_code_permutes_labels(dataset)
                  ? label_permutation_pools(dataset, spec.clusters, spec.effective_pool_seed())
                  : feature_skew_pools(dataset, spec.clusters);
     case PartitionKind::kLabelSkew2:

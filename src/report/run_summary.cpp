@@ -6,6 +6,7 @@
 #include <set>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/data/dataset_registry.hpp>
 #include <cflrun/io/file_checksum.hpp>
 #include <cflrun/io/result_reader.hpp>
 #include <cflrun/io/result_schema.hpp>
@@ -99,7 +100,9 @@ bool RunSummary::complete() const { return status == io::schema::kStatusComplete
 bool RunSummary::unsupervised() const {
   const auto it = config.find(kUnsupervisedKey);
   const auto dataset = config.find("dataset");
-  return (it != config.end() && it->second == "true") || (dataset != config.end() && dataset->second == "linreg");
+  const data::DatasetSource* source = dataset == config.end() ? nullptr : data::find_dataset_or_null(dataset->second);
+  const bool real_valued = source != nullptr && source->targets() == data::TargetKind::kRealValues;
+  return (it != config.end() && it->second == "true") || real_valued;
 }
 
 RunSummary read_run_summary(const fs::path& path) {

@@ -1,11 +1,6 @@
 #include <cflrun/run/client_data_setup.hpp>
 
-#include <filesystem>
-#include <map>
-#include <memory>
-#include <utility>
-
-#include <cflrun/data/cluster_pools.hpp>
+#include <cflrun/data/dataset_registry.hpp>
 #include <cflrun/data/linear_regression.hpp>
 #include <cflrun/data/mixture.hpp>
 
@@ -26,31 +21,10 @@ data::MixtureSpec mixture_spec(const cli::RunOptions& options) {
   return spec;
 }
 
-/// The dataset in `dir`, loaded once per process: `cflrun check` dry-runs many configs of the same
-/// data, and a run loads it once anyway. Not thread-safe (setup runs on the main thread).
-std::shared_ptr<const data::ImageDataset> shared_dataset(data::DatasetKind kind, const std::filesystem::path& dir) {
-  static std::map<std::pair<data::DatasetKind, std::filesystem::path>, std::shared_ptr<const data::ImageDataset>> loaded;
-  auto& entry = loaded[{kind, dir}];
-  if (!entry) {
-    entry = std::make_shared<const data::ImageDataset>(data::load_image_dataset(kind, dir));
-  }
-  return entry;
-}
-
-data::ClientData image_client_data(const cli::RunOptions& options) {
-  const auto kind = data::parse_dataset_kind(options.dataset);
-  const auto dir = options.data_dir.empty() ? data::default_data_dir(kind) : std::filesystem::path(options.data_dir);
-  auto dataset = shared_dataset(kind, dir);
-  if (options.official_fidelity() && kind == data::DatasetKind::kCifar10) {
-    auto relabelled = std::make_shared<data::ImageDataset>(*dataset);  // shares the images, new labels
-    data::shuffle_class_order(*relabelled, options.effective_pool_seed());
-    dataset = std::move(relabelled);
-  }
-  if (data::is_mixture_partition(options.partition)) {
-    return data::mixture_image_data(std::move(dataset), mixture_spec(options));
-  }
+/// The partition of image data but its kind: sizes, seeds and fidelity (label sets and class
+/// counts are parsed by the source, which knows the class count).
+data::PartitionSpec partition_spec(const cli::RunOptions& options) {
   data::PartitionSpec spec;
-  spec.kind = data::parse_partition_kind(options.partition);
   spec.clusters = options.clusters;
   spec.clients_per_cluster = options.clients_per_cluster;
   spec.train_samples = options.train_samples;
@@ -58,28 +32,17 @@ data::ClientData image_client_data(const cli::RunOptions& options) {
   spec.data_seed = options.effective_data_seed();
   spec.pool_seed = options.effective_pool_seed();
   spec.official_fidelity = options.official_fidelity();
-  if (!options.label_sets.empty()) {
-    spec.label_sets = data::parse_label_sets(options.label_sets, options.clusters, dataset->num_classes);
-  }
-  if (!options.train_class_counts.empty()) {
-    spec.train_class_counts = data::parse_class_counts(options.train_class_counts, "train-class-counts",
-                                                       options.clusters, dataset->num_classes);
-  }
-  if (!options.test_class_counts.empty()) {
-    spec.test_class_counts = data::parse_class_counts(options.test_class_counts, "test-class-counts",
-                                                      options.clusters, dataset->num_classes);
-  }
   if (options.min_cluster_train > 0) {
     spec.min_cluster_train_samples = options.min_cluster_train;
   }
   if (options.min_cluster_test > 0) {
     spec.min_cluster_test_samples = options.min_cluster_test;
   }
-  auto partition = data::make_partition(spec, *dataset);
-  return data::partitioned_client_data(std::move(dataset), std::move(partition));
+  return spec;
 }
 
-data::ClientData linear_regression_client_data(const cli::RunOptions& options) {
+/// Generated regression data (--dataset linreg).
+data::LinearRegressionSpec regression_spec(const cli::RunOptions& options) {
   data::LinearRegressionSpec spec;
   spec.clusters = options.clusters;
   spec.clients_per_cluster = options.clients_per_cluster;
@@ -90,23 +53,39 @@ data::ClientData linear_regression_client_data(const cli::RunOptions& options) {
   spec.noise = options.noise;
   spec.model_std = options.model_std;
   spec.data_seed = options.effective_data_seed();
-  if (data::is_mixture_partition(options.partition)) {
-    return data::mixture_linear_regression_data(spec, mixture_spec(options));
-  }
-  return data::linear_regression_data(spec);
+  return spec;
 }
 
 }  // namespace
 
+data::DataRequest data_request(const cli::RunOptions& options) {
+  data::DataRequest request;
+  request.data_dir = options.data_dir;
+  request.partition = options.partition;
+  request.partition_spec = partition_spec(options);
+  if (data::is_mixture_partition(options.partition)) {
+    request.mixture = mixture_spec(options);
+  } else {
+    request.partition_spec.kind = data::parse_partition_kind(options.partition);
+  }
+  request.label_sets = options.label_sets;
+  request.train_class_counts = options.train_class_counts;
+  request.test_class_counts = options.test_class_counts;
+  request.regression = regression_spec(options);
+  return request;
+}
+
 data::ClientData load_client_data(const cli::RunOptions& options) {
-  return options.dataset == "linreg" ? linear_regression_client_data(options) : image_client_data(options);
+  return data::find_dataset(options.dataset).client_data(data_request(options));
 }
 
 model::Objective objective_of(const cli::RunOptions& options) {
   if (options.unsupervised) {
     return model::Objective::kReconstruction;
   }
-  return options.dataset == "linreg" ? model::Objective::kRegression : model::Objective::kClassification;
+  return data::find_dataset(options.dataset).targets() == data::TargetKind::kRealValues
+             ? model::Objective::kRegression
+             : model::Objective::kClassification;
 }
 
 model::Architecture architecture_of(const cli::RunOptions& options) {

@@ -1,6 +1,8 @@
 // Set-up of an experiment on every rank: compute, data, PACFL signatures, models, result file.
 #include "experiment_state.hpp"
 
+#include <cflrun/data/dataset_registry.hpp>
+
 namespace cflrun::run::detail {
 namespace {
 
@@ -266,7 +268,7 @@ void Experiment::set_up() {
     std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
               << core::torch_version() << ", CPU kernels " << core::cpu_kernels() << "\n"
               << options_.algorithm << " on " << options_.dataset << " "
-              << (options_.dataset == "linreg" ? "(Delta " + std::to_string(options_.separation) + ")" : options_.partition)
+              << data::find_dataset(options_.dataset).layout(data_request(options_))
               << ": "
               << true_clusters_.size() << " clients in " << options_.clusters << " clusters, "
  << num_models_ << " models (" << options_.effective_model() << ", "

@@ -21,7 +21,7 @@ struct RunOptions {
   /// Every registered algorithm's own options (--kmeans-restarts, --pacfl-beta, --cfl-eps1, ...),
   /// declared in the algorithm's options struct (algo::CloveOptions, ...).
   algo::AlgorithmOptionSet algorithm_options;
-  std::string dataset = "fmnist";        ///< --dataset: fmnist | mnist | cifar10 | linreg.
+  std::string dataset = "fmnist";        ///< --dataset: a registered dataset (data/dataset_registry.hpp).
   std::string data_dir;                  ///< --data-dir: "" means the dataset's default directory.
   std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation | class_per_cluster (images only) | mixture_10_90 | mixture_30_70 | mixture_linear | mixture_random.
   std::string model = "auto";            ///< --model: auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear.
@@ -92,8 +92,10 @@ struct RunOptions {
   /// Whether --fidelity official is in force.
   bool official_fidelity() const { return fidelity == "official"; }
 
-  /// The model in force: --model, or for auto: linear for linreg; with --unsupervised
-  /// conv_autoencoder for cifar10 and autoencoder otherwise; cifar_cnn for cifar10, cnn otherwise.
+  /// The model in force: --model, or for auto the --dataset source's default_model(--unsupervised)
+  /// (linear for linreg; with --unsupervised conv_autoencoder for cifar10 and autoencoder
+  /// otherwise; cifar_cnn for cifar10, cnn otherwise).
+  /// @throws ConfigError for --model auto with an unknown --dataset (data::find_dataset).
   std::string effective_model() const;
 
   /// K-hat, the number of models clove and ifca keep: --models if set, else --clusters.

@@ -30,6 +30,9 @@ enum class MixturePattern {
 /// "mixture_linear", "mixture_random").
 bool is_mixture_partition(const std::string& partition);
 
+/// The mixture partition names, in MixturePattern order ("mixture_10_90", ..., "mixture_random").
+std::vector<std::string> mixture_partition_names();
+
 /// Parses a mixture partition name. @throws ConfigError naming the four accepted values otherwise.
 MixturePattern parse_mixture_pattern(const std::string& partition);
 

@@ -32,6 +32,10 @@ inline constexpr double kOfficialDominantShare = 66.6 / 100.0;
 /// Parses a partition name. @throws ConfigError naming the accepted values otherwise.
 PartitionKind parse_partition_kind(const std::string& name);
 
+/// The names of every partition kind, in PartitionKind order ("label_skew_1", "concept_shift", ...):
+/// --partition's hard partitions (mixture_partition_names() has the mixtures).
+std::vector<std::string> partition_names();
+
 /// The command-line name of a partition kind, e.g. "label_skew_1".
 std::string partition_name(PartitionKind kind);
 

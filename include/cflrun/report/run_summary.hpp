@@ -63,8 +63,9 @@ struct RunSummary {
 
   /// True if `status` is "complete": only complete runs enter the statistics.
   bool complete() const;
-  /// True if the run has no accuracy: config `unsupervised` is "true", or `dataset` is "linreg"
-  /// (regression); the final test loss then replaces accuracy.
+  /// True if the run has no accuracy: config `unsupervised` is "true", or `dataset` names a
+  /// registered dataset of real-valued targets (linreg: regression); the final test loss then
+  /// replaces accuracy.
   bool unsupervised() const;
 };
 

@@ -1,4 +1,4 @@
-#include <cflrun/data/cifar10.hpp>
+#include <cflrun/data/datasets/cifar10.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -50,7 +50,7 @@ std::filesystem::path write_cifar(const std::string& name, int records) {
 
 std::string error_of(const std::filesystem::path& dir) {
   try {
-    load_cifar10(dir);
+    Cifar10Source().load(dir);
   } catch (const DataError& e) {
     return e.what();
   }
@@ -58,7 +58,7 @@ std::string error_of(const std::filesystem::path& dir) {
 }
 
 TEST(Cifar10, LoadsRecordsAsChannelPlanes) {
-  const auto dataset = load_cifar10(write_cifar("good", 20));
+  const auto dataset = Cifar10Source().load(write_cifar("good", 20));
   EXPECT_EQ(dataset.name, "cifar10");
   EXPECT_EQ(dataset.train.images.sizes(), (std::vector<std::int64_t>{100, 3, 32, 32}));
   EXPECT_EQ(dataset.test.images.sizes(), (std::vector<std::int64_t>{20, 3, 32, 32}));
@@ -89,7 +89,7 @@ TEST(Cifar10, BadFilesNameTheFileAndTheDownload) {
 }
 
 TEST(Cifar10, ClientSamplesKeepThreeChannelsAndRotateByHalfTurns) {
-  const auto dataset = load_cifar10(write_cifar("samples", 40));
+  const auto dataset = Cifar10Source().load(write_cifar("samples", 40));
   ClientShard shard;
   shard.train_indices = {0, 7, 150};
   shard.label_map = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -103,7 +103,7 @@ TEST(Cifar10, ClientSamplesKeepThreeChannelsAndRotateByHalfTurns) {
 }
 
 TEST(Cifar10, LabelSkew1PartitionsACifarShapedDataset) {
-  const auto dataset = load_cifar10(write_cifar("partition", 100));  // 50 train images per class
+  const auto dataset = Cifar10Source().load(write_cifar("partition", 100));  // 50 train images per class
   const auto partition = make_partition(spec_of(PartitionKind::kLabelSkew1, 5, 2, 40, 8), dataset);
   ASSERT_EQ(partition.clients.size(), 10U);
   for (const auto& shard : partition.clients) {

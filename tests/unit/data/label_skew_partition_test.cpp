@@ -19,6 +19,7 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/data/cluster_pools.hpp>
 #include <cflrun/data/dataset.hpp>
+#include <cflrun/data/image_source.hpp>
 
 namespace cflrun::data {
 namespace {
@@ -51,7 +52,7 @@ const ImageDataset& synthetic() {
 const ImageDataset* fmnist() {
   static const std::optional<ImageDataset> data = []() -> std::optional<ImageDataset> {
     try {
-      return load_image_dataset(DatasetKind::kFashionMnist, CFLRUN_FMNIST_DIR);
+      return load_image_dataset("fmnist", CFLRUN_FMNIST_DIR);
     } catch (const std::exception&) {
       return std::nullopt;
     }

@@ -15,6 +15,7 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/data/cluster_pools.hpp>
 #include <cflrun/data/dataset.hpp>
+#include <cflrun/data/image_source.hpp>
 
 namespace cflrun::data {
 namespace {
@@ -437,7 +438,7 @@ TEST(Partition, ClusterCountsOutOfRangeThrowConfigError) {
 TEST(Partition, RealFashionMnistGivesTheOfficialSizes) {
   ImageDataset fmnist;
   try {
-    fmnist = load_image_dataset(DatasetKind::kFashionMnist, "/usr/share/datasets/fashion-mnist");
+    fmnist = load_image_dataset("fmnist", "/usr/share/datasets/fashion-mnist");
   } catch (const std::exception& e) {
     GTEST_SKIP() << "Fashion-MNIST not loadable: " << e.what();
   }

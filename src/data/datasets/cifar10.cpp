@@ -1,4 +1,4 @@
-#include <cflrun/data/cifar10.hpp>
+#include <cflrun/data/datasets/cifar10.hpp>
 
 #include <fstream>
 #include <iterator>
@@ -15,11 +15,10 @@ namespace {
 constexpr std::int64_t kChannels = 3;
 constexpr std::int64_t kSide = 32;
 constexpr std::int64_t kRecordBytes = 1 + kChannels * kSide * kSide;  // label + R, G, B planes
-constexpr int kNumClasses = 10;
 constexpr int kTrainBatches = 5;
 
 [[noreturn]] void fail(const std::filesystem::path& file, const std::string& what) {
-  throw DataError("cifar10: " + file.string() + ": " + what +
+  throw DataError(Cifar10Source().name() + ": " + file.string() + ": " + what +
                   "; download https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz, unpack it and put "
                   "its folder at datasets/cifar-10-batches-bin or pass --data-dir (see datasets/README.md)");
 }
@@ -45,13 +44,14 @@ torch::Tensor read_records(const std::filesystem::path& file) {
   return torch::from_blob(bytes.data(), {size / kRecordBytes, kRecordBytes}, torch::kUInt8).clone();
 }
 
-ImageSplit load_split(const std::filesystem::path& dir, const std::vector<std::string>& names) {
+ImageSplit load_split(const std::filesystem::path& dir, const std::vector<std::string>& names, int num_classes) {
   std::vector<torch::Tensor> records;
   for (const auto& name : names) {
     records.push_back(read_records(dir / name));
     const auto labels = records.back().select(1, 0);
-    if (labels.max().item<int>() >= kNumClasses) {
-      fail(dir / name, "label " + std::to_string(labels.max().item<int>()) + " is outside [0, 10)");
+    if (labels.max().item<int>() >= num_classes) {
+      fail(dir / name, "label " + std::to_string(labels.max().item<int>()) + " is outside [0, " +
+                           std::to_string(num_classes) + ")");
     }
   }
   const auto all = torch::cat(records);
@@ -61,16 +61,16 @@ ImageSplit load_split(const std::filesystem::path& dir, const std::vector<std::s
 
 }  // namespace
 
-ImageDataset load_cifar10(const std::filesystem::path& dir) {
+ImageDataset Cifar10Source::load(const std::filesystem::path& dir) const {
   std::vector<std::string> train;
   for (int batch = 1; batch <= kTrainBatches; ++batch) {
     train.push_back("data_batch_" + std::to_string(batch) + ".bin");
   }
   ImageDataset dataset;
-  dataset.name = "cifar10";
-  dataset.num_classes = kNumClasses;
-  dataset.train = load_split(dir, train);
-  dataset.test = load_split(dir, {"test_batch.bin"});
+  dataset.name = name();
+  dataset.num_classes = num_classes();
+  dataset.train = load_split(dir, train, num_classes());
+  dataset.test = load_split(dir, {"test_batch.bin"}, num_classes());
   return dataset;
 }
 
