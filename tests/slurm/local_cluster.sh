@@ -13,8 +13,10 @@
 set -euo pipefail
 
 readonly kPackages=(slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix2 hdf5-tools)
-readonly kCtldPort=16817   # not SLURM's default 6817, so a system SLURM on this machine is untouched
-readonly kSlurmdPort=16818
+# Not SLURM's default 6817, so a system SLURM on this machine is untouched; LOCAL_SLURM_PORT=N
+# (slurmctld N, slurmd N + 1) lets a second local cluster (e.g. a long sweep) run beside the tests'.
+readonly kCtldPort="${LOCAL_SLURM_PORT:-16817}"
+readonly kSlurmdPort=$((kCtldPort + 1))
 readonly kMinCpus=4        # CPUs the node declares at least (see node_line)
 readonly kIdleTimeout=60   # seconds for the node to become idle (cold start: about 10 s)
 
