@@ -17,7 +17,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// The /config keys that never define the experiment a run belongs to: the options of kinds seed,
 /// placement and bookkeeping (cli::option_names), what cflrun records beside the options, and three
-/// experiment options that `cflrun report` has always grouped over.
+/// experiment options that `cflrun report` has always left out of the group key.
 const std::set<std::string>& bookkeeping_keys() {
   static const auto keys = [] {
     using core::OptionKind;
