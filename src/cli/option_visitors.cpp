@@ -1,5 +1,6 @@
 #include "option_visitors.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include <cflrun/core/error.hpp>
@@ -16,10 +17,60 @@ std::string short_text(double value) {
   return text.str();
 }
 
-void require_in(const char* flag, double value, const core::Range& range, const std::string& shown) {
-  if (!range.contains(value)) {
-    throw ConfigError(std::string("--") + flag + " must be " + range.describe() + ", but got " + shown);
+/// Throws ConfigError "--flag must be <expected or range>, but got <shown>" unless value is in range.
+void require_in(const core::OptionDeclaration& declaration, double value, const std::string& shown) {
+  if (!declaration.range.contains(value)) {
+    const auto expected = declaration.expected.empty() ? declaration.range.describe() : declaration.expected;
+    throw ConfigError("--" + declaration.flag + " must be " + expected + ", but got " + shown);
   }
+}
+
+// The Boost value of each kind of member: bound to it, with its default unless show_default is off.
+
+po::value_semantic* semantic(const core::OptionDeclaration& /*declaration*/, bool* member) {
+  if (!*member) {
+    return po::bool_switch(member);
+  }
+  return po::value(member)->default_value(true, "1")->implicit_value(true, "1");  // "1": as lexical_cast writes true
+}
+
+template <class Number>
+po::value_semantic* semantic(const core::OptionDeclaration& declaration, Number* member) {
+  auto* value = po::value(member);
+  return declaration.show_default ? value->default_value(*member) : value;
+}
+
+po::value_semantic* semantic(const core::OptionDeclaration& declaration, double* member) {
+  auto* value = po::value(member);
+  return declaration.show_default ? value->default_value(*member, short_text(*member)) : value;
+}
+
+/// A seed: parsed signed, so that "-1" is refused instead of wrapped, and stored once in range.
+template <class Seed>
+po::value_semantic* seed_semantic(const core::OptionDeclaration& declaration, Seed* member,
+                                  std::optional<std::int64_t> shown_default) {
+  auto* value = po::value<std::int64_t>()->notifier([member, declaration](std::int64_t seed) {
+    require_in(declaration, static_cast<double>(seed), std::to_string(seed));
+    *member = static_cast<std::uint64_t>(seed);
+  });
+  return declaration.show_default && shown_default ? value->default_value(*shown_default) : value;
+}
+
+po::value_semantic* semantic(const core::OptionDeclaration& declaration, std::uint64_t* member) {
+  return seed_semantic(declaration, member, static_cast<std::int64_t>(*member));
+}
+
+po::value_semantic* semantic(const core::OptionDeclaration& declaration, std::optional<std::uint64_t>* member) {
+  return seed_semantic(declaration, member, std::nullopt);
+}
+
+std::string recorded_text(bool* member) { return *member ? "true" : "false"; }
+std::string recorded_text(double* member) { return option_text(*member); }
+std::string recorded_text(std::string* member) { return *member; }
+std::string recorded_text(std::optional<std::uint64_t>* member) { return *member ? std::to_string(**member) : ""; }
+template <class Integer>
+std::string recorded_text(Integer* member) {
+  return std::to_string(*member);
 }
 
 }  // namespace
@@ -42,43 +93,46 @@ void require_choice(const std::string& flag, const std::string& value, const std
   throw ConfigError("--" + flag + " must be one of " + list + ", but got '" + value + "'");
 }
 
-void OptionDescriber::option(const char* flag, int& value, const char* help, core::Range /*range*/) {
-  description_.add_options()(flag, po::value(&value)->default_value(value), help);
+void OptionDescriber::section(const std::string& title) {
+  const auto seen = std::find(titles_.begin(), titles_.end(), title);
+  current_ = static_cast<std::size_t>(seen - titles_.begin());
+  if (seen == titles_.end()) {
+    titles_.push_back(title);
+    sections_.emplace_back(title);
+  }
 }
 
-void OptionDescriber::option(const char* flag, double& value, const char* help, core::Range /*range*/) {
-  description_.add_options()(flag, po::value(&value)->default_value(value, short_text(value)), help);
+void OptionDescriber::declare(const core::OptionDeclaration& declaration, core::OptionValue value) {
+  if (sections_.empty()) {
+    section("");
+  }
+  const auto* semantic_value = std::visit([&](auto* member) { return semantic(declaration, member); }, value);
+  sections_[current_].add_options()(declaration.flag.c_str(), semantic_value, declaration.help.c_str());
 }
 
-void OptionDescriber::option(const char* flag, std::string& value, const char* help,
-                             std::vector<std::string> /*choices*/) {
-  description_.add_options()(flag, po::value(&value)->default_value(value), help);
+void OptionValidator::declare(const core::OptionDeclaration& declaration, core::OptionValue value) {
+  if (const auto word = std::get_if<std::string*>(&value); word != nullptr && !declaration.choices.empty()) {
+    require_choice(declaration.flag, **word, declaration.choices);
+  } else if (const auto integer = std::get_if<int*>(&value)) {
+    require_in(declaration, **integer, std::to_string(**integer));
+  } else if (const auto count = std::get_if<std::int64_t*>(&value)) {
+    require_in(declaration, static_cast<double>(**count), std::to_string(**count));
+  } else if (const auto real = std::get_if<double*>(&value)) {
+    require_in(declaration, **real, short_text(**real));
+  }
+  // Switches and free words have no range; seeds are checked as they are parsed (OptionDescriber).
 }
 
-void OptionValidator::option(const char* flag, int& value, const char* /*help*/, core::Range range) {
-  require_in(flag, value, range, std::to_string(value));
+void OptionRecorder::declare(const core::OptionDeclaration& declaration, core::OptionValue value) {
+  if (!declaration.recorded) {
+    return;
+  }
+  const auto own_text = std::visit([](auto* member) { return recorded_text(member); }, value);
+  attributes_.emplace_back(declaration.flag, declaration.recorded_as.value_or(own_text));
 }
 
-void OptionValidator::option(const char* flag, double& value, const char* /*help*/, core::Range range) {
-  require_in(flag, value, range, short_text(value));
-}
-
-void OptionValidator::option(const char* flag, std::string& value, const char* /*help*/,
-                             std::vector<std::string> choices) {
-  require_choice(flag, value, choices);
-}
-
-void OptionRecorder::option(const char* flag, int& value, const char* /*help*/, core::Range /*range*/) {
-  attributes_.emplace_back(flag, option_text(value));
-}
-
-void OptionRecorder::option(const char* flag, double& value, const char* /*help*/, core::Range /*range*/) {
-  attributes_.emplace_back(flag, option_text(value));
-}
-
-void OptionRecorder::option(const char* flag, std::string& value, const char* /*help*/,
-                            std::vector<std::string> /*choices*/) {
-  attributes_.emplace_back(flag, value);
+void OptionKinds::declare(const core::OptionDeclaration& declaration, core::OptionValue /*value*/) {
+  kinds_.emplace(declaration.flag, declaration.kind);
 }
 
 }  // namespace cflrun::cli

@@ -1,7 +1,8 @@
 #pragma once
-// Private to src/cli: the visitors that turn an OptionGroup's declarations (core::OptionVisitor)
-// into Boost.Program_options entries, range checks, and /config attributes.
+// Private to src/cli: the visitors that turn option declarations (core::OptionVisitor) into
+// Boost.Program_options entries, range checks, /config attributes and kinds.
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,37 +16,48 @@ namespace cflrun::cli {
 /// A number as the result file records it (17 significant digits, exact for a double).
 std::string option_text(double value);
 
-/// Adds each visited option to a Boost options_description, bound to its member, with its default.
+/// Adds each visited option to a Boost options_description, one per section, bound to its member,
+/// with its default. A bool whose default is false is a switch (`--quiet`); one whose default is
+/// true takes an optional value (`--parallel-clients false`). A seed (std::uint64_t) is parsed
+/// signed and checked against its range when Boost notifies it, since Boost would wrap "-1".
 class OptionDescriber : public core::OptionVisitor {
  public:
-  explicit OptionDescriber(boost::program_options::options_description& description) : description_(description) {}
-  void option(const char* flag, int& value, const char* help, core::Range range) override;
-  void option(const char* flag, double& value, const char* help, core::Range range) override;
-  void option(const char* flag, std::string& value, const char* help, std::vector<std::string> choices) override;
+  void section(const std::string& title) override;
+  void declare(const core::OptionDeclaration& declaration, core::OptionValue value) override;
+  /// The sections in the order first named, each with its options in declaration order.
+  std::vector<boost::program_options::options_description> take() { return std::move(sections_); }
 
  private:
-  boost::program_options::options_description& description_;
+  std::vector<std::string> titles_;
+  std::vector<boost::program_options::options_description> sections_;
+  std::size_t current_ = 0;
 };
 
 /// Checks each visited value against its range or choices.
 /// @throws ConfigError "--flag must be <range>, but got <value>" for the first invalid value.
 class OptionValidator : public core::OptionVisitor {
  public:
-  void option(const char* flag, int& value, const char* help, core::Range range) override;
-  void option(const char* flag, double& value, const char* help, core::Range range) override;
-  void option(const char* flag, std::string& value, const char* help, std::vector<std::string> choices) override;
+  void declare(const core::OptionDeclaration& declaration, core::OptionValue value) override;
 };
 
-/// Collects (flag, value as text) of each visited option, for the result file's /config.
+/// Collects (flag, value as text) of each visited option that is recorded, for the result file's /config.
 class OptionRecorder : public core::OptionVisitor {
  public:
-  void option(const char* flag, int& value, const char* help, core::Range range) override;
-  void option(const char* flag, double& value, const char* help, core::Range range) override;
-  void option(const char* flag, std::string& value, const char* help, std::vector<std::string> choices) override;
+  void declare(const core::OptionDeclaration& declaration, core::OptionValue value) override;
   std::vector<std::pair<std::string, std::string>> take() { return std::move(attributes_); }
 
  private:
   std::vector<std::pair<std::string, std::string>> attributes_;
+};
+
+/// Collects the kind of each visited option, by flag.
+class OptionKinds : public core::OptionVisitor {
+ public:
+  void declare(const core::OptionDeclaration& declaration, core::OptionValue value) override;
+  const std::map<std::string, core::OptionKind>& kinds() const { return kinds_; }
+
+ private:
+  std::map<std::string, core::OptionKind> kinds_;
 };
 
 /// Throws ConfigError "--flag must be one of a, b, but got 'value'" unless value is a choice.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include <cflrun/cli/option_kinds.hpp>
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::report {
@@ -14,14 +15,25 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Per-run bookkeeping and provenance written to /config by cflrun (src/cli/run_options.cpp,
-// src/run/experiment.cpp): they never define the experiment a run belongs to.
-const std::set<std::string> kBookkeepingKeys{
-    "seed",    "data-seed", "pool-seed", "out",     "overwrite",     "quiet",         "config",
-    "threads", "device",    "ranks",   "threads_per_rank", "blas", "cpu_kernels", "cuda", "git_commit",
-    "version", "torch_version", "skip-complete", "data-dir", "clients",   "models",
-    "resume",  "checkpoint-every", "checkpoint-seconds", "round-timeout", "server-hosts-clients",
-    "parallel-clients", "client-batch", "build_history"};
+/// The /config keys that never define the experiment a run belongs to: the options of kinds seed,
+/// placement and bookkeeping (cli::option_names), what cflrun records beside the options, and three
+/// experiment options that `cflrun report` has always left out of the group key.
+const std::set<std::string>& bookkeeping_keys() {
+  static const auto keys = [] {
+    using core::OptionKind;
+    auto keys = cli::option_names({OptionKind::kSeed, OptionKind::kPlacement, OptionKind::kBookkeeping});
+    // Build, machine and layout facts (src/run/experiment_setup.cpp); "blas" in files of builds
+    // before d5601f2 (PyPI LibTorch).
+    keys.insert({"version", "git_commit", "torch_version", "cuda", "cpu_kernels", "blas", "ranks",
+                 "threads_per_rank", "clients", "build_history"});
+    // Experiment options (--skip-complete and --resume compare them) that report keeps out of the
+    // group key, as it always has: data-dir is a path (the same data elsewhere), models follows
+    // --clusters unless given, server-hosts-clients moves only low bits.
+    keys.insert({"data-dir", "models", "server-hosts-clients"});
+    return keys;
+  }();
+  return keys;
+}
 
 std::map<std::string, std::string> group_key(const RunSummary& run) {
   std::map<std::string, std::string> key;
@@ -100,7 +112,7 @@ Statistic summarize(const std::vector<std::optional<double>>& values) {
   return statistic;
 }
 
-bool is_bookkeeping_key(const std::string& key) { return kBookkeepingKeys.count(key) != 0; }
+bool is_bookkeeping_key(const std::string& key) { return bookkeeping_keys().count(key) != 0; }
 
 Statistic RunGroup::statistic(Metric metric) const {
   std::vector<std::optional<double>> values;

@@ -12,16 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cflrun/cli/option_kinds.hpp>
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::run {
 namespace {
 
-/// Options that do not change a run's results.
-const std::set<std::string> kBookkeeping{"out",    "threads", "quiet",  "overwrite",        "skip-complete",
-                                         "resume", "config",  "device", "checkpoint-every",
-                                         "checkpoint-seconds", "round-timeout", "parallel-clients",
-                                         "client-batch"};
+/// The options that do not change a run's results: placement and bookkeeping.
+const std::set<std::string>& result_neutral_options() {
+  static const auto names = cli::option_names({core::OptionKind::kPlacement, core::OptionKind::kBookkeeping});
+  return names;
+}
 
 std::string holder_description() {
   char host[256] = {};
@@ -101,7 +102,7 @@ std::vector<std::string> config_differences(const std::vector<std::pair<std::str
   const std::map<std::string, std::string> had(recorded.begin(), recorded.end());
   std::vector<std::string> differences;
   for (const auto& [name, value] : requested) {
-    if (kBookkeeping.count(name) != 0) {
+    if (result_neutral_options().count(name) != 0) {
       continue;
     }
     const auto found = had.find(name);

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include <cflrun/algo/registry.hpp>
+#include <cflrun/core/option_visitor.hpp>
 
 namespace cflrun::cli {
 
 /// Every setting of a run. Defaults are the CLoVE paper's text (Sec. 5.1: Adam, learning rate
 /// 1e-3, batch 100, tau = 1 local epoch, T = 100 rounds); jobs/ configs set the official code's
-/// values where they differ (learning rate 1e-2 for the MNIST/FMNIST CNN).
+/// values where they differ (learning rate 1e-2 for the MNIST/FMNIST CNN). A member's initial value
+/// is its option's default; its flag, help text, range and kind are declared once, in visit().
 struct RunOptions {
   std::string config_file;               ///< --config: path of a `key = value` file; "" for none.
   std::string algorithm = "clove";       ///< --algorithm: a registered algorithm (algo::registered_algorithms()).
@@ -101,8 +103,18 @@ struct RunOptions {
   /// K-hat, the number of models clove and ifca keep: --models if set, else --clusters.
   int effective_models() const { return models > 0 ? models : clusters; }
 
-  /// Every option as (name, value text), for the result file's /config group.
+  /// Every recorded option (all but --quiet and --dry-run; algorithm options last) as (name, value
+  /// text), in visit() order, for the result file's /config group: numbers with 17 significant
+  /// digits, switches as true | false, --model and --models as in force, the data and pool seeds
+  /// as in force.
   std::vector<std::pair<std::string, std::string>> to_attributes() const;
+
+  /// Declares every run option to `visitor`, in --help order: core::OptionVisitor::section for
+  /// "Generic" (--config, command line only), "Experiment", "Training", "System" and each
+  /// algorithm's options, and core::OptionVisitor::declare once per option with its flag, help,
+  /// kind, range or choices and the member holding it (src/cli/run_option_table.cpp). The single
+  /// place a run option is declared: a new option is a member here and one declaration there.
+  void visit(core::OptionVisitor& visitor);
 };
 
 /// What the command line asked for.

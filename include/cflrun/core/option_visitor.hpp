@@ -1,13 +1,18 @@
 #pragma once
 /// @file
-/// Options declared once: a part of cflrun (an algorithm) lists each of its options in one
-/// `visit` function, giving its flag, value (whose initial value is the default), help text and
-/// valid range; visitors then add them to the command line, validate them and record them in the
-/// result file (cli::OptionDescriber, cli::OptionValidator, cli::OptionRecorder).
+/// Options declared once: a part of cflrun (an algorithm, the run itself) lists each of its options
+/// in one `visit` function, giving its flag, value (whose initial value is the default), help text,
+/// valid range and kind; visitors then add them to the command line, validate them, record them in
+/// the result file and sort them by kind (cli::OptionDescriber, cli::OptionValidator,
+/// cli::OptionRecorder, cli::OptionKinds).
 
+#include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace cflrun::core {
@@ -31,16 +36,59 @@ struct Range {
   std::string describe() const;
 };
 
-/// Receives the options of one option group (core::OptionGroup::visit). Each call names one
-/// option: `flag` without the leading "--", `value` the member that holds it (its value when
-/// visited first is the default), `help` one line with the unit.
+/// What an option is to the experiment a run belongs to. Runs that differ only in options of the
+/// other kinds are runs of one experiment: --skip-complete and --resume accept a file whose options
+/// differ only in placement and bookkeeping, and `cflrun report` averages over seeds, placement and
+/// bookkeeping (cli::option_names).
+enum class OptionKind {
+  kExperiment,   ///< defines the experiment: dataset, partition, algorithm, lr, rounds, ...
+  kSeed,         ///< picks one repetition of the experiment: seed, data-seed, pool-seed.
+  kPlacement,    ///< where and how the run computes without changing its results: threads, device, ...
+  kBookkeeping,  ///< the invocation's paths and switches: out, overwrite, resume, quiet, ...
+};
+
+/// The member that holds an option's value (its value when visited first is the default).
+using OptionValue = std::variant<bool*, int*, std::int64_t*, double*, std::string*, std::uint64_t*,
+                                 std::optional<std::uint64_t>*>;
+
+/// Everything declared about one option besides the member holding its value.
+struct OptionDeclaration {
+  std::string flag;                          ///< the name without the leading "--", e.g. "parallel-clients".
+  std::string help;                          ///< the --help text, with the unit.
+  OptionKind kind = OptionKind::kExperiment; ///< what the option is to the experiment.
+  Range range{};                             ///< numbers: the valid values (unbounded = any).
+  /// The valid values in the words of an error message ("at least 1"); "" = range.describe().
+  std::string expected{};
+  std::vector<std::string> choices{};        ///< words: the valid values; empty = any word.
+  bool show_default = true;                  ///< --help shows "(=default)"; off where the default means "none".
+  bool recorded = true;                      ///< written to the result file's /config.
+  /// The /config text when it is not the value itself (e.g. the model in force for --model auto).
+  std::optional<std::string> recorded_as{};
+};
+
+/// Receives the options of one option group (core::OptionGroup::visit) or of a run
+/// (cli::RunOptions::visit): `declare` once per option, `section` before each titled group.
 class OptionVisitor {
  public:
   virtual ~OptionVisitor() = default;
-  virtual void option(const char* flag, int& value, const char* help, Range range) = 0;
-  virtual void option(const char* flag, double& value, const char* help, Range range) = 0;
-  /// A word option; `choices` lists the valid words.
-  virtual void option(const char* flag, std::string& value, const char* help, std::vector<std::string> choices) = 0;
+  /// Receives one option: its declaration and the member that holds its value.
+  virtual void declare(const OptionDeclaration& declaration, OptionValue value) = 0;
+  /// The options declared next belong under `title` in --help (e.g. "Training"); a title seen before
+  /// continues that section. Only the describer uses it.
+  virtual void section(const std::string& /*title*/) {}
+
+  /// An integer option of the experiment, valid in `range`.
+  void option(const char* flag, int& value, const char* help, Range range) {
+    declare({.flag = flag, .help = help, .range = std::move(range)}, &value);
+  }
+  /// A real option of the experiment, valid in `range`.
+  void option(const char* flag, double& value, const char* help, Range range) {
+    declare({.flag = flag, .help = help, .range = std::move(range)}, &value);
+  }
+  /// A word option of the experiment; `choices` lists the valid words.
+  void option(const char* flag, std::string& value, const char* help, std::vector<std::string> choices) {
+    declare({.flag = flag, .help = help, .choices = std::move(choices)}, &value);
+  }
 };
 
 /// The options of one part of cflrun (an algorithm's options struct derives from it).
@@ -49,7 +97,7 @@ class OptionGroup {
   virtual ~OptionGroup() = default;
   /// Title of the group in --help, e.g. "CFL (Sattler et al. 2021)".
   virtual std::string title() const = 0;
-  /// Calls `visitor.option(...)` once for every option, always in the same order.
+  /// Calls `visitor.option(...)` (or `declare`) once for every option, always in the same order.
   virtual void visit(OptionVisitor& visitor) = 0;
   /// A copy holding the same values.
   virtual std::unique_ptr<OptionGroup> clone() const = 0;

@@ -25,12 +25,10 @@ struct Statistic {
 /// Mean and ddof-0 std of the defined values; undefined values (nullopt) only count in `total`.
 Statistic summarize(const std::vector<std::optional<double>>& values);
 
-/// True for /config keys that do not define the experiment and so never split groups: the seeds
-/// (seed, data-seed, pool-seed), paths and switches (out, config, data-dir, overwrite, quiet,
-/// skip-complete, resume, checkpoint-every, checkpoint-seconds, round-timeout), compute placement
-/// (threads, device, ranks, threads_per_rank, server-hosts-clients, parallel-clients, cuda, cpu_kernels, blas), build
-/// provenance (version, git_commit, torch_version) and values derived from other keys (clients,
-/// models).
+/// True for /config keys that do not define the experiment and so never split groups: the options
+/// of kinds seed, placement and bookkeeping (core::OptionKind: seed, data-seed, pool-seed, threads,
+/// device, out, resume, ...), build and machine provenance (version, git_commit, ranks, ...), and
+/// --data-dir, --models and --server-hosts-clients.
 bool is_bookkeeping_key(const std::string& key);
 
 /// Runs that differ only in bookkeeping keys (above), i.e. by seed: one row of a table.

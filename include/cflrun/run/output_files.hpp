@@ -50,10 +50,10 @@ class RunLock {
 };
 
 /// The options whose values differ between a run's requested /config and one recorded in a result
-/// file or checkpoint, ignoring bookkeeping that does not change results (--out, --threads,
-/// --quiet, --overwrite, --skip-complete, --resume, --config, --checkpoint-every,
-/// --round-timeout) and build or machine facts. A requested option missing from `recorded` is a
-/// difference ("not recorded").
+/// file or checkpoint, ignoring the options that do not change results, those of kind placement or
+/// bookkeeping (--out, --threads, --resume, ...: cli::option_names), and build or machine facts
+/// (which `requested` does not hold). A requested option missing from `recorded` is a difference
+/// ("not recorded").
 /// @return one line per difference: "--seed: 2 (recorded 1)".
 std::vector<std::string> config_differences(const std::vector<std::pair<std::string, std::string>>& requested,
                                             const std::vector<std::pair<std::string, std::string>>& recorded);

@@ -1,11 +1,14 @@
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/fedsoft.hpp>
 #include <cflrun/algo/pacfl.hpp>
+#include <cflrun/cli/option_kinds.hpp>
 #include <cflrun/cli/run_options.hpp>
 #include <cflrun/core/error.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -176,6 +179,99 @@ TEST(RunOptions, HelpListsEveryOptionWithDefault) {
   }
   EXPECT_NE(text.find("(=0.001)"), std::string::npos);
   EXPECT_TRUE(parse({"--help"}).help);
+}
+
+/// The run options that do not change a run's results, as src/run/output_files.cpp listed them
+/// before they were derived from the option kinds.
+const std::set<std::string> kResultNeutralBefore{
+    "out", "threads", "quiet", "overwrite", "skip-complete", "resume", "config", "device", "checkpoint-every",
+    "checkpoint-seconds", "round-timeout", "parallel-clients", "client-batch"};
+
+TEST(OptionKinds, PlacementAndBookkeepingAreTheResultNeutralOptionsListedBefore) {
+  using core::OptionKind;
+  auto expected = kResultNeutralBefore;
+  expected.insert("dry-run");  // never in /config: a dry run writes no file
+  EXPECT_EQ(option_names({OptionKind::kPlacement, OptionKind::kBookkeeping}), expected);
+  EXPECT_EQ(option_names({OptionKind::kPlacement}),
+            (std::set<std::string>{"threads", "device", "parallel-clients", "client-batch"}));
+  EXPECT_EQ(option_names({OptionKind::kSeed}), (std::set<std::string>{"seed", "data-seed", "pool-seed"}));
+}
+
+TEST(OptionKinds, EveryOptionHasOneKindAndAlgorithmOptionsDefineTheExperiment) {
+  using core::OptionKind;
+  const auto experiment = option_names({OptionKind::kExperiment});
+  for (const char* name : {"algorithm", "dataset", "lr", "rounds", "precision", "flush-denormal",
+                           "server-hosts-clients", "data-dir", "models", "kmeans-restarts", "fedsoft-mu"}) {
+    EXPECT_EQ(experiment.count(name), 1U) << name;
+  }
+  auto all = option_names({OptionKind::kExperiment, OptionKind::kSeed, OptionKind::kPlacement,
+                           OptionKind::kBookkeeping});
+  std::size_t kinds = 0;
+  for (const auto kind :
+       {OptionKind::kExperiment, OptionKind::kSeed, OptionKind::kPlacement, OptionKind::kBookkeeping}) {
+    kinds += option_names({kind}).size();
+  }
+  EXPECT_EQ(kinds, all.size());  // no option under two kinds
+  for (const auto& [name, value] : RunOptions{}.to_attributes()) {
+    EXPECT_EQ(all.erase(name), 1U) << name << " is recorded twice or has no kind";
+  }
+  EXPECT_EQ(all, (std::set<std::string>{"quiet", "dry-run"}));  // declared but not recorded
+}
+
+/// `name = value` lines: a fixture written by the build before the run options were declared once.
+std::map<std::string, std::string> read_attributes(const std::string& fixture) {
+  std::ifstream file(std::string(CFLRUN_SOURCE_DIR) + "/tests/fixtures/" + fixture);
+  std::map<std::string, std::string> attributes;
+  for (std::string line; std::getline(file, line);) {
+    const auto equals = line.find('=');
+    attributes.emplace(line.substr(0, equals), line.substr(equals + 1));
+  }
+  return attributes;
+}
+
+TEST(RunOptions, RecordsTheAttributesEarlierBuildsRecorded) {
+  // Defaults, and every kind of value away from its default (17-digit reals, an int64, seeds in
+  // force, --model and --models in force, switches both ways, an algorithm option).
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{}, "config_attributes_default.txt"},
+      {{"--dataset", "linreg", "--seed", "7", "--data-seed", "3", "--lr", "0.0123456789", "--parallel-clients",
+        "false", "--server-hosts-clients", "--quiet", "--overwrite", "--threads", "1", "--models", "3",
+        "--kmeans-restarts", "2", "--noise", "0.3", "--round-timeout", "12.5", "--checkpoint-seconds", "1e-7",
+        "--dimension", "123456789012"},
+       "config_attributes_linreg.txt"},
+      {{"--fidelity", "official", "--unsupervised", "--dataset", "cifar10", "--client-batch", "4",
+        "--flush-denormal=false", "--precision", "bf16", "--participation", "0.3", "--algorithm", "fedsoft",
+        "--partition", "mixture_10_90", "--pool-seed", "9"},
+       "config_attributes_official.txt"}};
+  for (const auto& [args, fixture] : cases) {
+    const auto attributes = parse(args).options.to_attributes();
+    const std::map<std::string, std::string> recorded(attributes.begin(), attributes.end());
+    EXPECT_EQ(recorded.size(), attributes.size()) << fixture << ": a name recorded twice";
+    EXPECT_EQ(recorded, read_attributes(fixture)) << fixture;
+  }
+}
+
+TEST(RunOptions, SwitchesAndOptionalValuesParseAsBefore) {
+  EXPECT_TRUE(parse({}).options.parallel_clients);
+  EXPECT_FALSE(parse({"--parallel-clients", "false"}).options.parallel_clients);
+  EXPECT_TRUE(parse({"--parallel-clients"}).options.parallel_clients);
+  EXPECT_FALSE(parse({"--flush-denormal=off"}).options.flush_denormal);
+  EXPECT_TRUE(parse({"--quiet"}).options.quiet);
+  EXPECT_FALSE(parse({}).options.quiet);
+  EXPECT_THROW(parse({"--quiet", "true"}), ConfigError);  // a switch takes no value
+  EXPECT_EQ(parse({"--seed", "18446744073"}).options.seed, 18446744073U);
+  EXPECT_FALSE(parse({}).options.data_seed.has_value());
+  EXPECT_EQ(error_of({"--seed", "-1"}), "--seed must be an integer >= 0, but got -1");
+  EXPECT_EQ(error_of({"--data-seed", "-2"}), "--data-seed must be an integer >= 0, but got -2");
+  EXPECT_EQ(error_of({"--client-batch", "-1"}),
+            "--client-batch must be >= 0 (0 = auto, 1 = one client at a time), but got -1");
+  EXPECT_EQ(error_of({"--lr", "10"}), "--lr must be in (0, 10), but got 10");
+  EXPECT_EQ(error_of({"--momentum", "0.5"}), "--momentum must be 0 unless --optimizer sgd, but got 0.5");
+  EXPECT_EQ(error_of({"--checkpoint-every", "-1"}),
+            "--checkpoint-every must be 0 (only on a signal) or a positive count of rounds, but got -1");
+  EXPECT_TRUE(parse({"--help", "--seed", "5"}).help);
+  EXPECT_TRUE(parse({"--version"}).version);
+  EXPECT_FALSE(parse({}).help);
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <gtest/gtest.h>
 
+#include <cflrun/cli/option_kinds.hpp>
 #include <cflrun/core/error.hpp>
 
 #include "result_files.hpp"
@@ -83,6 +85,37 @@ TEST(GroupRuns, BookkeepingKeysAreTheSeedsPathsAndProvenance) {
   for (const char* key : {"algorithm", "lr", "partition", "rounds", "kmeans-restarts"}) {
     EXPECT_FALSE(is_bookkeeping_key(key)) << key;
   }
+}
+
+/// The keys report grouped over before they were derived from the option kinds.
+const std::set<std::string> kBookkeepingBefore{
+    "seed",    "data-seed", "pool-seed", "out",     "overwrite",     "quiet",         "config",
+    "threads", "device",    "ranks",   "threads_per_rank", "blas", "cpu_kernels", "cuda", "git_commit",
+    "version", "torch_version", "skip-complete", "data-dir", "clients",   "models",
+    "resume",  "checkpoint-every", "checkpoint-seconds", "round-timeout", "server-hosts-clients",
+    "parallel-clients", "client-batch", "build_history"};
+
+TEST(GroupRuns, BookkeepingKeysAreTheSetTheyReplaced) {
+  using core::OptionKind;
+  auto keys = cli::option_names(
+      {OptionKind::kExperiment, OptionKind::kSeed, OptionKind::kPlacement, OptionKind::kBookkeeping});
+  keys.insert(kBookkeepingBefore.begin(), kBookkeepingBefore.end());
+  for (const auto& key : keys) {
+    // dry-run: never in /config (a dry run writes no file).
+    EXPECT_EQ(is_bookkeeping_key(key), kBookkeepingBefore.count(key) != 0 || key == "dry-run") << key;
+  }
+}
+
+TEST(GroupRuns, PlacementOptionsJoinGroupsExperimentOptionsSplitThem) {
+  auto serial = base_config("clove", 1);
+  serial["parallel-clients"] = "false";
+  serial["precision"] = "fp32";
+  auto parallel = serial;
+  parallel["parallel-clients"] = "true";
+  EXPECT_EQ(group_runs({summary(serial, 90.0), summary(parallel, 80.0)}).size(), 1U);
+  auto bf16 = serial;
+  bf16["precision"] = "bf16";
+  EXPECT_EQ(group_runs({summary(serial, 90.0), summary(bf16, 80.0)}).size(), 2U);
 }
 
 TEST(ValueLess, NumbersNumericallyTextAlphabetically) {

@@ -51,5 +51,19 @@ TEST(OutputFiles, ConfigDifferencesIgnoreBookkeepingAndNameEachDifference) {
   EXPECT_NE(differences[1].find("--lr: 0.1"), std::string::npos);
 }
 
+TEST(OutputFiles, ConfigDifferencesIgnoreExactlyThePlacementAndBookkeepingOptions) {
+  // The options ignored before they were derived from the option kinds (cli::option_names).
+  for (const char* name : {"out", "threads", "quiet", "overwrite", "skip-complete", "resume", "config", "device",
+                           "checkpoint-every", "checkpoint-seconds", "round-timeout", "parallel-clients",
+                           "client-batch"}) {
+    EXPECT_TRUE(config_differences({{name, "1"}}, {{name, "2"}}).empty()) << name;
+  }
+  // Seeds and the options that move low bits do change results.
+  for (const char* name : {"seed", "data-seed", "pool-seed", "server-hosts-clients", "flush-denormal", "precision",
+                           "data-dir", "models", "lr", "kmeans-restarts"}) {
+    EXPECT_EQ(config_differences({{name, "1"}}, {{name, "2"}}).size(), 1U) << name;
+  }
+}
+
 }  // namespace
 }  // namespace cflrun::run

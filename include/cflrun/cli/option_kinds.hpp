@@ -1,0 +1,21 @@
+#pragma once
+/// @file
+/// The run options by kind (core::OptionKind), read off their declarations (RunOptions::visit), for
+/// the parts of cflrun that treat options by what they are to an experiment: --skip-complete and
+/// --resume (run/output_files.cpp), `cflrun report`'s grouping (report/group_statistics.cpp).
+
+#include <initializer_list>
+#include <set>
+#include <string>
+
+#include <cflrun/core/option_visitor.hpp>
+
+namespace cflrun::cli {
+
+/// The names of the run options whose kind is one of `kinds`: their flags without "--", which are
+/// also their /config names. Algorithm options (of kind experiment) count too, and so do the options
+/// /config does not record (--quiet, --dry-run). Not --help and --version, which are no run options.
+/// @return  the names, sorted; empty if `kinds` is.
+std::set<std::string> option_names(std::initializer_list<core::OptionKind> kinds);
+
+}  // namespace cflrun::cli
