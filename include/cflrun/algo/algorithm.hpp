@@ -174,10 +174,10 @@ struct Traits {
   bool per_label_signatures = false;
   // Run options the algorithm cannot take, each with the reason it is refused ("" = allowed);
   // check_run_options checks them once for every algorithm, in one message format.
-  std::string no_gradient_averaging;     ///< --aggregation gradient (Option II).
-  std::string no_partial_participation;  ///< --participation below 1.
-  std::string no_newcomers;              ///< --newcomers above 0.
-  std::string no_cluster_layers;         ///< --cluster-layers above 0 (IFCA weight sharing).
+  std::string no_gradient_averaging{};     ///< --aggregation gradient (Option II).
+  std::string no_partial_participation{};  ///< --participation below 1.
+  std::string no_newcomers{};              ///< --newcomers above 0.
+  std::string no_cluster_layers{};         ///< --cluster-layers above 0 (IFCA weight sharing).
 };
 
 /// The server side of a federated algorithm (see the file comment for the round).
