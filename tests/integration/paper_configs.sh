@@ -13,8 +13,7 @@ group=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$source_dir"
-# The configs' own --out files (results/paper/<config>.h5*): a sweep may be writing below it meanwhile.
-results_before=$(find results/paper -maxdepth 1 -name '*.h5*' 2>/dev/null | sort || true)
+results_before=$(find results/paper -name '*.h5*' 2>/dev/null | sort || true)
 
 # The dry runs of one dataset's configs, on DIR (real data) or on stand-ins; one thread (no spinning).
 check_group() {
@@ -104,7 +103,7 @@ case "$group" in
     exit 2
     ;;
 esac
-if [ "$(find results/paper -maxdepth 1 -name '*.h5*' 2>/dev/null | sort || true)" != "$results_before" ]; then
+if [ "$(find results/paper -name '*.h5*' 2>/dev/null | sort || true)" != "$results_before" ]; then
   echo "FAIL: a dry run wrote a result file under results/paper" >&2
   exit 1
 fi
