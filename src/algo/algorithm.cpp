@@ -5,6 +5,7 @@
 
 #include <torch/types.h>
 
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
 
@@ -24,9 +25,11 @@ std::vector<int> renumber_by_smallest_client(const std::vector<int>& groups) {
 
 }  // namespace
 
-std::vector<int> Algorithm::cluster_signatures(const torch::Tensor& /*signatures*/, const std::vector<int>& /*initial*/) {
-  throw ConfigError(name() + " does not cluster client signatures");
-}
+ClientSide Algorithm::client_side() const { return {}; }
+
+std::vector<ClientQuery> Algorithm::set_up_queries(const std::vector<int>& /*initial*/) { return {}; }
+
+void Algorithm::set_up(const std::vector<QueryAnswer>& /*answers*/) {}
 
 std::vector<ClientQuery> Algorithm::queries(int /*round*/, const std::vector<int>& /*participants*/) { return {}; }
 

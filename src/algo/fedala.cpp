@@ -181,8 +181,8 @@ FedAla::FedAla(const FedAlaOptions& options, const AlgorithmContext& context) : 
   }
 }
 
-std::shared_ptr<ClientProcedure> FedAla::client_procedure() const {
-  return std::make_shared<FedAlaClient>(options_, context_.batch_size);
+ClientSide FedAla::client_side() const {
+  return {std::make_shared<FedAlaClient>(options_, context_.batch_size), nullptr};
 }
 
 RoundPlan FedAla::plan(const RoundInput& input) {

@@ -3,11 +3,13 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/types.h>
 
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/fedproto.hpp>
 #include <cflrun/algo/simplex_qp.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
 #include <cflrun/local/batches.hpp>
+#include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::algo {
 namespace {
@@ -40,22 +42,44 @@ std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> head_and_body(
   return {head, body};
 }
 
+/// FedPAC Sec. 4.2, the client side of the query: V_i and h_i with the global body (server
+/// model 0 of the round), [1 + C d] per client; each client on its own thread where the run
+/// trains clients on several.
+class FeatureStatistics : public ClientStatistic {
+ public:
+  FeatureStatistics(int num_classes, int feature_size) : num_classes_(num_classes), feature_size_(feature_size) {}
+  std::int64_t length(int /*num_models*/, std::int64_t /*state_size*/) const override {
+    return 1 + static_cast<std::int64_t>(num_classes_) * feature_size_;
+  }
+  StatisticInput input() const override { return StatisticInput::kNothingNew; }
+
+  std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& services) override {
+    std::vector<torch::Tensor> rows(clients.size());
+    services.for_each_client(clients.size(), /*concurrent=*/true, [&](std::size_t n, model::Network& model) {
+      model::load_flat_state(model, (*clients[n].server_models)[0]);
+      model.train();
+      const auto [v, h] = feature_statistics(all_features(model, clients[n].train_inputs), clients[n].train_targets,
+                                             num_classes_);
+      rows[n] = torch::cat({v, h.flatten()}).to(torch::kCPU);
+    });
+    const auto table = rows.empty() ? torch::empty({0}, torch::kFloat64) : torch::cat(rows).contiguous();
+    return std::vector<double>(table.data_ptr<double>(), table.data_ptr<double>() + table.numel());
+  }
+
+ private:
+  int num_classes_;
+  int feature_size_;
+};
+
 class FedPacClient : public ClientProcedure {
  public:
   FedPacClient(double lambda, int num_classes, int feature_size)
       : lambda_(lambda), num_classes_(num_classes), feature_size_(feature_size) {}
 
-  std::int64_t statistics_length() const override { return 1 + static_cast<std::int64_t>(num_classes_) * feature_size_; }
   std::int64_t report_length() const override { return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1); }
-  /// train(), report(), statistics() and the standard evaluate() touch only the client's view, its
-  /// model and the read-only payload.
+  /// train(), report() and the standard evaluate() touch only the client's view, its model and
+  /// the read-only payload.
   bool runs_concurrently() const override { return true; }
-
-  std::vector<double> statistics(LocalClient& client, model::Network& model) override {
-    const auto [v, h] = feature_statistics(all_features(model, client.train_inputs), client.train_targets, num_classes_);
-    const auto row = torch::cat({v, h.flatten()}).to(torch::kCPU).contiguous();
-    return std::vector<double>(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
-  }
 
   double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
                const AlgorithmState& payload) override {
@@ -209,8 +233,9 @@ FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context) : 
   }
 }
 
-std::shared_ptr<ClientProcedure> FedPac::client_procedure() const {
-  return std::make_shared<FedPacClient>(options_.lambda, context_.num_classes, context_.feature_size);
+ClientSide FedPac::client_side() const {
+  return {std::make_shared<FedPacClient>(options_.lambda, context_.num_classes, context_.feature_size),
+          std::make_shared<FeatureStatistics>(context_.num_classes, context_.feature_size)};
 }
 
 std::vector<ClientQuery> FedPac::queries(int /*round*/, const std::vector<int>& participants) {

@@ -132,8 +132,8 @@ FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& conte
   }
 }
 
-std::shared_ptr<ClientProcedure> FedProto::client_procedure() const {
-  return std::make_shared<FedProtoClient>(options_.lambda, context_.num_classes, context_.feature_size);
+ClientSide FedProto::client_side() const {
+  return {std::make_shared<FedProtoClient>(options_.lambda, context_.num_classes, context_.feature_size), nullptr};
 }
 
 AlgorithmState FedProto::prototype_payload() const {

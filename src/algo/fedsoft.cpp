@@ -2,6 +2,7 @@
 
 #include <torch/types.h>
 
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/soft_clustering.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
@@ -16,6 +17,31 @@ void require(bool ok, const std::string& message) {
     throw ConfigError(message);
   }
 }
+
+/// FedSoft Alg. 1 lines 5-12, the client side: importance weights over the K centers from the
+/// per-sample losses of the client's training set (eval mode), [K] per client.
+class ImportanceWeights : public ClientStatistic {
+ public:
+  explicit ImportanceWeights(double smoother) : smoother_(smoother) {}
+  std::int64_t length(int num_models, std::int64_t /*state_size*/) const override { return num_models; }
+  StatisticInput input() const override { return StatisticInput::kAllModels; }
+
+  std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& services) override {
+    const auto losses = services.per_sample_losses(clients);
+    std::vector<double> rows;
+    std::int64_t row = 0;
+    for (const auto& client : clients) {
+      const auto n = client.train_targets.size(0);
+      const auto u = importance_weights(losses.narrow(0, row, n), smoother_).contiguous();
+      rows.insert(rows.end(), u.data_ptr<double>(), u.data_ptr<double>() + u.numel());
+      row += n;
+    }
+    return rows;
+  }
+
+ private:
+  double smoother_;
+};
 
 }  // namespace
 
@@ -52,10 +78,10 @@ std::vector<ClientQuery> FedSoft::queries(int round, const std::vector<int>& par
   if (round % options_.interval != 0) {
     return {};
   }
-  ClientQuery query{QueryKind::kImportanceWeights, participants};
-  query.smoother = options_.smoother;
-  return {query};
+  return {ClientQuery{QueryKind::kClientStatistics, participants}};
 }
+
+ClientSide FedSoft::client_side() const { return {nullptr, std::make_shared<ImportanceWeights>(options_.smoother)}; }
 
 torch::Tensor FedSoft::contributions(int round, const torch::Tensor& importance) const {
   const auto counts = torch::tensor(context_.train_samples, torch::kInt64).to(torch::kFloat64);
@@ -76,7 +102,7 @@ torch::Tensor FedSoft::contributions(int round, const torch::Tensor& importance)
 
 RoundPlan FedSoft::plan(const RoundInput& input) {
   if (!input.answers.empty()) {
-    const auto& u = answer_of(input, QueryKind::kImportanceWeights).values;
+    const auto& u = answer_of(input, QueryKind::kClientStatistics).values;
     const auto m = static_cast<std::int64_t>(context_.num_clients);
     if (u.dim() != 2 || u.size(0) != m || u.size(1) != num_models()) {
       throw ShapeError("fedsoft: expected importance weights [" + std::to_string(m) + ", " +

@@ -4,6 +4,7 @@
 
 #include <torch/types.h>
 
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
 
@@ -12,6 +13,27 @@ namespace {
 
 constexpr const char* kDistance = "/algorithm/fesem_distance";
 constexpr std::uint64_t kFirstMemberStream = 1;  // FedSoft's selection uses stream 0
+
+/// FeSEM's E-step distances, the client side: ||w_i - theta_j||_2 between the client's local
+/// model and every center, over the whole flat state, [K] per client.
+class ModelDistances : public ClientStatistic {
+ public:
+  std::int64_t length(int num_models, std::int64_t /*state_size*/) const override { return num_models; }
+  StatisticInput input() const override { return StatisticInput::kAllModels; }
+
+  std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& /*services*/) override {
+    std::vector<double> rows;
+    for (const auto& client : clients) {
+      if (client.local_model == nullptr) {
+        throw ConfigError("fesem: client " + std::to_string(client.id) + " keeps no local model");
+      }
+      const auto centers = client.server_models->to(torch::kFloat64);
+      const auto row = (centers - client.local_model->to(torch::kFloat64)).pow(2).sum(/*dim=*/1).sqrt().contiguous();
+      rows.insert(rows.end(), row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
+    }
+    return rows;
+  }
+};
 
 }  // namespace
 
@@ -34,12 +56,14 @@ std::vector<ExtraDataset> FeSem::extra_datasets() const {
   return {{kDistance, {context_.num_clients, context_.num_models}}};
 }
 
+ClientSide FeSem::client_side() const { return {nullptr, std::make_shared<ModelDistances>()}; }
+
 std::vector<ClientQuery> FeSem::queries(int /*round*/, const std::vector<int>& participants) {
-  return {ClientQuery{QueryKind::kModelDistances, participants}};
+  return {ClientQuery{QueryKind::kClientStatistics, participants}};
 }
 
 RoundPlan FeSem::plan(const RoundInput& input) {
-  const auto& distances = answer_of(input, QueryKind::kModelDistances).values;
+  const auto& distances = answer_of(input, QueryKind::kClientStatistics).values;
   const auto m = static_cast<std::int64_t>(input.participants.size());
   const auto k = static_cast<std::int64_t>(context_.num_models);
   if (distances.dim() != 2 || distances.size(0) != m || distances.size(1) != k) {

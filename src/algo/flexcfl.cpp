@@ -6,9 +6,11 @@
 
 #include <torch/types.h>
 
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/cluster/kmeans.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
+#include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::algo {
 namespace {
@@ -34,6 +36,35 @@ torch::Tensor rows_of(const std::vector<int>& wanted, const std::vector<int>& cl
   }
   return torch::tensor(rows, torch::kInt64);
 }
+
+/// FlexCFL's pre-training, the client side: `steps` mini-batch steps of the local solver from the
+/// client initial model w0, mini-batches from the client's (seed, kWarmUp, id, round) stream
+/// (reshuffled every epoch); the update w - w0, [P] per client.
+class WarmUpUpdate : public ClientStatistic {
+ public:
+  explicit WarmUpUpdate(int steps) : steps_(steps) {}
+  std::int64_t length(int /*num_models*/, std::int64_t state_size) const override { return state_size; }
+  StatisticInput input() const override { return StatisticInput::kClientInitialModel; }
+
+  std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& services) override {
+    auto warm_up = services.local_solver();
+    warm_up.max_steps = steps_;
+    warm_up.gradient_averaging = false;
+    const auto& initial = services.client_initial_model();
+    const auto start = initial.to(torch::kFloat64);
+    std::vector<double> rows;
+    services.for_each_client(clients.size(), /*concurrent=*/false, [&](std::size_t n, model::Network& model) {
+      model::load_flat_state(model, initial);
+      services.local_update(clients[n], model, warm_up, core::Purpose::kWarmUp);
+      const auto update = (model::flatten_state(model).to(torch::kFloat64) - start).contiguous();
+      rows.insert(rows.end(), update.data_ptr<double>(), update.data_ptr<double>() + update.numel());
+    });
+    return rows;
+  }
+
+ private:
+  int steps_;
+};
 
 }  // namespace
 
@@ -78,10 +109,10 @@ std::vector<ClientQuery> FlexCfl::queries(int /*round*/, const std::vector<int>&
   if (clients.empty()) {
     return {};
   }
-  ClientQuery query{QueryKind::kWarmUpUpdate, clients};
-  query.steps = options_.pretrain_steps;
-  return {query};
+  return {ClientQuery{QueryKind::kClientStatistics, clients}};
 }
+
+ClientSide FlexCfl::client_side() const { return {nullptr, std::make_shared<WarmUpUpdate>(options_.pretrain_steps)}; }
 
 torch::Tensor FlexCfl::decomposed_cosine_similarity(const torch::Tensor& updates, int groups) {
   const auto svd = torch::linalg_svd(updates, /*full_matrices=*/false);
@@ -144,7 +175,7 @@ RoundPlan FlexCfl::plan(const RoundInput& input) {
                  std::numeric_limits<float>::quiet_NaN());
   RoundPlan plan;
   if (!input.answers.empty()) {
-    const auto& answer = answer_of(input, QueryKind::kWarmUpUpdate);
+    const auto& answer = answer_of(input, QueryKind::kClientStatistics);
     const auto& clients = answer.query.clients;
     if (answer.values.dim() != 2 || answer.values.size(0) != static_cast<std::int64_t>(clients.size())) {
       throw ShapeError("flexcfl: expected one pre-training update per client, [" + std::to_string(clients.size()) +

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include <torch/types.h>
 
-#include <cflrun/algo/client_procedure.hpp>
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/cluster/principal_angles.hpp>
 #include <cflrun/core/error.hpp>
 
@@ -40,6 +41,36 @@ class ScoredAfterLocalUpdate : public ClientProcedure {
   }
 };
 
+/// PACFL Alg. 1 line 8, the client side: the client's data signature, flattened row-major.
+class DataSignature : public ClientStatistic {
+ public:
+  /// @param classes  C for per-label signatures, 0 for one signature of all the client's data.
+  DataSignature(int vectors, int classes, std::int64_t sample_size)
+      : vectors_(vectors), classes_(classes), sample_size_(sample_size) {}
+  std::int64_t length(int /*num_models*/, std::int64_t /*state_size*/) const override {
+    return sample_size_ * vectors_ * std::max(classes_, 1);
+  }
+  StatisticInput input() const override { return StatisticInput::kNothingNew; }
+
+  std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& /*services*/) override {
+    std::vector<double> rows;
+    for (const auto& client : clients) {
+      const auto inputs = client.train_inputs.to(torch::kCPU);
+      const auto signature = (classes_ > 0 ? cluster::per_label_data_signature(
+                                                 inputs, client.train_targets.to(torch::kCPU), vectors_, classes_)
+                                           : cluster::data_signature(inputs, vectors_))
+                                 .contiguous();
+      rows.insert(rows.end(), signature.data_ptr<double>(), signature.data_ptr<double>() + signature.numel());
+    }
+    return rows;
+  }
+
+ private:
+  int vectors_;
+  int classes_;
+  std::int64_t sample_size_;
+};
+
 }  // namespace
 
 void PacflOptions::visit(core::OptionVisitor& v) {
@@ -64,11 +95,39 @@ void PacflOptions::visit(core::OptionVisitor& v) {
            core::Range::at_least(0));
 }
 
-Pacfl::Pacfl(const PacflOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+Pacfl::Pacfl(const PacflOptions& options, const AlgorithmContext& context)
+    : options_(options), context_(context), seen_(static_cast<std::size_t>(context.num_clients), 0) {
   if (options.clusters > context.num_clients) {
     throw ConfigError("--pacfl-clusters must be between 0 (use --pacfl-beta) and the number of clients, " +
                       std::to_string(context.num_clients) + ", but got " + std::to_string(options.clusters));
   }
+  if (options.signature == "per_label" && context.num_classes == 0) {
+    throw ConfigError("--pacfl-signature per_label needs labelled classes; use --pacfl-signature client for data "
+                      "without classes (regression, autoencoders)");
+  }
+}
+
+std::int64_t Pacfl::signature_columns() const {
+  return options_.signature == "per_label" ? options_.vectors * context_.num_classes : options_.vectors;
+}
+
+std::vector<ClientQuery> Pacfl::set_up_queries(const std::vector<int>& initial) {
+  initial_ = initial;
+  std::vector<int> everyone(static_cast<std::size_t>(context_.num_clients));
+  std::iota(everyone.begin(), everyone.end(), 0);
+  return {ClientQuery{QueryKind::kClientStatistics, everyone}};
+}
+
+void Pacfl::set_up(const std::vector<QueryAnswer>& answers) {
+  const auto& values = answers.at(0).values;
+  const auto m = static_cast<std::int64_t>(context_.num_clients);
+  const auto p = signature_columns();
+  if (values.dim() != 2 || values.size(0) != m || values.size(1) % p != 0) {
+    throw ShapeError("pacfl: expected one signature of d x " + std::to_string(p) + " floats per client, [" +
+                     std::to_string(m) + ", d " + std::to_string(p) + "], but got " + c10::str(values.sizes()));
+  }
+  signature_floats_ = values.size(1);
+  cluster_signatures(values.view({m, signature_floats_ / p, p}), initial_);
 }
 
 std::vector<int> Pacfl::cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial) {
@@ -142,15 +201,27 @@ RoundPlan Pacfl::plan(const RoundInput& input) {
     cluster_[static_cast<std::size_t>(newcomers[i])] = placed[i];
   }
   std::vector<int> models;
+  signatures_this_round_ = 0;
   for (int client : participants) {
     models.push_back(cluster_[static_cast<std::size_t>(client)]);
+    signatures_this_round_ += 1 - seen_[static_cast<std::size_t>(client)];
+    seen_[static_cast<std::size_t>(client)] = 1;
   }
   return hard_plan(participants, models, num_clusters_, context_.train_samples);
 }
 
+RoundTraffic Pacfl::traffic(const RoundFacts& facts) const {
+  constexpr std::int64_t kFloatBytes = 4;
+  auto traffic = round_traffic(facts);
+  traffic.received += signatures_this_round_ * signature_floats_ * kFloatBytes;
+  return traffic;
+}
+
 AlgorithmState Pacfl::state() const {
   return {{"cluster", torch::tensor(std::vector<std::int64_t>(cluster_.begin(), cluster_.end()), torch::kInt64)},
-          {"proximity", proximity_}};
+          {"proximity", proximity_},
+          {"seen", torch::tensor(seen_, torch::kInt64)},
+          {"signature_floats", torch::tensor({signature_floats_}, torch::kInt64)}};
 }
 
 void Pacfl::restore(const AlgorithmState& state) {
@@ -158,14 +229,19 @@ void Pacfl::restore(const AlgorithmState& state) {
   const auto cluster = state_tensor(state, kName, "cluster", {m}).contiguous();
   cluster_.assign(cluster.data_ptr<std::int64_t>(), cluster.data_ptr<std::int64_t>() + m);
   proximity_ = state_tensor(state, kName, "proximity", {m, m}).clone();
+  const auto seen = state_tensor(state, kName, "seen", {m}).to(torch::kInt64).contiguous();
+  seen_.assign(seen.data_ptr<std::int64_t>(), seen.data_ptr<std::int64_t>() + m);
+  signature_floats_ = state_tensor(state, kName, "signature_floats", {1}).to(torch::kInt64).item<std::int64_t>();
   num_clusters_ = std::max(1, *std::max_element(cluster_.begin(), cluster_.end()) + 1);
 }
 
-std::shared_ptr<ClientProcedure> Pacfl::client_procedure() const {
+ClientSide Pacfl::client_side() const {
+  const int classes = options_.signature == "per_label" ? context_.num_classes : 0;
+  auto signature = std::make_shared<DataSignature>(options_.vectors, classes, context_.sample_size);
   if (options_.evaluation != "after_local_update") {
-    return nullptr;
+    return {nullptr, signature};
   }
-  return std::make_shared<ScoredAfterLocalUpdate>();
+  return {std::make_shared<ScoredAfterLocalUpdate>(), signature};
 }
 
 }  // namespace cflrun::algo

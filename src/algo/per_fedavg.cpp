@@ -124,10 +124,10 @@ PerFedAvg::PerFedAvg(const PerFedAvgOptions& options, const AlgorithmContext& co
     : options_(options), context_(context) {
 }
 
-std::shared_ptr<ClientProcedure> PerFedAvg::client_procedure() const {
+ClientSide PerFedAvg::client_side() const {
   auto procedure = std::make_shared<PerFedAvgClient>(options_);
   procedure->set_batch_size(context_.batch_size);
-  return procedure;
+  return {procedure, nullptr};
 }
 
 RoundPlan PerFedAvg::plan(const RoundInput& input) {

@@ -18,14 +18,6 @@ std::string dataset_help() {
   return help;
 }
 
-std::vector<std::string> dataset_choices() {
-  std::vector<std::string> names;
-  for (const auto& source : data::registered_datasets()) {
-    names.push_back(source->name());
-  }
-  return names;
-}
-
 std::vector<std::string> partition_choices() {
   auto choices = data::partition_names();
   const auto mixtures = data::mixture_partition_names();

@@ -9,8 +9,6 @@ namespace cflrun::cli {
 
 /// The --dataset help: every registered dataset's name, with its summary if it has one.
 std::string dataset_help();
-/// The --dataset choices: the registered names, in registration order.
-std::vector<std::string> dataset_choices();
 /// The --data-dir help: the default directory of every dataset that reads files.
 std::string data_dir_help();
 /// Every --partition value: the hard partitions, then the mixtures.

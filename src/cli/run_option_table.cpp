@@ -9,6 +9,8 @@
 
 #include "dataset_help.hpp"
 
+#include <cflrun/data/dataset_registry.hpp>
+
 namespace cflrun::cli {
 namespace {
 
@@ -38,7 +40,7 @@ Range interval(double minimum, double maximum, bool minimum_open, bool maximum_o
 void declare_data(RunOptions& o, core::OptionVisitor& v) {
   v.section("Experiment");
   v.declare({.flag = "algorithm", .help = algorithm_help()}, &o.algorithm);  // checked by algo::find_algorithm
-  v.declare({.flag = "dataset", .help = dataset_help(), .choices = dataset_choices()},
+  v.declare({.flag = "dataset", .help = dataset_help(), .choices = data::registered_dataset_names()},
             &o.dataset);
   // An experiment option: --skip-complete and --resume compare it (other files may hold other data),
   // but `cflrun report` groups runs over it (report/group_statistics.cpp).

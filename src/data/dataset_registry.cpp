@@ -1,5 +1,7 @@
 #include <cflrun/data/dataset_registry.hpp>
 
+#include <boost/algorithm/string/join.hpp>
+
 #include <cflrun/core/error.hpp>
 #include <cflrun/data/datasets/cifar10.hpp>
 #include <cflrun/data/datasets/fmnist.hpp>
@@ -19,12 +21,16 @@ const std::vector<std::shared_ptr<const DatasetSource>>& registered_datasets() {
   return entries;
 }
 
-std::string dataset_names(const std::string& separator) {
-  std::string names;
+std::vector<std::string> registered_dataset_names() {
+  std::vector<std::string> names;
   for (const auto& source : registered_datasets()) {
-    names += (names.empty() ? "" : separator) + source->name();
+    names.push_back(source->name());
   }
   return names;
+}
+
+std::string dataset_names(const std::string& separator) {
+  return boost::algorithm::join(registered_dataset_names(), separator);
 }
 
 const DatasetSource* find_dataset_or_null(const std::string& name) {

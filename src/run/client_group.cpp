@@ -7,7 +7,6 @@
 
 #include <torch/types.h>
 
-#include <cflrun/cluster/principal_angles.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::run {
@@ -119,23 +118,6 @@ ClientEvaluation ClientGroup::per_client_means(const torch::Tensor& loss_sums, c
   const auto m = static_cast<std::int64_t>(size());
   return {std::vector<double>(accuracy.data_ptr<double>(), accuracy.data_ptr<double>() + m),
           std::vector<double>(test_loss.data_ptr<double>(), test_loss.data_ptr<double>() + m)};
-}
-
-std::vector<double> ClientGroup::signatures(int p, int num_classes) const {
-  std::vector<double> flat;
-  for (int i = 0; i < size(); ++i) {
-    const auto at = static_cast<std::size_t>(i);
-    const auto inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]).to(torch::kCPU);
-    const auto signature =
-        (num_classes > 0
-             ? cluster::per_label_data_signature(
-                   inputs, train_.targets.narrow(0, train_offsets_[at], train_counts_[at]).to(torch::kCPU), p,
-                   num_classes)
-             : cluster::data_signature(inputs, p))
-            .contiguous();
-    flat.insert(flat.end(), signature.data_ptr<double>(), signature.data_ptr<double>() + signature.numel());
-  }
-  return flat;
 }
 
 double ClientGroup::take_compute_seconds() {

@@ -1,5 +1,5 @@
 // The hosted clients' side of an algorithm with its own client procedure (algo::ClientProcedure):
-// views of each client, reports, statistics and one-by-one scoring.
+// views of each client, reports and one-by-one scoring.
 #include <cflrun/run/client_group.hpp>
 
 #include "stopwatch.hpp"
@@ -27,7 +27,7 @@ void ClientGroup::set_procedure(std::shared_ptr<algo::ClientProcedure> procedure
   memories_.assign(static_cast<std::size_t>(size()), {});
 }
 
-algo::LocalClient ClientGroup::view(int i, int round, std::uint64_t seed) {
+algo::LocalClient ClientGroup::view(int i, int round, std::uint64_t seed, const torch::Tensor& server_states) {
   const auto at = static_cast<std::size_t>(i);
   algo::LocalClient client;
   client.id = first_ + i;
@@ -45,7 +45,7 @@ algo::LocalClient ClientGroup::view(int i, int round, std::uint64_t seed) {
     client.local_model = &local_views_[at];
   }
   client.memory = &memories_[at];
-  client.server_models = server_states_;
+  client.server_models = &server_states;
   return client;
 }
 
@@ -55,46 +55,16 @@ std::vector<std::pair<int, std::vector<double>>> ClientGroup::take_reports() {
   return reports;
 }
 
-std::vector<double> ClientGroup::client_statistics(ModelSet& models, const std::vector<int>& clients, int round,
-                                                   std::uint64_t seed) {
-  require_procedure(procedure_, "client_statistics");
-  Stopwatch watch(compute_seconds_);
-  server_states_ = &models.states();
-  const auto hosted = hosted_among(clients);
-  std::vector<algo::LocalClient> views;
-  for (const auto i : hosted) {
-    views.push_back(view(static_cast<int>(i), round, seed));
-  }
-  std::vector<std::vector<double>> values(hosted.size());
-  if (procedure_on_threads(models)) {
-    on_threads(models, hosted.size(), [&](std::size_t n, model::Network& network) {
-      model::load_flat_state(network, models.states()[0]);
-      network.train();
-      values[n] = procedure_->statistics(views[n], network);
-    });
-  } else {
-    for (std::size_t n = 0; n < hosted.size(); ++n) {
-      values[n] = procedure_->statistics(views[n], models.load(0));
-    }
-  }
-  std::vector<double> rows;
-  for (const auto& row : values) {
-    rows.insert(rows.end(), row.begin(), row.end());
-  }
-  return rows;
-}
-
 ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, bool local_models, ModelSet& models,
                                             const algo::AlgorithmState& payload, int round, std::uint64_t seed) {
   require_procedure(procedure_, "evaluate_each");
-  server_states_ = &models.states();
   Stopwatch watch(compute_seconds_);
   std::vector<int> scored;  // the hosted clients with a model to score
   std::vector<algo::LocalClient> views;
   for (int i = 0; i < size(); ++i) {
     if (local_models || assignment.at(static_cast<std::size_t>(first_ + i)) >= 0) {  // else not participating
       scored.push_back(i);
-      views.push_back(view(i, round, seed));
+      views.push_back(view(i, round, seed, models.states()));
     }
   }
   const auto nan = std::numeric_limits<double>::quiet_NaN();

@@ -1,5 +1,5 @@
-// The clients' answers to the server's queries (algo::QueryKind): loss vectors, importance
-// weights, distances of the local models to the server models, and warm-up updates.
+// The clients' answers to the server's queries (algo::QueryKind): loss vectors, and the
+// algorithm's own statistic (algo::ClientStatistic) with the services it is built from.
 #include <cflrun/run/client_group.hpp>
 
 #include <cflrun/local/scoring.hpp>
@@ -7,9 +7,8 @@
 
 #include <torch/types.h>
 
-#include <cflrun/algo/soft_clustering.hpp>
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/core/error.hpp>
-#include <cflrun/model/flat_state.hpp>
 #include <cflrun/model/inference_forward.hpp>
 
 namespace cflrun::run {
@@ -55,50 +54,35 @@ std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vecto
   return to_vector((sums / counts).index_select(0, index));
 }
 
-std::vector<double> ClientGroup::importance_weights(ModelSet& models, double smoother, const std::vector<int>& clients) {
-  Stopwatch watch(compute_seconds_);
-  const auto hosted = hosted_among(clients);
-  const auto losses = per_sample_training_losses(models, training_rows(hosted)).to(torch::kCPU);
-  auto importance = torch::empty({static_cast<std::int64_t>(hosted.size()), models.size()}, torch::kFloat64);
-  std::int64_t row = 0;
-  for (std::size_t h = 0; h < hosted.size(); ++h) {
-    const auto n = train_counts_[static_cast<std::size_t>(hosted[h])];
-    importance[static_cast<std::int64_t>(h)].copy_(algo::importance_weights(losses.narrow(0, row, n), smoother));
-    row += n;
-  }
-  return to_vector(importance);
+torch::Tensor ClientGroup::per_sample_losses(ModelSet& models, const std::vector<int>& clients) {
+  return per_sample_training_losses(models, training_rows(hosted_among(clients))).to(torch::kCPU);
 }
 
-std::vector<double> ClientGroup::model_distances(const ModelSet& models, const std::vector<int>& clients) const {
-  if (!local_states_.defined()) {
-    throw ConfigError("ClientGroup::model_distances: the clients keep no local models (init_local_models)");
-  }
-  const auto centers = models.states().to(torch::kFloat64);
-  std::vector<double> distances;
-  for (const auto i : hosted_among(clients)) {
-    const auto row = (centers - local_states_[i].to(torch::kFloat64)).pow(2).sum(/*dim=*/1).sqrt();
-    const auto values = to_vector(row);
-    distances.insert(distances.end(), values.begin(), values.end());
-  }
-  return distances;
+double ClientGroup::local_update(const algo::LocalClient& client, model::Network& model,
+                                 const local::LocalUpdateSettings& settings, core::Purpose purpose) {
+  return train_client(model, client.id - first_, client.round, client.seed, settings, purpose);
 }
 
-std::vector<double> ClientGroup::warm_up_updates(model::Network& model, const torch::Tensor& initial, int steps,
-                                                 int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
-                                                 const std::vector<int>& clients) {
-  Stopwatch watch(compute_seconds_);
-  auto warm_up = settings;
-  warm_up.max_steps = steps;
-  warm_up.gradient_averaging = false;
-  const auto start = initial.to(torch::kFloat64);
-  std::vector<double> updates;
-  for (const auto i : hosted_among(clients)) {
-    model::load_flat_state(model, initial);
-    train_client(model, static_cast<int>(i), round, seed, warm_up, core::Purpose::kWarmUp);
-    const auto update = to_vector(model::flatten_state(model).to(torch::kFloat64) - start);
-    updates.insert(updates.end(), update.begin(), update.end());
+void ClientGroup::for_each_client(ModelSet& models, std::size_t count, bool concurrent,
+                                  const std::function<void(std::size_t, model::Network&)>& work) {
+  if (concurrent && trains_on_threads(models)) {
+    on_threads(models, count, work);
+    return;
   }
-  return updates;
+  for (std::size_t n = 0; n < count; ++n) {
+    work(n, models.working_model());
+  }
+}
+
+std::vector<double> ClientGroup::client_statistics(algo::ClientStatistic& statistic, algo::ClientServices& services,
+                                                   const torch::Tensor& server_states, const std::vector<int>& clients,
+                                                   int round, std::uint64_t seed) {
+  Stopwatch watch(compute_seconds_);
+  std::vector<algo::LocalClient> views;
+  for (const auto i : hosted_among(clients)) {
+    views.push_back(view(static_cast<int>(i), round, seed, server_states));
+  }
+  return statistic.compute(views, services);
 }
 
 }  // namespace cflrun::run

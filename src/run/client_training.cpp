@@ -73,7 +73,6 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
   Stopwatch watch(compute_seconds_);
   train_loss.assign(static_cast<std::size_t>(size()), std::numeric_limits<double>::quiet_NaN());
   auto local = settings;
-  server_states_ = &models.states();
   if (plan.proximal_weights.defined()) {
     local.proximal.centers = models.states();
   }
@@ -97,7 +96,7 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
     }
     local.optimizer = keep_optimizers_ ? kept_optimizer(i, model, settings) : nullptr;
     if (procedure_) {  // the algorithm's own local update (e.g. Per-FedAvg's meta-step)
-      auto client_view = view(i, round, seed);
+      auto client_view = view(i, round, seed, models.states());
       train_loss[static_cast<std::size_t>(i)] = procedure_->train(client_view, model, local, plan.payload);
       if (procedure_->report_length() > 0) {
         reports_.emplace_back(client, procedure_->report(client_view, model));

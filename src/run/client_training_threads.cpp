@@ -92,7 +92,7 @@ void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts, con
                                    std::vector<double>& train_loss) {
   std::vector<algo::LocalClient> views;  // made here: view() is not safe to call on several threads
   for (std::size_t n = 0; procedure_ && n < starts.size(); ++n) {
-    views.push_back(view(starts[n].i, round, seed));
+    views.push_back(view(starts[n].i, round, seed, models.states()));
   }
   const bool reports = procedure_ && procedure_->report_length() > 0;
   std::vector<std::vector<double>> client_reports(starts.size());

@@ -32,12 +32,10 @@ void Experiment::restore_rank_state(const algo::AlgorithmState& state) {
 }
 
 algo::AlgorithmState Experiment::server_state() const {
-  std::vector<double> seen(seen_.begin(), seen_.end());
   return {{"ari", series(ari_series_)},
           {"accuracy", series(accuracy_series_)},
           {"test_loss", series(test_loss_series_)},
-          {"total_seconds", series({total_seconds_})},
-          {"seen", series(seen.empty() ? std::vector<double>{-1.0} : seen)}};
+          {"total_seconds", series({total_seconds_})}};
 }
 
 void Experiment::restore_server_state(const algo::AlgorithmState& state) {
@@ -45,11 +43,6 @@ void Experiment::restore_server_state(const algo::AlgorithmState& state) {
   accuracy_series_ = values_of(state, "accuracy");
   test_loss_series_ = values_of(state, "test_loss");
   total_seconds_ = values_of(state, "total_seconds").at(0);
-  const auto seen = values_of(state, "seen");
-  seen_.assign(seen.begin(), seen.end());
-  if (!seen.empty() && seen.front() < 0.0) {
-    seen_.clear();
-  }
 }
 
 void Experiment::save_checkpoint(int next_round) {

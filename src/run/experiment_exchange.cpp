@@ -1,6 +1,7 @@
 // What moves between the server (rank 0) and the ranks hosting clients in a round: the server's
 // queries, the clients' answers, the round plan and the aggregation weights.
 #include "experiment_state.hpp"
+#include <cflrun/run/round_services.hpp>
 
 namespace cflrun::run::detail {
 namespace {
@@ -31,60 +32,45 @@ void share_tensor(const comm::Communicator& comm, torch::Tensor& tensor, const s
   }
 }
 
-/// Broadcasts rank 0's named tensors (any dtype that the Communicator moves: float32, float64,
-/// int64 as double, bool as int) to every rank.
+/// Broadcasts rank 0's named tensors to every rank, in the one wire format of named tensors
+/// (pack_state: names, dtypes, shapes and values as doubles; int64 exact up to 2^53).
 void share_named_tensors(const comm::Communicator& comm, algo::AlgorithmState& tensors) {
-  std::vector<std::string> names;
-  for (const auto& entry : tensors) {
-    names.push_back(entry.first);
-  }
-  int count = static_cast<int>(names.size());
-  comm.broadcast(&count, 1);
-  names.resize(static_cast<std::size_t>(count));
-  for (auto& name : names) {
-    std::vector<int> text(name.begin(), name.end());
-    share_vector(comm, text);
-    name.assign(text.begin(), text.end());
-    auto& tensor = tensors[name];
-    std::vector<int> header;  // dtype code, then the shape
-    if (comm.is_root()) {
-      header.push_back(static_cast<int>(tensor.scalar_type()));
-      header.insert(header.end(), tensor.sizes().begin(), tensor.sizes().end());
-    }
-    share_vector(comm, header);
-    const auto type = static_cast<torch::ScalarType>(header.at(0));
-    auto values = comm.is_root() ? tensor.to(torch::kCPU).to(torch::kFloat64).contiguous()
-                                 : torch::empty(std::vector<std::int64_t>(header.begin() + 1, header.end()), torch::kFloat64);
-    comm.broadcast(values.data_ptr<double>(), values.numel());
-    tensor = values.to(type);
-  }
-}
-
-/// Floats of one client's answer to `kind`.
-std::int64_t answer_length(algo::QueryKind kind, std::int64_t num_models, std::int64_t state_size,
-                           const algo::ClientProcedure* procedure) {
-  switch (kind) {
-    case algo::QueryKind::kWarmUpUpdate:
-      return state_size;
-    case algo::QueryKind::kClientStatistics:
-      return procedure != nullptr ? procedure->statistics_length() : 0;
-    default:
-      return num_models;
+  auto packed = comm.is_root() ? pack_state(tensors) : std::vector<double>{};
+  share_vector(comm, packed);
+  if (!comm.is_root()) {
+    tensors = unpack_state(packed);
   }
 }
 
 }  // namespace
+
+ClientRows gather_client_rows(const comm::Communicator& comm, const std::vector<int>& clients,
+                              const std::vector<double>& rows, std::int64_t width) {
+  std::vector<double> local;  // per client: its id, then its row
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    local.push_back(clients[i]);
+    local.insert(local.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * width),
+                 rows.begin() + static_cast<std::ptrdiff_t>((i + 1) * width));
+  }
+  const auto gathered = comm.gather(local);
+  ClientRows table;
+  if (comm.is_root()) {
+    const auto all = torch::tensor(gathered, torch::kFloat64).view({-1, width + 1});
+    const auto ids = all.select(1, 0).to(torch::kInt64).contiguous();
+    table.clients.assign(ids.data_ptr<std::int64_t>(), ids.data_ptr<std::int64_t>() + ids.numel());
+    table.rows = all.narrow(1, 1, width);
+  }
+  return table;
+}
 
 std::vector<algo::ClientQuery> Experiment::share_queries(std::vector<algo::ClientQuery> queries) const {
   int count = static_cast<int>(queries.size());
   comm_.broadcast(&count, 1);
   queries.resize(static_cast<std::size_t>(count));
   for (auto& query : queries) {
-    int header[2] = {static_cast<int>(query.kind), query.steps};
-    comm_.broadcast(header, 2);
-    query.kind = static_cast<algo::QueryKind>(header[0]);
-    query.steps = header[1];
-    comm_.broadcast(&query.smoother, 1);
+    int kind = static_cast<int>(query.kind);
+    comm_.broadcast(&kind, 1);
+    query.kind = static_cast<algo::QueryKind>(kind);
     share_vector(comm_, query.clients);
   }
   return queries;
@@ -97,27 +83,47 @@ std::vector<double> Experiment::answer_locally(const algo::ClientQuery& query, i
   switch (query.kind) {
     case algo::QueryKind::kLossVectors:
       return clients_->loss_vectors(*models_, query.clients);
-    case algo::QueryKind::kImportanceWeights:
-      return clients_->importance_weights(*models_, query.smoother, query.clients);
-    case algo::QueryKind::kModelDistances:
-      return clients_->model_distances(*models_, query.clients);
-    case algo::QueryKind::kClientStatistics:
-      return clients_->client_statistics(*models_, query.clients, round, options_.seed);
-    case algo::QueryKind::kWarmUpUpdate:
-      return clients_->warm_up_updates(models_->working_model(), client_initial_model_, query.steps, round,
-                                       options_.seed, local_update_settings(), query.clients);
+    case algo::QueryKind::kClientStatistics: {
+      if (!statistic_) {
+        throw ConfigError(options_.algorithm + " asked its clients for a statistic it has no client side for");
+      }
+      RoundServices services(*clients_, models_.get(), client_initial_model_, local_update_settings());
+      const torch::Tensor no_models;  // at set-up, before the models exist
+      return clients_->client_statistics(*statistic_, services, models_ ? models_->states() : no_models,
+                                         query.clients, round, options_.seed);
+    }
   }
   throw ConfigError("unknown client query " + std::to_string(static_cast<int>(query.kind)));
 }
 
 std::vector<algo::QueryAnswer> Experiment::answer_queries(const std::vector<algo::ClientQuery>& queries, int round) {
-  std::vector<algo::QueryAnswer> answers;
+  std::vector<std::vector<double>> local;
   for (const auto& query : queries) {
-    const auto gathered = comm_.gather(answer_locally(query, round));
+    local.push_back(answer_locally(query, round));
+  }
+  return gather_answers(queries, local);
+}
+
+std::int64_t Experiment::answer_length(algo::QueryKind kind) const {
+  if (kind == algo::QueryKind::kLossVectors) {
+    return num_models_;
+  }
+  return statistic_ ? statistic_->length(num_models_, models_ ? models_->state_size() : 0) : 0;
+}
+
+std::vector<algo::QueryAnswer> Experiment::gather_answers(const std::vector<algo::ClientQuery>& queries,
+                                                          const std::vector<std::vector<double>>& local) {
+  std::vector<algo::QueryAnswer> answers;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const auto gathered = comm_.gather(local.at(q));
     if (comm_.is_root()) {
-      const auto n = static_cast<std::int64_t>(query.clients.size());
-      const auto length = answer_length(query.kind, num_models_, models_->state_size(), procedure_.get());
-      answers.push_back({query, torch::tensor(gathered, torch::kFloat64).view({n, length})});
+      const auto n = static_cast<std::int64_t>(queries[q].clients.size());
+      const auto length = answer_length(queries[q].kind);
+      if (static_cast<std::int64_t>(gathered.size()) != n * length) {
+        throw ShapeError("the clients' answers hold " + std::to_string(gathered.size()) + " floats, not " +
+                         std::to_string(n) + " clients x " + std::to_string(length));
+      }
+      answers.push_back({queries[q], torch::tensor(gathered, torch::kFloat64).view({n, length})});
     }
   }
   return answers;

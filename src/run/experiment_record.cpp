@@ -18,17 +18,6 @@ double mean_over(const std::vector<double>& values, const std::vector<int>& clie
 
 }  // namespace
 
-std::int64_t Experiment::signature_bytes() {
-  constexpr std::int64_t kFloatBytes = 4;
-  seen_.resize(true_clusters_.size(), false);
-  std::int64_t first_time = 0;
-  for (int c : participants_) {
-    first_time += seen_[static_cast<std::size_t>(c)] ? 0 : 1;
-    seen_[static_cast<std::size_t>(c)] = true;
-  }
-  return first_time * signature_floats_ * kFloatBytes;  // PACFL: a signature with a client's first update
-}
-
 void Experiment::record_clients(const std::vector<int>& assignment, const std::vector<int>& start,
                                 const std::vector<double>& evaluations, io::RoundRecord& rec) {
   const auto m = assignment.size();
@@ -74,13 +63,14 @@ algo::RoundFacts Experiment::round_facts(const RoundOutcome& outcome) const {
   facts.shared_size = models_->shared_size();
   std::vector<bool> all_models(true_clusters_.size(), false);
   const auto count_answers = [&](const algo::ClientQuery& query) {
-    const bool warm_up = query.kind == algo::QueryKind::kWarmUpUpdate;
-    const bool statistics = query.kind == algo::QueryKind::kClientStatistics;  // on the model the client holds
+    const bool own = query.kind == algo::QueryKind::kClientStatistics;  // else loss vectors, on all K models
+    const auto input = own ? statistic_->input() : algo::StatisticInput::kAllModels;
+    const auto floats = own ? statistic_->length(facts.num_models, facts.state_size) : facts.num_models;
     for (int client : query.clients) {
-      all_models[static_cast<std::size_t>(client)] = all_models[static_cast<std::size_t>(client)] || !(warm_up || statistics);
-      facts.received_initial_model += warm_up ? 1 : 0;
-      facts.answer_floats += warm_up ? facts.state_size
-                                     : statistics ? procedure_->statistics_length() : facts.num_models;
+      all_models[static_cast<std::size_t>(client)] =
+          all_models[static_cast<std::size_t>(client)] || input == algo::StatisticInput::kAllModels;
+      facts.received_initial_model += input == algo::StatisticInput::kClientInitialModel ? 1 : 0;
+      facts.answer_floats += floats;
     }
   };
   std::for_each(outcome.queries.begin(), outcome.queries.end(), count_answers);
@@ -120,7 +110,7 @@ void Experiment::record(int round, const RoundOutcome& outcome, const std::vecto
   record_clients(outcome.plan.assignment, outcome.plan.start, evaluations, rec);
   const auto traffic = algorithm_->traffic(round_facts(outcome));
   rec.bytes_sent = traffic.sent;
-  rec.bytes_received = traffic.received + signature_bytes();
+  rec.bytes_received = traffic.received;
   record_loss_vectors(outcome, rec);
   for (auto& [path, values] : algorithm_->record(round)) {
     rec.extra.emplace(path, std::move(values));

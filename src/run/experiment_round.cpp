@@ -126,17 +126,15 @@ void Experiment::deliver_reports(int round) {
   if (!procedure_ || procedure_->report_length() == 0) {
     return;
   }
-  std::vector<double> local;  // per trained client: its id, then its report
+  std::vector<int> clients;
+  std::vector<double> reports;  // client-major
   for (const auto& [client, report] : clients_->take_reports()) {
-    local.push_back(client);
-    local.insert(local.end(), report.begin(), report.end());
+    clients.push_back(client);
+    reports.insert(reports.end(), report.begin(), report.end());
   }
-  const auto gathered = comm_.gather(local);
+  const auto table = gather_client_rows(comm_, clients, reports, procedure_->report_length());
   if (comm_.is_root()) {
-    const auto table = torch::tensor(gathered, torch::kFloat64).view({-1, procedure_->report_length() + 1});
-    const auto ids = table.select(1, 0).to(torch::kInt64).contiguous();
-    algorithm_->receive_reports(round, std::vector<int>(ids.data_ptr<std::int64_t>(), ids.data_ptr<std::int64_t>() + ids.numel()),
-                                table.narrow(1, 1, procedure_->report_length()));
+    algorithm_->receive_reports(round, table.clients, table.rows);
   }
 }
 
@@ -152,24 +150,18 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
       },
       outcome.train_loss);
   deliver_reports(round);
-  std::vector<double> local;  // per trained client: its id, then its update (trained - start)
+  std::vector<double> updates;  // per trained client: its update (trained - start)
   for (std::size_t i = 0; i < trained.size(); ++i) {
     const int start = plan.start[static_cast<std::size_t>(trained[i])];
     const auto update = (results[i].to(torch::kFloat64) - models_->states()[start].to(torch::kFloat64)).contiguous();
-    local.push_back(trained[i]);
-    local.insert(local.end(), update.data_ptr<double>(), update.data_ptr<double>() + update.numel());
+    updates.insert(updates.end(), update.data_ptr<double>(), update.data_ptr<double>() + update.numel());
   }
-  const auto gathered = comm_.gather(local);
+  const auto table = gather_client_rows(comm_, trained, updates, models_->state_size());
   algo::Aggregation aggregation;
   if (comm_.is_root()) {
-    const auto p = models_->state_size();
-    const auto table = torch::tensor(gathered, torch::kFloat64).view({-1, p + 1});
-    const auto ids = table.select(1, 0).to(torch::kInt64).contiguous();
     auto input = round_input(round);
     input.answers = outcome.answers;
-    aggregation = algorithm_->aggregate(input, plan, std::vector<int>(ids.data_ptr<std::int64_t>(),
-                                                                      ids.data_ptr<std::int64_t>() + ids.numel()),
-                                        table.narrow(1, 1, p));
+    aggregation = algorithm_->aggregate(input, plan, table.clients, table.rows);
   }
   share_weights(aggregation.weights);
   plan.weights = aggregation.weights;

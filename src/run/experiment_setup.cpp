@@ -1,5 +1,9 @@
-// Set-up of an experiment on every rank: compute, data, PACFL signatures, models, result file.
+// Set-up of an experiment on every rank: compute, data, the algorithm's set-up round, models,
+// result file.
 #include "experiment_state.hpp"
+
+#include <functional>
+#include <numeric>
 
 #include <cflrun/data/dataset_registry.hpp>
 
@@ -95,6 +99,8 @@ algo::AlgorithmContext Experiment::algorithm_context() const {
   context.num_classes = objective_of(options_) == model::Objective::kClassification ? network_shape_.num_classes : 0;
   context.classifier_with_head = context.num_classes > 0 && model::has_head(architecture_);
   context.feature_size = context.classifier_with_head ? model::feature_size(architecture_) : 0;
+  context.sample_size = std::accumulate(network_shape_.sample_shape.begin(), network_shape_.sample_shape.end(),
+                                        std::int64_t{1}, std::multiplies<>());
   return context;
 }
 
@@ -109,6 +115,9 @@ void Experiment::set_up_algorithm() {
                       "for --optimizer adam only");
   }
   num_models_ = algorithm_->num_models();
+  const auto side = algorithm_->client_side();
+  procedure_ = side.procedure;
+  statistic_ = side.statistic;
   const auto hosted = hosted_by(comm_.rank());
   stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, options_.stable_rounds,
                                                   options_.stable_fraction);
@@ -122,36 +131,41 @@ bool Experiment::is_newcomer(int client) const {
   return client % options_.clients_per_cluster >= options_.clients_per_cluster - options_.newcomers;
 }
 
-void Experiment::cluster_signatures() {
-  const int vectors = algorithm_->traits().signature_vectors;
-  if (vectors == 0) {
+std::vector<int> Experiment::initial_clients() const {
+  std::vector<int> initial;
+  for (int c = 0; c < static_cast<int>(true_clusters_.size()); ++c) {
+    if (!is_newcomer(c)) {
+      initial.push_back(c);
+    }
+  }
+  return initial;
+}
+
+void Experiment::set_up_round() {
+  std::vector<algo::ClientQuery> queries;
+  collective_step(comm_, [&] {
+    if (comm_.is_root()) {
+      queries = algorithm_->set_up_queries(initial_clients());
+    }
+  });
+  queries = share_queries(queries);
+  if (queries.empty()) {
     return;
   }
-  const int classes = algorithm_->traits().per_label_signatures ? std::max(network_shape_.num_classes, 1) : 0;
-  const auto gathered = comm_.gather(clients_->signatures(vectors, classes));
-  const std::int64_t p = classes > 0 ? vectors * classes : vectors;  // columns per signature
-  const auto m = static_cast<std::int64_t>(true_clusters_.size());
-  std::vector<int> clusters;
-  std::exception_ptr failure;  // rank 0 must still reach the broadcast the others wait in
-  if (comm_.is_root()) try {
-    const auto d = static_cast<std::int64_t>(gathered.size()) / (m * p);
-    const auto signatures = torch::tensor(gathered, torch::kFloat64).view({m, d, p});
-    std::vector<int> initial;
-    for (int c = 0; c < m; ++c) {
-      if (!is_newcomer(c)) {
-        initial.push_back(c);
-      }
+  std::vector<std::vector<double>> local;  // computed in a collective step: a client that cannot answer
+  collective_step(comm_, [&] {             // (e.g. too few samples) ends every rank, not only its own
+    for (const auto& query : queries) {
+      local.push_back(answer_locally(query, /*round=*/0));
     }
-    clusters = algorithm_->cluster_signatures(signatures, initial);
-    num_models_ = algorithm_->num_models();
-    signature_floats_ = d * p;
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  comm_.broadcast(&num_models_, 1);  // the other ranks size their models by the clusters found
-  if (failure) {
-    std::rethrow_exception(failure);
-  }
+  });
+  collective_step(comm_, [&] {
+    const auto answers = gather_answers(queries, local);  // every rank gathers before rank 0 may throw
+    if (comm_.is_root()) {
+      algorithm_->set_up(answers);
+      num_models_ = algorithm_->num_models();
+    }
+  });
+  comm_.broadcast(&num_models_, 1);  // the other ranks size their models by what set-up decided
 }
 
 void Experiment::set_up_models() {
@@ -169,13 +183,12 @@ void Experiment::set_up_models() {
     }
     models_->share_all_but_last_layers(options_.cluster_layers);
   }
-  if (algorithm_->traits().uses_client_initial_model) {  // one client initial model, separate from the K models
+  if (algorithm_->traits().builds_client_initial_model()) {  // one client initial model, separate from the K models
     client_initial_model_ = models_->fresh_state(options_.seed, static_cast<std::uint64_t>(num_models_));
   }
   if (algorithm_->traits().keeps_local_models && !algorithm_->traits().local_models_start_from_server_model) {
     clients_->init_local_models(client_initial_model_, algorithm_->traits().keeps_optimizers);  // local models start there
   }
-  procedure_ = algorithm_->client_procedure();
   if (procedure_) {
     clients_->set_procedure(procedure_);
     const auto settings = local_update_settings();
@@ -261,7 +274,7 @@ void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_data(); });
   share_train_samples();
   collective_step(comm_, [&] { set_up_algorithm(); });
-  collective_step(comm_, [&] { cluster_signatures(); });
+  set_up_round();
   collective_step(comm_, [&] { set_up_models(); });
   if (comm_.is_root()) {
     models_->initialize(options_.seed, options_.init == "same" || algorithm_->traits().same_initial_models);

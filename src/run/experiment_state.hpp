@@ -1,6 +1,6 @@
 #pragma once
 // Private to src/run: the state of one experiment on one rank, shared by experiment_setup.cpp
-// (set-up: data, signatures, models, result file), experiment_round.cpp (the round protocol of
+// (set-up: data, the algorithm's set-up round, models, result file), experiment_round.cpp (the round protocol of
 // algo/algorithm.hpp), experiment_exchange.cpp (queries and plans between ranks) and
 // experiment_record.cpp (what rank 0 records).
 #include <cflrun/run/experiment.hpp>
@@ -68,6 +68,17 @@ struct RoundOutcome {
   std::vector<double> weighted_head_sums;  // rank 0, with head weights: K*H head sums then K weights
 };
 
+/// Rows of some clients gathered from every rank to rank 0 (gather_client_rows).
+struct ClientRows {
+  std::vector<int> clients;  ///< rank 0: the clients, in rank order (increasing ids).
+  torch::Tensor rows;        ///< rank 0: [n, width] float64, row i of clients[i].
+};
+
+/// The one wire format of "client id + row" tables: every rank sends its clients' rows (`rows`:
+/// [clients.size() * width] float64, client-major); rank 0 gets them all. Collective.
+ClientRows gather_client_rows(const comm::Communicator& comm, const std::vector<int>& clients,
+                              const std::vector<double>& rows, std::int64_t width);
+
 /// Everything a run holds between rounds, on one rank.
 class Experiment {
  public:
@@ -91,7 +102,10 @@ class Experiment {
   void share_train_samples();
   algo::AlgorithmContext algorithm_context() const;
   void set_up_algorithm();
-  void cluster_signatures();
+  /// The algorithm's set-up round (Algorithm::set_up_queries / set_up), then K on every rank.
+  void set_up_round();
+  /// The clients present from the start (not newcomers), increasing ids.
+  std::vector<int> initial_clients() const;
   void set_up_models();
   bool is_newcomer(int client) const;
   /// The clients `rank` hosts in this run's layout (--server-hosts-clients), the one rule every
@@ -127,12 +141,16 @@ class Experiment {
   std::vector<algo::ClientQuery> share_queries(std::vector<algo::ClientQuery> queries) const;
   std::vector<double> answer_locally(const algo::ClientQuery& query, int round);
   std::vector<algo::QueryAnswer> answer_queries(const std::vector<algo::ClientQuery>& queries, int round);
+  /// Floats of one client's answer to `kind` (K loss values, or the statistic's length).
+  std::int64_t answer_length(algo::QueryKind kind) const;
+  /// Rank 0: every rank's answers (`local`, one per query) gathered into QueryAnswers. Collective.
+  std::vector<algo::QueryAnswer> gather_answers(const std::vector<algo::ClientQuery>& queries,
+                                                const std::vector<std::vector<double>>& local);
   void share_plan(algo::RoundPlan& plan) const;
   void share_assignment(std::vector<int>& assignment) const;
   void share_payload(algo::AlgorithmState& payload) const;
   void share_weights(torch::Tensor& weights) const;
   // the record (experiment_record.cpp)
-  std::int64_t signature_bytes();
   algo::RoundFacts round_facts(const RoundOutcome& outcome) const;
   void record(int round, const RoundOutcome& outcome, const std::vector<double>& evaluations, io::RoundRecord& rec);
   void record_clients(const std::vector<int>& assignment, const std::vector<int>& start,
@@ -153,12 +171,11 @@ class Experiment {
   model::Architecture architecture_ = model::Architecture::kCnn;
   model::NetworkShape network_shape_;
   std::vector<std::int64_t> train_samples_;  // [M] n_i of every client, every rank
-  std::int64_t signature_floats_ = 0;        // d x p floats of one PACFL signature (rank 0)
-  std::vector<bool> seen_;                   // rank 0: clients that took part before (signature already sent)
   std::unique_ptr<ModelSet> models_;
   torch::Tensor client_initial_model_;  // [P] float32: where every local model and warm-up starts
   std::unique_ptr<ClientGroup> clients_;
-  std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
+  std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client procedure, or null
+  std::shared_ptr<algo::ClientStatistic> statistic_;  // the answer to its own query, or null
   std::unique_ptr<StabilityMonitor> stability_;
   std::unique_ptr<io::ResultWriter> writer_;
   std::unique_ptr<SourceHoldouts> holdouts_;  // rank 0, mixture partitions: every source's holdout set

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -236,85 +237,81 @@ int rounds(const std::string& file, long expected, const std::string& status) {
   return 0;
 }
 
+int ari_undefined(const std::string& file) {
+  for (double ari : ResultReader(file).read_f64("/rounds/ari")) {
+    if (!std::isnan(ari)) {
+      return fail(file + ": ARI " + std::to_string(ari) + " where NaN (undefined) was expected");
+    }
+  }
+  return 0;
+}
+
+int ari_at_most(const std::string& file, double bound) {
+  for (double ari : ResultReader(file).read_f64("/rounds/ari")) {
+    if (!(ari <= bound)) {
+      return fail(file + ": ARI " + std::to_string(ari) + " above " + std::to_string(bound));
+    }
+  }
+  return 0;
+}
+
+int final_ari(const std::string& file, double minimum) {
+  const ResultReader reader(file);
+  return ari_from(file, static_cast<int>(reader.completed_rounds()), minimum) ||
+         rounds(file, reader.planned_rounds(), "complete") || summary_matches(file);
+}
+
+/// One check: its name, how many words follow the name (lowest, highest), and what it runs.
+struct Check {
+  const char* name;
+  std::size_t min_args;
+  std::size_t max_args;
+  std::function<int(const std::vector<std::string>&)> run;  // a = the words after the name
+};
+
+using Args = std::vector<std::string>;
+namespace checks = cflrun::checks;
+
+const std::vector<Check>& all_checks() {
+  static const std::vector<Check> table{
+      {"dump", 1, 1, [](const Args& a) { return (std::cout << checks::fixture_text(a[0])), 0; }},
+      {"matches-fixture", 2, 2, [](const Args& a) { return checks::matches_fixture(a[0], a[1]); }},
+      {"final-ari", 2, 2, [](const Args& a) { return final_ari(a[0], std::stod(a[1])); }},
+      {"ari-from", 3, 3, [](const Args& a) { return ari_from(a[0], std::stoi(a[1]), std::stod(a[2])); }},
+      {"accuracy-by", 3, 3, [](const Args& a) { return accuracy_by(a[0], std::stoi(a[1]), std::stod(a[2])); }},
+      {"same-assignments", 2, 2, [](const Args& a) { return identical(a[0], a[1], true); }},
+      {"identical", 2, 2, [](const Args& a) { return identical(a[0], a[1], false); }},
+      {"consistent-prefix", 2, 2, [](const Args& a) { return consistent_prefix(a[0], a[1]); }},
+      {"accuracy-close", 3, 3, [](const Args& a) { return accuracy_close(a[0], a[1], std::stod(a[2])); }},
+      {"metrics-close", 3, 4,
+       [](const Args& a) { return metrics_close(a[0], a[1], std::stod(a[2]), std::stod(a.back())); }},
+      {"accuracy-above", 3, 3, [](const Args& a) { return accuracy_above(a[0], a[1], std::stod(a[2])); }},
+      {"ari-undefined", 1, 1, [](const Args& a) { return ari_undefined(a[0]); }},
+      {"participants", 2, 2, [](const Args& a) { return participants(a[0], std::stol(a[1])); }},
+      {"rounds", 3, 3, [](const Args& a) { return rounds(a[0], std::stol(a[1]), a[2]); }},
+      {"stability-switch", 2, 2, [](const Args& a) { return checks::stability_switch(a[0], std::stoi(a[1])); }},
+      {"test-loss-at-most", 2, 2, [](const Args& a) { return checks::test_loss_at_most(a[0], a[1]); }},
+      {"test-loss-below", 2, 2, [](const Args& a) { return checks::final_test_loss_below(a[0], std::stod(a[1])); }},
+      {"ari-at-most", 2, 2, [](const Args& a) { return ari_at_most(a[0], std::stod(a[1])); }},
+      {"bytes-sent", 3, 3,
+       [](const Args& a) { return checks::bytes_sent(a[0], std::stoi(a[1]), std::stod(a[2])); }},
+      {"importance-recovered", 2, 2, [](const Args& a) { return checks::importance_recovered(a[0], std::stod(a[1])); }},
+      {"centers-specialise", 1, 1, [](const Args& a) { return checks::centers_specialise(a[0]); }},
+      {"models-used", 2, 2, [](const Args& a) { return checks::models_used(a[0], std::stoi(a[1])); }},
+  };
+  return table;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    if (args.size() == 2 && args[0] == "dump") {
-      std::cout << cflrun::checks::fixture_text(args[1]);
-      return 0;
-    }
-    if (args.size() == 3 && args[0] == "matches-fixture") {
-      return cflrun::checks::matches_fixture(args[1], args[2]);
-    }
-    if (args.size() == 3 && args[0] == "final-ari") {
-      return ari_from(args[1], static_cast<int>(ResultReader(args[1]).completed_rounds()), std::stod(args[2])) ||
-             rounds(args[1], ResultReader(args[1]).planned_rounds(), "complete") || summary_matches(args[1]);
-    }
-    if (args.size() == 4 && args[0] == "ari-from") {
-      return ari_from(args[1], std::stoi(args[2]), std::stod(args[3]));
-    }
-    if (args.size() == 4 && args[0] == "accuracy-by") {
-      return accuracy_by(args[1], std::stoi(args[2]), std::stod(args[3]));
-    }
-    if (args.size() == 3 && (args[0] == "same-assignments" || args[0] == "identical")) {
-      return identical(args[1], args[2], args[0] == "same-assignments");
-    }
-    if (args.size() == 3 && args[0] == "consistent-prefix") {
-      return consistent_prefix(args[1], args[2]);
-    }
-    if (args.size() == 4 && args[0] == "accuracy-close") {
-      return accuracy_close(args[1], args[2], std::stod(args[3]));
-    }
-    if ((args.size() == 4 || args.size() == 5) && args[0] == "metrics-close") {
-      return metrics_close(args[1], args[2], std::stod(args[3]), std::stod(args.back()));
-    }
-    if (args.size() == 4 && args[0] == "accuracy-above") {
-      return accuracy_above(args[1], args[2], std::stod(args[3]));
-    }
-    if (args.size() == 2 && args[0] == "ari-undefined") {
-      for (double ari : ResultReader(args[1]).read_f64("/rounds/ari")) {
-        if (!std::isnan(ari)) {
-          return fail(args[1] + ": ARI " + std::to_string(ari) + " where NaN (undefined) was expected");
-        }
+    for (const auto& check : all_checks()) {
+      const auto words = args.empty() ? 0 : args.size() - 1;
+      if (!args.empty() && args[0] == check.name && words >= check.min_args && words <= check.max_args) {
+        return check.run(std::vector<std::string>(args.begin() + 1, args.end()));
       }
-      return 0;
-    }
-    if (args.size() == 3 && args[0] == "participants") {
-      return participants(args[1], std::stol(args[2]));
-    }
-    if (args.size() == 4 && args[0] == "rounds") {
-      return rounds(args[1], std::stol(args[2]), args[3]);
-    }
-    if (args.size() == 3 && args[0] == "stability-switch") {
-      return cflrun::checks::stability_switch(args[1], std::stoi(args[2]));
-    }
-    if (args.size() == 3 && args[0] == "test-loss-at-most") {
-      return cflrun::checks::test_loss_at_most(args[1], args[2]);
-    }
-    if (args.size() == 3 && args[0] == "test-loss-below") {
-      return cflrun::checks::final_test_loss_below(args[1], std::stod(args[2]));
-    }
-    if (args.size() == 3 && args[0] == "ari-at-most") {
-      for (double ari : ResultReader(args[1]).read_f64("/rounds/ari")) {
-        if (!(ari <= std::stod(args[2]))) {
-          return fail(args[1] + ": ARI " + std::to_string(ari) + " above " + args[2]);
-        }
-      }
-      return 0;
-    }
-    if (args.size() == 4 && args[0] == "bytes-sent") {
-      return cflrun::checks::bytes_sent(args[1], std::stoi(args[2]), std::stod(args[3]));
-    }
-    if (args.size() == 3 && args[0] == "importance-recovered") {
-      return cflrun::checks::importance_recovered(args[1], std::stod(args[2]));
-    }
-    if (args.size() == 2 && args[0] == "centers-specialise") {
-      return cflrun::checks::centers_specialise(args[1]);
-    }
-    if (args.size() == 3 && args[0] == "models-used") {
-      return cflrun::checks::models_used(args[1], std::stoi(args[2]));
     }
   } catch (const std::exception& e) {
     return fail(e.what());

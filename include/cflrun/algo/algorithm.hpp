@@ -2,8 +2,10 @@
 /// @file
 /// The round protocol every federated algorithm implements. One round (0-based t) on every rank:
 ///
+///  0. Once before round 0, `set_up_queries` / `set_up`: what the server asks of the clients
+///     present from the start before any round (PACFL's data signatures); none by default.
 ///  1. `queries(t)`: the server names what it needs from which clients before it plans the round
-///     (loss vectors, importance weights, model distances, warm-up updates); the clients answer.
+///     (loss vectors, or the algorithm's own ClientStatistic); the clients answer.
 ///  2. `plan(t)`: from the answers the server plans the round (RoundPlan): the model each client
 ///     belongs to, where each client's local update starts, and the aggregation weights W [K, M].
 ///  3. The clients run their local updates (run::ClientGroup, the same code for every algorithm).
@@ -33,22 +35,19 @@
 
 namespace cflrun::algo {
 
+struct ClientSide;  // client_statistic.hpp
+
 /// What the server can ask clients to compute before it plans a round. Each answer is one row of
 /// floats per client.
 enum class QueryKind : int {
-  kLossVectors = 1,    ///< [K] mean training loss under every model (CLoVE Alg. 1 lines 5-7; IFCA Alg. 1).
-  kImportanceWeights,  ///< [K] importance weights u over the models (FedSoft Alg. 1 lines 5-12).
-  kModelDistances,     ///< [K] ||w_i - theta_j||_2 of the client's local model w_i to every model (FeSEM E-step).
-  kWarmUpUpdate,       ///< [P] update w - w0 after `steps` mini-batch steps from the client initial model w0 (FlexCFL cold start).
-  kClientStatistics,   ///< [L] the algorithm's own statistics (ClientProcedure::statistics; FedPAC's feature statistics).
+  kLossVectors = 1,   ///< [K] mean training loss under every model (CLoVE Alg. 1 lines 5-7; IFCA Alg. 1).
+  kClientStatistics,  ///< [L] the algorithm's own statistic (ClientSide::statistic, e.g. FedSoft's importance weights).
 };
 
 /// A request for the clients in `clients` to answer `kind`.
 struct ClientQuery {
   QueryKind kind = QueryKind::kLossVectors;
   std::vector<int> clients;  ///< client ids, increasing.
-  int steps = 0;             ///< kWarmUpUpdate: mini-batch steps of the warm-up training.
-  double smoother = 0.0;     ///< kImportanceWeights: sigma > 0, the counter smoother.
 };
 
 /// The clients' answers to one query, on rank 0.
@@ -136,6 +135,7 @@ struct AlgorithmContext {
   int num_classes = 0;                      ///< classes of the labels (0 for regression/unsupervised).
   bool classifier_with_head = false;        ///< the model has a body/head split (model::has_head) and labels.
   int feature_size = 0;                     ///< d, the body's output size (model::Network::features), 0 without a head.
+  std::int64_t sample_size = 0;             ///< floats of one input sample (the product of its shape).
 };
 
 /// What an algorithm is and needs from the run, as data: one value per algorithm
@@ -166,18 +166,19 @@ struct Traits {
   /// Whether the clients' local models start from server model 0's initial state instead of the
   /// client initial model (FedALA: every client starts from the global model).
   bool local_models_start_from_server_model = false;
-  /// One-shot clustering before training (PACFL Alg. 1 lines 7-11): p > 0 asks every client for
-  /// the p most significant left singular vectors of its data matrix. 0 for none.
-  int signature_vectors = 0;
-  /// Whether the signature is per label (cluster::per_label_data_signature, [d, p C], the official
-  /// PACFL code) instead of one [d, p] for all the client's data.
-  bool per_label_signatures = false;
   // Run options the algorithm cannot take, each with the reason it is refused ("" = allowed);
   // check_run_options checks them once for every algorithm, in one message format.
   std::string no_gradient_averaging{};     ///< --aggregation gradient (Option II).
   std::string no_partial_participation{};  ///< --participation below 1.
   std::string no_newcomers{};              ///< --newcomers above 0.
   std::string no_cluster_layers{};         ///< --cluster-layers above 0 (IFCA weight sharing).
+
+  /// Whether the run builds the client initial model: asked for (uses_client_initial_model), or
+  /// implied by local models that start from it (keeps_local_models without
+  /// local_models_start_from_server_model).
+  bool builds_client_initial_model() const {
+    return uses_client_initial_model || (keeps_local_models && !local_models_start_from_server_model);
+  }
 };
 
 /// The server side of a federated algorithm (see the file comment for the round).
@@ -193,17 +194,19 @@ class Algorithm {
   virtual Traits traits() const = 0;
   /// Extra per-round datasets the algorithm records (record()).
   virtual std::vector<ExtraDataset> extra_datasets() const { return {}; }
-  /// The client side when the clients do more than the standard local update (PFL methods), or
-  /// null (the default: the standard local update, scoring and no reports).
-  virtual std::shared_ptr<class ClientProcedure> client_procedure() const { return nullptr; }
+  /// The client side (client_statistic.hpp): a ClientProcedure when the clients do more than the
+  /// standard local update (PFL methods), a ClientStatistic when the algorithm queries its own
+  /// statistic. Default: neither (the standard local update and scoring, no own query).
+  virtual ClientSide client_side() const;
 
-  /// Rank 0, when traits().signature_vectors > 0: clusters the clients present from the start
-  /// (`initial`, increasing ids) by their signatures and adopts the clustering; num_models()
-  /// becomes the number of clusters (the run sends it to the other ranks).
-  /// @param signatures  [M, d, p] float64 (traits().per_label_signatures: [M, d, p C]), every client's signature.
-  /// @return            [M] cluster of each client in [0, Z); -1 for clients not in `initial`.
-  /// @throws ConfigError if the algorithm takes no signatures.
-  virtual std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial);
+  /// Rank 0, once before round 0: the queries the clients answer at set-up, before any round
+  /// (PACFL's data signatures, Alg. 1 lines 7-11); none by default.
+  /// @param initial  the clients present from the start, increasing ids (later ones are newcomers).
+  virtual std::vector<ClientQuery> set_up_queries(const std::vector<int>& initial);
+  /// Rank 0: receives the answers to set_up_queries, in that order; num_models() may change
+  /// (PACFL: the clusters found), and the run sends the new K to the other ranks.
+  /// @throws ShapeError if an answer has the wrong shape.
+  virtual void set_up(const std::vector<QueryAnswer>& answers);
 
   /// Rank 0: the queries the clients answer before round `round` is planned (none by default).
   /// @param participants  this round's participants, increasing ids.

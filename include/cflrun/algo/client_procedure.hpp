@@ -2,11 +2,12 @@
 /// @file
 /// The client side of an algorithm whose clients do more than the standard local update (the
 /// personalised-FL methods): their own training step (Per-FedAvg's meta-update, FedProto's and
-/// FedPAC's prototype regulariser), statistics they compute before the server plans (FedPAC),
-/// what they report after training (prototypes) and how they are scored (one fine-tuning step,
-/// prototype inference, FedALA's adaptive aggregation before testing). run::ClientGroup calls it
-/// for every hosted client; it lives on every rank and holds no per-client state of its own (that
-/// is LocalClient::memory, kept by the run and checkpointed with it).
+/// FedPAC's prototype regulariser), what they report after training (prototypes) and how they
+/// are scored (one fine-tuning step, prototype inference, FedALA's adaptive aggregation before
+/// testing). run::ClientGroup calls it for every hosted client; it lives on every rank and holds
+/// no per-client state of its own (that is LocalClient::memory, kept by the run and checkpointed
+/// with it). What clients compute for the server before it plans is a ClientStatistic
+/// (client_statistic.hpp).
 
 #include <cstdint>
 #include <vector>
@@ -51,7 +52,7 @@ class ClientProcedure {
   virtual void check_client(int /*client*/, std::int64_t /*train_samples*/,
                             const local::LocalUpdateSettings& /*settings*/) const {}
 
-  /// Whether train(), report(), statistics() and evaluate() of different clients may run at once,
+  /// Whether train(), report() and evaluate() of different clients may run at once,
   /// each on its own thread with its own model and one intra-op thread (run::ClientGroup's
   /// parallel clients: the results then equal --threads 1's): true only where they read nothing
   /// one client writes for another (they may read the payload and the client's own view) and draw
@@ -74,11 +75,6 @@ class ClientProcedure {
   /// Called after train() with the trained model: what the client sends the server
   /// (Algorithm::receive_reports), [report_length()].
   virtual std::vector<double> report(LocalClient& client, model::Network& model);
-
-  /// Floats per client in statistics() (answers to QueryKind::kClientStatistics; 0 = none).
-  virtual std::int64_t statistics_length() const { return 0; }
-  /// Answers QueryKind::kClientStatistics: `model` holds server model 0 of the current round.
-  virtual std::vector<double> statistics(LocalClient& client, model::Network& model);
 
   /// The client's test score after the round's aggregation: `model` holds its assigned server
   /// model (or its local model, Algorithm::evaluates_local_models). May change the client's local

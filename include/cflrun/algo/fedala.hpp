@@ -3,7 +3,7 @@
 /// FedALA: adaptive local aggregation of the global model into each client's model (Zhang et al.
 /// 2023, as PFLlib runs it, pfl-baselines-setup.md Sec. 4).
 
-#include <cflrun/algo/client_procedure.hpp>
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
@@ -47,7 +47,7 @@ class FedAla : public Algorithm {
             .local_models_start_from_server_model = true,
             .no_gradient_averaging = "clients train their own models"};
   }
-  std::shared_ptr<ClientProcedure> client_procedure() const override;
+  ClientSide client_side() const override;
   /// Participants train their own (ALA-initialised) model; the global model is their average.
   RoundPlan plan(const RoundInput& input) override;
 

@@ -3,7 +3,7 @@
 /// FedPAC: personalised federated learning with feature alignment and classifier collaboration
 /// (Xu et al. 2023, as PFLlib runs it, pfl-baselines-setup.md Sec. 5).
 
-#include <cflrun/algo/client_procedure.hpp>
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
@@ -49,7 +49,9 @@ class FedPac : public Algorithm {
             .same_initial_models = true,
             .no_gradient_averaging = "bodies and heads are averaged models"};
   }
-  std::shared_ptr<ClientProcedure> client_procedure() const override;
+  /// The procedure (head pass, aligned body passes, prototype reports) and the statistic (V_i and
+  /// h_i with the round's global body, [1 + C d] per client).
+  ClientSide client_side() const override;
   /// The participants' feature statistics.
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
   /// @throws ShapeError if the statistics are not [m, 1 + C d].

@@ -3,7 +3,7 @@
 /// FedProto: federated prototype learning (Tan et al. 2022, as PFLlib runs it,
 /// pfl-baselines-setup.md Sec. 3): clients share per-class mean features, never weights.
 
-#include <cflrun/algo/client_procedure.hpp>
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
@@ -44,7 +44,7 @@ class FedProto : public Algorithm {
             .evaluates_local_models = true,
             .no_gradient_averaging = "clients train their own models"};
   }
-  std::shared_ptr<ClientProcedure> client_procedure() const override;
+  ClientSide client_side() const override;
   /// Every participant trains its own model; the payload holds the global prototypes.
   RoundPlan plan(const RoundInput& input) override;
   /// Reports [n, C d + C]: each client's prototypes, then its class counts.

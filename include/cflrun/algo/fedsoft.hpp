@@ -61,7 +61,10 @@ class FedSoft : public Algorithm {
             .no_cluster_layers = "weight sharing is IFCA's"};
   }
   std::vector<ExtraDataset> extra_datasets() const override;
-  /// Every tau rounds: importance weights of every client.
+  /// The clients' importance weights (FedSoft Alg. 1 lines 5-12, algo::importance_weights of the
+  /// per-sample training losses under every center, --fedsoft-smoother), [K] per client.
+  ClientSide client_side() const override;
+  /// Every tau rounds: importance weights of every client (QueryKind::kClientStatistics).
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
   /// Draws from the (seed, kClientSelection, 0, round) stream.
   /// @throws ShapeError if the importance weights are not [M, K].

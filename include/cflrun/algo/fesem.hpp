@@ -46,7 +46,9 @@ class FeSem : public Algorithm {
             .no_gradient_averaging = "clients keep their trained models"};
   }
   std::vector<ExtraDataset> extra_datasets() const override;
-  /// Every round: the participants' distances to the centers.
+  /// The clients' E-step distances ||w_i - theta_j||_2 of their local models to every center, [K] each.
+  ClientSide client_side() const override;
+  /// Every round: the participants' distances to the centers (QueryKind::kClientStatistics).
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
   /// @throws ShapeError if the distances are not [m, K].
   RoundPlan plan(const RoundInput& input) override;

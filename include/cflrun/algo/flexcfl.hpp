@@ -54,6 +54,9 @@ class FlexCfl : public Algorithm {
             .no_gradient_averaging = "groups average their members' models"};
   }
   std::vector<ExtraDataset> extra_datasets() const override;
+  /// The clients' pre-training: --flexcfl-pretrain-steps mini-batch steps of the local solver from
+  /// the client initial model, on the (seed, kWarmUp, client, round) stream; the update, [P] each.
+  ClientSide client_side() const override;
   /// Round 1: pre-training updates of every participant (the cold-start sample, drawn from the
   /// (seed, kColdStart) stream, is clustered; the others join by direction); later: of the
   /// participants without a group.

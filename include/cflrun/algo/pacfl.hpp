@@ -42,39 +42,57 @@ class Pacfl : public Algorithm {
   static constexpr const char* kSummary =
       "PACFL: one-shot clustering by principal angles of the clients' data subspaces (Vahidian et al. 2023)";
   using Options = PacflOptions;
-  /// @throws ConfigError if --pacfl-clusters exceeds the number of clients.
+  /// @throws ConfigError if --pacfl-clusters exceeds the number of clients, or per-label
+  ///         signatures are asked of data without classes.
   Pacfl(const PacflOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
-  /// Z, the number of clusters found; 1 before cluster_signatures.
+  /// Z, the number of clusters found; 1 before set_up.
   int num_models() const override { return num_clusters_; }
-  Traits traits() const override {
-    return {.clusters_clients = true,
-            .same_initial_models = true,
-            .signature_vectors = options_.vectors,
-            .per_label_signatures = options_.signature == "per_label"};
-  }
-  /// With --pacfl-evaluation after_local_update: a client side whose train() is the standard local
+  Traits traits() const override { return {.clusters_clients = true, .same_initial_models = true}; }
+  /// The statistic: every client's signature (Alg. 1 line 8), cluster::data_signature of its
+  /// training inputs ([d, p], d = floats of a sample) or, with --pacfl-signature per_label,
+  /// cluster::per_label_data_signature ([d, p C]); flattened row-major, [d p] or [d p C] per client.
+  /// The procedure, with --pacfl-evaluation after_local_update: train() is the standard local
   /// update followed by scoring the trained model on the client's test data (kept in the client's
-  /// memory as "after_update_score", [2] float64 accuracy fraction and mean loss), and whose
-  /// evaluate() returns that score (a client never trained yet: its cluster model's score). Else
-  /// none (the standard client; local updates may then run on several threads).
-  std::shared_ptr<ClientProcedure> client_procedure() const override;
+  /// memory as "after_update_score", [2] float64 accuracy fraction and mean loss), and evaluate()
+  /// returns that score (a client never trained yet: its cluster model's score). Else none (the
+  /// standard client; local updates may then run on several threads).
+  ClientSide client_side() const override;
+  /// Every client's signature (QueryKind::kClientStatistics, all M clients: newcomers are placed
+  /// later by their signatures); the clients in `initial` are clustered.
+  std::vector<ClientQuery> set_up_queries(const std::vector<int>& initial) override;
+  /// Clusters the initial clients by their signatures (cluster_signatures).
+  /// @throws ShapeError if the answer is not [M, d p] (per label: [M, d p C]).
+  void set_up(const std::vector<QueryAnswer>& answers) override;
+  /// Clusters the clients `initial` (increasing ids) by their signatures and adopts the
+  /// clustering; num_models() becomes the number of clusters Z.
+  /// @param signatures  [M, d, p] float64 ([M, d, p C] per label), every client's signature.
+  /// @return            [M] cluster of each client in [0, Z); -1 for clients not in `initial`.
   /// @throws ConfigError if signatures is not [M, d, p] with M = num_clients.
-  std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial) override;
+  std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial);
   /// The cluster of each participant; newcomers are placed as described above.
   RoundPlan plan(const RoundInput& input) override;
-  /// "cluster" [M] int64 (-1 = not yet placed), "proximity" [M, M] float64 degrees.
+  /// round_traffic, plus each client's signature (d p floats, 4 bytes each) with its first update.
+  RoundTraffic traffic(const RoundFacts& facts) const override;
+  /// "cluster" [M] int64 (-1 = not yet placed), "proximity" [M, M] float64 degrees, "seen" [M]
+  /// int64 (1 = the client sent its signature with an earlier update), "signature_floats" [1] int64.
   AlgorithmState state() const override;
   void restore(const AlgorithmState& state) override;
 
  private:
   int place_newcomer(int client, const std::vector<int>& newcomers);
+  /// Columns p of a signature: --pacfl-vectors, times the classes per label.
+  std::int64_t signature_columns() const;
 
   PacflOptions options_;
   AlgorithmContext context_;
   int num_clusters_ = 1;
-  std::vector<int> cluster_;  // [M] cluster of each client, -1 until placed
-  torch::Tensor proximity_;   // [M, M] degrees
+  std::vector<int> initial_;             // the clients clustered at set-up
+  std::vector<int> cluster_;             // [M] cluster of each client, -1 until placed
+  torch::Tensor proximity_;              // [M, M] degrees
+  std::int64_t signature_floats_ = 0;    // d p, floats of one signature
+  std::vector<std::int64_t> seen_;       // [M] 1 once the client sent its signature (with its first update)
+  std::int64_t signatures_this_round_ = 0;  // clients sending their signature with this round's update
 };
 
 }  // namespace cflrun::algo

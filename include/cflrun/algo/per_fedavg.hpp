@@ -3,7 +3,7 @@
 /// Per-FedAvg: personalised federated learning by model-agnostic meta-learning (Fallah et al. 2020;
 /// first-order variant as PFLlib runs it, pfl-baselines-setup.md Sec. 2).
 
-#include <cflrun/algo/client_procedure.hpp>
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
@@ -38,7 +38,7 @@ class PerFedAvg : public Algorithm {
     return {.clusters_clients = false,
             .no_gradient_averaging = "clients send meta-trained models"};
   }
-  std::shared_ptr<ClientProcedure> client_procedure() const override;
+  ClientSide client_side() const override;
   RoundPlan plan(const RoundInput& input) override;
 
  private:

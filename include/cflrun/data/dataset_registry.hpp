@@ -25,6 +25,9 @@ const DatasetSource& find_dataset(const std::string& name);
 /// result files, and for in-memory test datasets that are registered under no name).
 const DatasetSource* find_dataset_or_null(const std::string& name);
 
+/// The registered names, in registration order (--dataset's choices).
+std::vector<std::string> registered_dataset_names();
+
 /// The registered names joined by `separator`, e.g. "fmnist | mnist | cifar10 | linreg".
 std::string dataset_names(const std::string& separator = " | ");
 

@@ -13,7 +13,7 @@
 #include <torch/types.h>
 
 #include <cflrun/algo/algorithm.hpp>
-#include <cflrun/algo/client_procedure.hpp>
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/core/rng.hpp>
 #include <cflrun/data/client_data.hpp>
 #include <cflrun/model/client_batched.hpp>
@@ -62,27 +62,33 @@ class ClientGroup {
   /// @return [p, K] float64, row-major, p = hosted clients of `clients` in increasing id order.
   std::vector<double> loss_vectors(ModelSet& models, const std::vector<int>& clients);
 
-  /// FedSoft Alg. 1 lines 5-12 (client side): importance weights over the K models
-  /// (algo::importance_weights of the per-sample losses of the client's training set, eval mode).
-  /// @param smoother  sigma > 0.
-  /// @return [p, K] float64, row-major.
-  std::vector<double> importance_weights(ModelSet& models, double smoother, const std::vector<int>& clients);
+  /// The loss of every training sample of the hosted clients among `clients` under every model,
+  /// in eval mode without gradients, over their stacked samples (one batched forward pass per
+  /// model through model::InferenceForward): algo::ClientServices::per_sample_losses.
+  /// @return [n, K] float64 on the CPU, client by client in increasing id order.
+  torch::Tensor per_sample_losses(ModelSet& models, const std::vector<int>& clients);
 
-  /// FeSEM's E-step distances (client side): ||w_i - theta_j||_2 between the client's local model
-  /// and every model, over the whole flat state.
-  /// @return [p, K] float64, row-major.
-  /// @throws ConfigError if init_local_models was not called.
-  std::vector<double> model_distances(const ModelSet& models, const std::vector<int>& clients) const;
+  /// The algorithm's own statistic (algo::ClientStatistic::compute) of the hosted clients among
+  /// `clients`, each seen as an algo::LocalClient of round `round`.
+  /// @param services       the run's services for this round (run::RoundServices).
+  /// @param server_states  [K, P] float32, the current server models (undefined at set-up).
+  /// @return [p, L] float64, row-major.
+  std::vector<double> client_statistics(algo::ClientStatistic& statistic, algo::ClientServices& services,
+                                        const torch::Tensor& server_states, const std::vector<int>& clients,
+                                        int round, std::uint64_t seed);
 
-  /// FlexCFL's pre-training (client side): `steps` mini-batch steps of the local solver from
-  /// `initial`, on mini-batches from the (seed, kWarmUp, client, round) stream (reshuffled every
-  /// epoch); returns the update w - initial.
-  /// @param model    a working model (ModelSet::working_model), overwritten.
-  /// @param initial  [P] float32, the client initial model.
-  /// @return [p, P] float64, row-major.
-  std::vector<double> warm_up_updates(model::Network& model, const torch::Tensor& initial, int steps, int round,
-                                      std::uint64_t seed, const local::LocalUpdateSettings& settings,
-                                      const std::vector<int>& clients);
+  /// The standard local update of hosted client `client` on `model` (trained in place), mini-batches
+  /// from its (seed, `purpose`, id, round) stream: algo::ClientServices::local_update.
+  /// @return the mean training loss of the last epoch.
+  double local_update(const algo::LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
+                      core::Purpose purpose);
+
+  /// Calls work(n, model) for n < count with a working model (of `models`' architecture, holding
+  /// an arbitrary state); on the training threads (set_training_threads) when `concurrent` and
+  /// the clients may train there: algo::ClientServices::for_each_client.
+  /// @throws what `work` throws.
+  void for_each_client(ModelSet& models, std::size_t count, bool concurrent,
+                       const std::function<void(std::size_t, model::Network&)>& work);
 
   // --- Local updates ---
 
@@ -130,16 +136,12 @@ class ClientGroup {
 
   // --- The algorithm's client side (algo::ClientProcedure) ---
 
-  /// Installs the algorithm's client side: its train() replaces the standard local update, its
-  /// reports are collected (take_reports), it answers QueryKind::kClientStatistics and scores
-  /// the clients (evaluate_each). Each hosted client gets an empty memory it keeps across rounds.
+  /// Installs the algorithm's client procedure: its train() replaces the standard local update,
+  /// its reports are collected (take_reports) and it scores the clients (evaluate_each). Each
+  /// hosted client gets an empty memory it keeps across rounds.
   void set_procedure(std::shared_ptr<algo::ClientProcedure> procedure);
   /// Reports of the clients trained since the last call: (client id, [L] floats), increasing ids.
   std::vector<std::pair<int, std::vector<double>>> take_reports();
-  /// The procedure's statistics of the hosted clients among `clients`, server model 0 loaded.
-  /// @return [p, L] float64, row-major. @throws ConfigError without a procedure.
-  std::vector<double> client_statistics(ModelSet& models, const std::vector<int>& clients, int round,
-                                        std::uint64_t seed);
   /// Scores every hosted client with the procedure's evaluate() on its assigned model (NaN for -1)
   /// or, with `local_models`, its local model. @throws ConfigError without a procedure.
   ClientEvaluation evaluate_each(const std::vector<int>& assignment, bool local_models, ModelSet& models,
@@ -169,12 +171,6 @@ class ClientGroup {
   /// @param settings       the local solver the kept optimizers were made with (Adam).
   /// @throws DataError if a tensor is missing or has another shape.
   void restore(const algo::AlgorithmState& state, model::Network& model, const local::LocalUpdateSettings& settings);
-
-  /// PACFL signatures of every hosted client: cluster::data_signature of its training inputs, or
-  /// with num_classes > 0 cluster::per_label_data_signature of its inputs and labels.
-  /// @return [m * d * w] float64, client-major, then the [d, w] matrix row-major (w = p, or p x
-  ///         num_classes per label).
-  std::vector<double> signatures(int p, int num_classes = 0) const;
 
   /// Seconds spent in LibTorch forward/backward work since the last call; resets the counter.
   double take_compute_seconds();
@@ -209,8 +205,8 @@ class ClientGroup {
   void train_on_threads(const std::vector<TrainingStart>& starts, const algo::RoundPlan& plan, ModelSet& models,
                         int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
                         const TrainedClient& receive, std::vector<double>& train_loss);
-  /// Whether the procedure's statistics and scores run on several threads too (its
-  /// runs_concurrently, and trains_on_threads).
+  /// Whether the procedure's scores run on several threads too (its runs_concurrently, and
+  /// trains_on_threads).
   bool procedure_on_threads(ModelSet& models) const;
   /// Calls work(n, network) for n = 0 .. count - 1 on training_threads_ threads, each with its own
   /// network (built on this thread at the first call, kept for later rounds) and one intra-op
@@ -239,8 +235,8 @@ class ClientGroup {
   torch::Tensor rows_of(const std::vector<std::int64_t>& hosted) const;
   /// Training rows of all hosted clients, or only of `hosted`, [n] int64 on the device.
   torch::Tensor training_rows(const std::vector<std::int64_t>& hosted) const;
-  /// The procedure's view of hosted client i in round `round`.
-  algo::LocalClient view(int i, int round, std::uint64_t seed);
+  /// The view of hosted client i in round `round` that the algorithm's client side gets.
+  algo::LocalClient view(int i, int round, std::uint64_t seed, const torch::Tensor& server_states);
   /// Per-client means of the sums (NaN where `absent` or, for accuracy, without labels).
   ClientEvaluation per_client_means(const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,
                                     const torch::Tensor& absent) const;
@@ -264,7 +260,6 @@ class ClientGroup {
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
   std::vector<algo::AlgorithmState> memories_;         // [m] the procedure's per-client memory
   std::vector<torch::Tensor> local_views_;             // [m] row views of local_states_ handed to the procedure
-  const torch::Tensor* server_states_ = nullptr;       // the ModelSet's states during a procedure call
   std::vector<std::pair<int, std::vector<double>>> reports_;  // since the last take_reports()
   double compute_seconds_ = 0.0;
 };

@@ -183,17 +183,26 @@ using testing::make;
 TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients) {
   PacflOptions options;
   options.beta = 10.0;
+  options.vectors = 1;
   auto pacfl = make("pacfl", context_for(6, 1), &options);
+  // The set-up round asks every client, newcomers too, for its signature; clients 0-3 are clustered.
+  const auto queries = pacfl->set_up_queries({0, 1, 2, 3});
+  ASSERT_EQ(queries.size(), 1U);
+  EXPECT_EQ(queries[0].kind, QueryKind::kClientStatistics);
+  EXPECT_EQ(queries[0].clients, everyone(6));
   // Signatures in 4 dimensions: clients 0, 1, 4 span axis 0, clients 2, 3, 5 axis 3 (p = 1).
-  auto signatures = torch::zeros({6, 4, 1}, torch::kFloat64);
-  for (int c : {0, 1, 4}) signatures[c][0][0] = 1.0;
-  for (int c : {2, 3, 5}) signatures[c][3][0] = 1.0;
-  const auto clusters = pacfl->cluster_signatures(signatures, {0, 1, 2, 3});
-  EXPECT_EQ(clusters, (std::vector<int>{0, 0, 1, 1, -1, -1}));
+  auto signatures = torch::zeros({6, 4}, torch::kFloat64);
+  for (int c : {0, 1, 4}) signatures[c][0] = 1.0;
+  for (int c : {2, 3, 5}) signatures[c][3] = 1.0;
+  EXPECT_THROW(pacfl->set_up({{queries[0], signatures.narrow(0, 0, 5)}}), ShapeError);
+  pacfl->set_up({{queries[0], signatures}});
   EXPECT_EQ(pacfl->num_models(), 2);
   EXPECT_TRUE(pacfl->traits().same_initial_models);
   EXPECT_TRUE(pacfl->queries(0, everyone(4)).empty());
   EXPECT_EQ(assigned(pacfl->plan(input_for(0, {0, 1, 2, 3})), {0, 1, 2, 3}), (std::vector<int>{0, 0, 1, 1}));
+  // Each client sends its signature (4 floats) with its first update only.
+  algo::RoundFacts facts;
+  EXPECT_EQ(pacfl->traffic(facts).received, 4 * 4 * 4);
   // The whole state (clusters, proximity matrix) restores a fresh PACFL that then decides alike.
   auto restored = make("pacfl", context_for(6, 1), &options);
   restored->restore(pacfl->state());
@@ -202,6 +211,7 @@ TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients)
   const std::vector<int> all{0, 1, 2, 3, 4, 5};
   EXPECT_EQ(assigned(pacfl->plan(input_for(3, all)), all), (std::vector<int>{0, 0, 1, 1, 0, 1}));
   EXPECT_EQ(assigned(restored->plan(input_for(3, all)), all), (std::vector<int>{0, 0, 1, 1, 0, 1}));
+  EXPECT_EQ(restored->traffic(facts).received, 2 * 4 * 4);  // only the newcomers 4 and 5 send theirs
   EXPECT_THROW(restored->restore({}), DataError);
 }
 

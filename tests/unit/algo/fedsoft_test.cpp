@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/types.h>
 
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::algo {
@@ -32,14 +33,14 @@ TEST(FedSoft, AsksForImportanceEveryIntervalAndTrainsLocalModelsWithTheProximalT
   EXPECT_TRUE(fedsoft.traits().evaluates_local_models);
   EXPECT_DOUBLE_EQ(fedsoft.traits().proximal_mu, 0.1);
   ASSERT_EQ(fedsoft.queries(0, everyone(4)).size(), 1U);
-  EXPECT_EQ(fedsoft.queries(0, everyone(4))[0].kind, QueryKind::kImportanceWeights);
-  EXPECT_DOUBLE_EQ(fedsoft.queries(0, everyone(4))[0].smoother, 1e-4);
+  EXPECT_EQ(fedsoft.queries(0, everyone(4))[0].kind, QueryKind::kClientStatistics);
+  EXPECT_EQ(fedsoft.client_side().statistic->length(2, 1000), 2);  // [K] importance weights per client
   EXPECT_TRUE(fedsoft.queries(1, everyone(4)).empty());  // tau = 2
   EXPECT_THROW(fedsoft.plan(input_for(1, everyone(4))), ConfigError);  // no estimate yet
-  const auto plan = fedsoft.plan(input_for(0, everyone(4), QueryKind::kImportanceWeights, mixed_importance()));
+  const auto plan = fedsoft.plan(input_for(0, everyone(4), QueryKind::kClientStatistics, mixed_importance()));
   EXPECT_EQ(plan.start, std::vector<int>(4, kLocalModel));  // everyone contributes without selection
   EXPECT_TRUE(torch::equal(plan.proximal_weights, mixed_importance()));
-  EXPECT_THROW(fedsoft.plan(input_for(0, everyone(4), QueryKind::kImportanceWeights,
+  EXPECT_THROW(fedsoft.plan(input_for(0, everyone(4), QueryKind::kClientStatistics,
                                       torch::ones({3, 2}, torch::kFloat64))),
                ShapeError);
 }
@@ -71,7 +72,7 @@ TEST(FedSoft, SelectionAveragesTheDrawnClientsEquallyAndFavoursImportantOnes) {
 
 TEST(FedSoft, HardViewIsTheDominantCenterAndTheStateRestoresIt) {
   FedSoft fedsoft(with_selection(0), context_for(4, 2));
-  const auto plan = fedsoft.plan(input_for(0, everyone(4), QueryKind::kImportanceWeights, mixed_importance()));
+  const auto plan = fedsoft.plan(input_for(0, everyone(4), QueryKind::kClientStatistics, mixed_importance()));
   EXPECT_EQ(plan.assignment, (std::vector<int>{0, 0, 1, 1}));
   FedSoft restored(with_selection(0), context_for(4, 2));
   restored.restore(fedsoft.state());

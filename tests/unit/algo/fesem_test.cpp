@@ -26,8 +26,8 @@ TEST(FeSem, EStepJoinsTheNearestCenterAndMStepAveragesItsMembers) {
   FeSem fesem(FeSemOptions{}, context_for(4, 2));
   EXPECT_TRUE(fesem.traits().keeps_local_models);
   ASSERT_EQ(fesem.queries(0, everyone(4)).size(), 1U);
-  EXPECT_EQ(fesem.queries(0, everyone(4))[0].kind, QueryKind::kModelDistances);
-  const auto plan = fesem.plan(input_for(0, everyone(4), QueryKind::kModelDistances, distances()));
+  EXPECT_EQ(fesem.queries(0, everyone(4))[0].kind, QueryKind::kClientStatistics);
+  const auto plan = fesem.plan(input_for(0, everyone(4), QueryKind::kClientStatistics, distances()));
   EXPECT_EQ(plan.assignment, (std::vector<int>{0, 1, 1, 0}));  // a tie (client 3) goes to center 0
   EXPECT_EQ(plan.start, plan.assignment);                        // members train their center's model
   // The paper's M-step: the plain mean of the members' trained models.
@@ -42,7 +42,7 @@ TEST(FeSem, OfficialAggregationKeepsOneRandomMemberPerCenter) {
   FeSem fesem(options, context_for(4, 2));
   std::set<int> firsts_of_center0;
   for (int round = 0; round < 40; ++round) {
-    const auto plan = fesem.plan(input_for(round, everyone(4), QueryKind::kModelDistances, distances()));
+    const auto plan = fesem.plan(input_for(round, everyone(4), QueryKind::kClientStatistics, distances()));
     EXPECT_EQ(plan.start, (std::vector<int>{0, 1, 1, 0}));  // every member still trains and keeps its model
     EXPECT_DOUBLE_EQ(plan.weights[0].sum().item<double>(), 1.0);  // one member per center counts
     EXPECT_DOUBLE_EQ(plan.weights[1].sum().item<double>(), 1.0);
@@ -54,13 +54,13 @@ TEST(FeSem, OfficialAggregationKeepsOneRandomMemberPerCenter) {
 
 TEST(FeSem, PartialRoundsRecordOnlyTheParticipantsAndTheStateIsEmpty) {
   FeSem fesem(FeSemOptions{}, context_for(4, 2));
-  const auto plan = fesem.plan(input_for(1, {1, 2}, QueryKind::kModelDistances,
+  const auto plan = fesem.plan(input_for(1, {1, 2}, QueryKind::kClientStatistics,
                                          torch::tensor({{3.0, 0.5}, {0.2, 0.1}}, torch::kFloat64)));
   EXPECT_EQ(plan.assignment, (std::vector<int>{kNotParticipating, 1, 1, kNotParticipating}));
   EXPECT_TRUE(std::isnan(fesem.record(1).at("/algorithm/fesem_distance")[0]));
   EXPECT_TRUE(fesem.state().empty());  // centers are the models, local models live with the clients
   EXPECT_THROW(fesem.restore({{"cluster", torch::zeros({4})}}), DataError);
-  EXPECT_THROW(fesem.plan(input_for(1, {1, 2}, QueryKind::kModelDistances, distances())), ShapeError);
+  EXPECT_THROW(fesem.plan(input_for(1, {1, 2}, QueryKind::kClientStatistics, distances())), ShapeError);
 }
 
 TEST(FeSem, RejectsImpossibleSettings) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/types.h>
 
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::algo {
@@ -43,8 +44,8 @@ TEST(FlexCfl, ColdStartGroupsByDirectionAndStartsGroupsFromTheMeanPretrainedMode
   FlexCfl flexcfl(FlexCflOptions{}, context_for(4, 2));
   const auto queries = flexcfl.queries(0, everyone(4));
   ASSERT_EQ(queries.size(), 1U);
-  EXPECT_EQ(queries[0].kind, QueryKind::kWarmUpUpdate);
-  EXPECT_EQ(queries[0].steps, 50);
+  EXPECT_EQ(queries[0].kind, QueryKind::kClientStatistics);
+  EXPECT_EQ(flexcfl.client_side().statistic->length(3, 1234), 1234);  // [P] warm-up update per client
   EXPECT_EQ(queries[0].clients, everyone(4));  // min(alpha K, M) = all 4 clients
   const auto plan = flexcfl.plan(warm_up_input(0, everyone(4), queries[0], two_directions()));
   const auto groups = assigned(plan, everyone(4));

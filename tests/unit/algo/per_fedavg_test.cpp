@@ -29,7 +29,7 @@ TEST(PerFedAvg, IsFedAvgOnTheServerWithItsOwnClientSide) {
   PerFedAvg perfedavg(PerFedAvgOptions{}, testing::context_for(4, 1));
   EXPECT_EQ(perfedavg.num_models(), 1);
   EXPECT_FALSE(perfedavg.traits().clusters_clients);
-  ASSERT_NE(perfedavg.client_procedure(), nullptr);
+  ASSERT_NE(perfedavg.client_side().procedure, nullptr);
   const auto plan = perfedavg.plan(testing::input_for(0, {0, 2, 3}));
   EXPECT_EQ(plan.start, (std::vector<int>{0, -1, 0, 0}));
   EXPECT_DOUBLE_EQ(plan.weights.sum().item<double>(), 300.0);

@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 #include <torch/types.h>
 
+#include <cflrun/algo/fesem.hpp>
+#include <cflrun/algo/flexcfl.hpp>
+#include <cflrun/algo/soft_clustering.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/data/linear_regression.hpp>
 #include <cflrun/model/flat_state.hpp>
+#include <cflrun/run/round_services.hpp>
 
 namespace cflrun::run {
 namespace {
@@ -34,6 +38,23 @@ local::LocalUpdateSettings adam() {
   settings.batch_size = 10;
   settings.learning_rate = 0.05;
   return settings;
+}
+
+/// M = 4 clients of 50 samples each and K = 2 models.
+algo::AlgorithmContext four_clients_two_models() {
+  algo::AlgorithmContext context;
+  context.num_clients = 4;
+  context.num_models = 2;
+  context.train_samples.assign(4, 50);
+  context.seed = 1;
+  return context;
+}
+
+/// What the clients `ids` answer to `statistic` in round 0 (seed 1), through the run's services.
+std::vector<double> answer(algo::ClientStatistic& statistic, ClientGroup& clients, ModelSet& models,
+                           const torch::Tensor& initial, const std::vector<int>& ids) {
+  RoundServices services(clients, &models, initial, adam());
+  return clients.client_statistics(statistic, services, models.states(), ids, /*round=*/0, /*seed=*/1);
 }
 
 /// A plan in which every client trains its own local model.
@@ -85,15 +106,18 @@ TEST(ClientGroup, StateRestoresLocalModelsAndAdamMomentsExactly) {
   EXPECT_THROW(restored.restore({}, other_models.working_model(), adam()), DataError);
 }
 
-TEST(ClientGroup, TrainedStatesBecomeLocalModelsAndDistancesMeasureThem) {
+TEST(ClientGroup, TrainedStatesBecomeLocalModelsAndFesemDistancesMeasureThem) {
   const auto data = four_clients();
   auto models = two_models();
   ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  EXPECT_THROW(clients.model_distances(models, {0, 1}), ConfigError);
+  const auto distances = algo::FeSem(algo::FeSemOptions{}, four_clients_two_models()).client_side().statistic;
+  ASSERT_NE(distances, nullptr);
+  EXPECT_EQ(distances->length(2, kDim + 1), 2);
   const auto initial = models.fresh_state(1, 2);
+  EXPECT_THROW(answer(*distances, clients, models, initial, {0, 1}), ConfigError);  // no local models yet
   clients.init_local_models(initial);
   // Before any training every local model is the initial one: ||w0 - theta_j|| for every client.
-  const auto before = clients.model_distances(models, {1, 3});
+  const auto before = answer(*distances, clients, models, initial, {1, 3});
   ASSERT_EQ(before.size(), 4U);
   const auto expected = (models.states().to(torch::kFloat64) - initial.to(torch::kFloat64)).norm(2, /*dim=*/1);
   EXPECT_NEAR(before[0], expected[0].item<double>(), 1e-12);
@@ -107,30 +131,55 @@ TEST(ClientGroup, TrainedStatesBecomeLocalModelsAndDistancesMeasureThem) {
                         train_loss);
   EXPECT_EQ(trained, (std::vector<int>{0, 1, 2}));
   EXPECT_TRUE(std::isnan(train_loss[3]));
-  const auto after = clients.model_distances(models, {0, 3});
+  const auto after = answer(*distances, clients, models, initial, {0, 3});
   EXPECT_NE(after[0], before[0]);
   EXPECT_DOUBLE_EQ(after[2], before[2]);  // client 3 did not train: still the initial model
 }
 
-TEST(ClientGroup, WarmUpUpdatesTakeTheGivenStepsFromTheInitialModel) {
+/// FlexCFL's warm-up statistic with `steps` pre-training steps.
+std::shared_ptr<algo::ClientStatistic> warm_up(int steps) {
+  algo::FlexCflOptions options;
+  options.pretrain_steps = steps;
+  return algo::FlexCfl(options, four_clients_two_models()).client_side().statistic;
+}
+
+TEST(ClientGroup, FlexcflWarmUpUpdatesTakeTheGivenStepsFromTheInitialModel) {
   const auto data = four_clients();
   auto models = two_models();
   ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
   const auto initial = models.fresh_state(1, 2);
-  const auto one = clients.warm_up_updates(models.working_model(), initial, 1, 0, 1, adam(), {2});
-  const auto seven = clients.warm_up_updates(models.working_model(), initial, 7, 0, 1, adam(), {2});
+  const auto one = answer(*warm_up(1), clients, models, initial, {2});
+  const auto seven = answer(*warm_up(7), clients, models, initial, {2});
   ASSERT_EQ(one.size(), static_cast<std::size_t>(kDim));
+  EXPECT_EQ(warm_up(7)->length(2, kDim), kDim);
   // One Adam step moves every weight by about the learning rate (Adam's first step is lr * sign).
   for (double value : one) {
     EXPECT_NEAR(std::abs(value), 0.05, 1e-4);
   }
-  EXPECT_EQ(clients.warm_up_updates(models.working_model(), initial, 7, 0, 1, adam(), {2}), seven);
+  EXPECT_EQ(answer(*warm_up(7), clients, models, initial, {2}), seven);
   EXPECT_NE(seven, one);
-  EXPECT_TRUE(clients.warm_up_updates(models.working_model(), initial, 7, 0, 1, adam(), {}).empty());
+  EXPECT_TRUE(answer(*warm_up(7), clients, models, initial, {}).empty());
+  RoundServices without_initial(clients, &models, torch::Tensor(), adam());
+  EXPECT_THROW(clients.client_statistics(*warm_up(1), without_initial, models.states(), {2}, 0, 1), ConfigError);
 }
 
-/// A client side that runs concurrently: the standard update, then the trained state as its report
-/// and its model's parameter sum as its statistic, each tagged with the client's id.
+TEST(ClientGroup, PerSampleLossesServeEveryClientInOneBatchedPass) {
+  const auto data = four_clients();
+  auto models = two_models();
+  ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
+  const auto losses = clients.per_sample_losses(models, {1, 3});
+  ASSERT_EQ(losses.sizes(), (std::vector<std::int64_t>{100, 2}));  // 50 samples each of clients 1 and 3
+  // Their client-wise means are the loss vectors the clients answer.
+  const auto means = torch::stack({losses.narrow(0, 0, 50).mean(0), losses.narrow(0, 50, 50).mean(0)}).flatten();
+  const auto loss_vectors = torch::tensor(clients.loss_vectors(models, {1, 3}), torch::kFloat64);
+  EXPECT_TRUE(torch::allclose(means, loss_vectors, 1e-12, 1e-12));
+  // Without models (the set-up round) the services refuse what needs them.
+  RoundServices at_set_up(clients, nullptr, torch::Tensor(), adam());
+  EXPECT_THROW(at_set_up.for_each_client(1, false, [](std::size_t, model::Network&) {}), ConfigError);
+}
+
+/// A client procedure that runs concurrently: the standard update, then the trained state as its
+/// report, tagged with the client's id.
 class ConcurrentProcedure : public algo::ClientProcedure {
  public:
   bool runs_concurrently() const override { return true; }
@@ -141,13 +190,26 @@ class ConcurrentProcedure : public algo::ClientProcedure {
     row.push_back(client.id);
     return row;
   }
-  std::int64_t statistics_length() const override { return 2; }
-  std::vector<double> statistics(algo::LocalClient& client, model::Network& model) override {
-    return {model::flatten_state(model).to(torch::kFloat64).sum().item<double>(), static_cast<double>(client.id)};
+};
+
+/// A statistic computed concurrently where the run allows: server model 0's parameter sum,
+/// tagged with the client's id.
+class ConcurrentStatistic : public algo::ClientStatistic {
+ public:
+  std::int64_t length(int, std::int64_t) const override { return 2; }
+  algo::StatisticInput input() const override { return algo::StatisticInput::kNothingNew; }
+  std::vector<double> compute(std::vector<algo::LocalClient>& clients, algo::ClientServices& services) override {
+    std::vector<double> rows(2 * clients.size());
+    services.for_each_client(clients.size(), /*concurrent=*/true, [&](std::size_t n, model::Network& model) {
+      model::load_flat_state(model, (*clients[n].server_models)[0]);
+      rows[2 * n] = model::flatten_state(model).to(torch::kFloat64).sum().item<double>();
+      rows[2 * n + 1] = clients[n].id;
+    });
+    return rows;
   }
 };
 
-/// What a group with `threads` training threads and ConcurrentProcedure computes in one round:
+/// What a group with `threads` training threads, ConcurrentProcedure and ConcurrentStatistic computes in one round:
 /// trained states, losses, reports, statistics and scores, flattened into one float64 tensor.
 torch::Tensor procedure_round(int threads) {
   const auto data = four_clients();
@@ -157,7 +219,8 @@ torch::Tensor procedure_round(int threads) {
   clients.set_training_threads(threads);
   algo::RoundPlan plan;
   plan.assignment = plan.start = {1, 0, algo::kNoUpdate, 1};
-  std::vector<torch::Tensor> parts{torch::tensor(clients.client_statistics(models, {0, 1, 2, 3}, 0, 1))};
+  ConcurrentStatistic statistic;
+  std::vector<torch::Tensor> parts{torch::tensor(answer(statistic, clients, models, torch::Tensor(), {0, 1, 2, 3}))};
   std::vector<double> train_loss;
   clients.local_updates(plan, models, 0, 1, adam(),
                         [&](int, const torch::Tensor& result) { parts.push_back(result.to(torch::kFloat64)); },
