@@ -33,9 +33,13 @@ void Algorithm::set_up(const std::vector<QueryAnswer>& /*answers*/) {}
 
 std::vector<ClientQuery> Algorithm::queries(int /*round*/, const std::vector<int>& /*participants*/) { return {}; }
 
-Aggregation Algorithm::aggregate(const RoundInput& /*input*/, const RoundPlan& /*plan*/,
-                                 const std::vector<int>& /*trained*/, const torch::Tensor& /*updates*/) {
-  throw ConfigError(name() + " plans its aggregation weights before the local updates");
+Aggregation Algorithm::aggregate(const RoundInput& input, const RoundPlan& plan, const std::vector<int>& trained,
+                                 const torch::Tensor& /*updates*/) {
+  std::vector<int> models;
+  for (int client : trained) {
+    models.push_back(plan.assignment.at(static_cast<std::size_t>(client)));
+  }
+  return {hard_plan(trained, models, num_models(), input.train_samples).weights, {}};
 }
 
 void Algorithm::after_aggregation(int /*round*/, const std::vector<bool>& /*trained*/, torch::Tensor& /*models*/) {}
@@ -44,9 +48,7 @@ ExtraValues Algorithm::record(int /*round*/) const { return {}; }
 
 AlgorithmState Algorithm::evaluation_payload(int /*round*/) const { return {}; }
 
-void Algorithm::receive_reports(int /*round*/, const std::vector<int>& /*clients*/, const torch::Tensor& /*reports*/) {
-  throw ConfigError(name() + " takes no client reports");
-}
+void Algorithm::receive_reports(int /*round*/, const std::vector<int>& /*clients*/, const torch::Tensor& /*reports*/) {}
 
 RoundTraffic Algorithm::traffic(const RoundFacts& facts) const { return round_traffic(facts); }
 

@@ -20,20 +20,21 @@ algo::RoundInput Experiment::round_input(int round) const {
   input.participants = participants_;
   input.models = models_->states();
   input.client_initial_model = client_initial_model_;
+  input.train_samples = train_samples_;
   return input;
 }
 
 void Experiment::plan_round(int round, RoundOutcome& outcome, Clock& start) {
   auto input = round_input(round);
-  outcome.queries = share_queries(comm_.is_root() ? algorithm_->queries(round, participants_)
-                                                  : std::vector<algo::ClientQuery>{});
+  outcome.queries = share_queries(comm_, comm_.is_root() ? algorithm_->queries(round, participants_)
+                                                         : std::vector<algo::ClientQuery>{});
   outcome.answers = answer_queries(outcome.queries, round);
   phase_seconds_[kQuery] = seconds_since(start);
   if (comm_.is_root()) {
     input.answers = outcome.answers;
     outcome.plan = algorithm_->plan(input);
   }
-  share_plan(outcome.plan);
+  share_plan(comm_, outcome.plan, plan_shape());
   if (outcome.plan.models.defined()) {  // e.g. FlexCFL's cold start sets the group models
     models_->states().copy_(outcome.plan.models);
   }
@@ -57,7 +58,7 @@ void Experiment::plan_stable_round(RoundOutcome& outcome, Clock& start) {
   if (!newcomers.empty()) {
     queries.push_back({algo::QueryKind::kLossVectors, newcomers});
   }
-  const auto shared = share_queries(queries);
+  const auto shared = share_queries(comm_, queries);
   const auto answers = answer_queries(shared, 0);
   phase_seconds_[kQuery] = seconds_since(start);
   outcome.newcomers = shared.empty() ? std::vector<int>{} : shared.front().clients;
@@ -68,7 +69,7 @@ void Experiment::plan_stable_round(RoundOutcome& outcome, Clock& start) {
     }
     outcome.plan = algo::hard_plan(participants_, models, num_models_, train_samples_);
   }
-  share_plan(outcome.plan);
+  share_plan(comm_, outcome.plan, plan_shape());
 }
 
 local::LocalUpdateSettings Experiment::local_update_settings() const {
@@ -163,9 +164,8 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
     input.answers = outcome.answers;
     aggregation = algorithm_->aggregate(input, plan, table.clients, table.rows);
   }
-  share_weights(aggregation.weights);
+  share_aggregation(comm_, aggregation, plan_shape());
   plan.weights = aggregation.weights;
-  share_assignment(aggregation.assignment);
   if (!aggregation.assignment.empty()) {
     plan.assignment = aggregation.assignment;
   }
@@ -239,7 +239,7 @@ void Experiment::run_round(int round) {
   phase_seconds_[kAggregate] = seconds_since(start);
   if (procedure_) {  // the clients are scored with what this round produced (e.g. FedProto's prototypes)
     auto payload = comm_.is_root() ? algorithm_->evaluation_payload(round) : algo::AlgorithmState{};
-    share_payload(payload);
+    share_named_tensors(comm_, payload);
     if (!payload.empty()) {
       outcome.plan.payload = std::move(payload);
     }

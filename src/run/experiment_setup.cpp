@@ -148,7 +148,7 @@ void Experiment::set_up_round() {
       queries = algorithm_->set_up_queries(initial_clients());
     }
   });
-  queries = share_queries(queries);
+  queries = share_queries(comm_, queries);
   if (queries.empty()) {
     return;
   }

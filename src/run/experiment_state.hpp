@@ -33,6 +33,7 @@
 #include <cflrun/run/compute_setup.hpp>
 #include <cflrun/run/participation.hpp>
 #include <cflrun/run/progress.hpp>
+#include <cflrun/run/round_exchange.hpp>
 #include <cflrun/run/rank_layout.hpp>
 #include <cflrun/run/source_holdouts.hpp>
 #include <cflrun/run/output_files.hpp>
@@ -67,17 +68,6 @@ struct RoundOutcome {
   std::vector<bool> trained_models;        // rank 0: [K] whether model s had a non-zero weight
   std::vector<double> weighted_head_sums;  // rank 0, with head weights: K*H head sums then K weights
 };
-
-/// Rows of some clients gathered from every rank to rank 0 (gather_client_rows).
-struct ClientRows {
-  std::vector<int> clients;  ///< rank 0: the clients, in rank order (increasing ids).
-  torch::Tensor rows;        ///< rank 0: [n, width] float64, row i of clients[i].
-};
-
-/// The one wire format of "client id + row" tables: every rank sends its clients' rows (`rows`:
-/// [clients.size() * width] float64, client-major); rank 0 gets them all. Collective.
-ClientRows gather_client_rows(const comm::Communicator& comm, const std::vector<int>& clients,
-                              const std::vector<double>& rows, std::int64_t width);
 
 /// Everything a run holds between rounds, on one rank.
 class Experiment {
@@ -137,8 +127,7 @@ class Experiment {
   void deliver_reports(int round);
   void average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome);
   std::vector<double> evaluate(int round, const RoundOutcome& outcome);
-  // between ranks (experiment_exchange.cpp)
-  std::vector<algo::ClientQuery> share_queries(std::vector<algo::ClientQuery> queries) const;
+  // the clients' answers (experiment_exchange.cpp; the wire format is round_exchange.hpp)
   std::vector<double> answer_locally(const algo::ClientQuery& query, int round);
   std::vector<algo::QueryAnswer> answer_queries(const std::vector<algo::ClientQuery>& queries, int round);
   /// Floats of one client's answer to `kind` (K loss values, or the statistic's length).
@@ -146,10 +135,8 @@ class Experiment {
   /// Rank 0: every rank's answers (`local`, one per query) gathered into QueryAnswers. Collective.
   std::vector<algo::QueryAnswer> gather_answers(const std::vector<algo::ClientQuery>& queries,
                                                 const std::vector<std::vector<double>>& local);
-  void share_plan(algo::RoundPlan& plan) const;
-  void share_assignment(std::vector<int>& assignment) const;
-  void share_payload(algo::AlgorithmState& payload) const;
-  void share_weights(torch::Tensor& weights) const;
+  /// M, K and P of this run's plans.
+  PlanShape plan_shape() const;
   // the record (experiment_record.cpp)
   algo::RoundFacts round_facts(const RoundOutcome& outcome) const;
   void record(int round, const RoundOutcome& outcome, const std::vector<double>& evaluations, io::RoundRecord& rec);

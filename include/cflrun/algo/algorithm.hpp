@@ -106,6 +106,7 @@ struct RoundInput {
   std::vector<QueryAnswer> answers;       ///< one per query of queries(t), in that order.
   torch::Tensor models;                   ///< [K, P] float32, the current server models.
   torch::Tensor client_initial_model;     ///< [P] float32, the model every local model starts from.
+  std::vector<std::int64_t> train_samples;  ///< [M] n_i, training samples of every client.
 };
 
 /// A dataset an algorithm adds to the result file: `path` (e.g. "/algorithm/cfl_max_update_norm")
@@ -214,10 +215,11 @@ class Algorithm {
   /// Rank 0: plans the round (see RoundPlan).
   /// @throws ShapeError if an answer has the wrong shape; Error for a non-finite loss.
   virtual RoundPlan plan(const RoundInput& input) = 0;
-  /// Rank 0, called only when plan() left the weights undefined: decides them from the updates.
+  /// Rank 0, called only when plan() left the weights undefined: decides them from the updates
+  /// (CFL's split decisions). Default: each trained client's sample count n_i in the row of its
+  /// assigned model (FedAvg within each model, as hard_plan), whatever the updates.
   /// @param updates  [n, P] float64, the update (trained state - start state) of every client
   ///                 that trained, in increasing id order (`trained` lists them).
-  /// @throws ConfigError if the algorithm always plans its weights (the default).
   virtual Aggregation aggregate(const RoundInput& input, const RoundPlan& plan, const std::vector<int>& trained,
                                 const torch::Tensor& updates);
   /// Rank 0, after the server averaged the models: may change them (default: nothing).
@@ -226,6 +228,7 @@ class Algorithm {
   virtual void after_aggregation(int round, const std::vector<bool>& trained, torch::Tensor& models);
   /// Rank 0, after the local updates, when the client procedure reports (report_length() > 0):
   /// every trained client's report, [n, L] float64, rows in increasing id order (`clients`).
+  /// Default: the reports are not used.
   virtual void receive_reports(int round, const std::vector<int>& clients, const torch::Tensor& reports);
   /// Rank 0, after the round's aggregation: the payload the clients are scored with (e.g. the
   /// prototypes this round's reports made); empty (the default) keeps the round's plan payload.

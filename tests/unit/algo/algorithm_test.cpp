@@ -57,6 +57,20 @@ TEST(Ifca, PicksTheModelWithTheSmallestLoss) {
   EXPECT_EQ(ifca->queries(1, everyone(3)).at(0).kind, QueryKind::kLossVectors);
 }
 
+TEST(Algorithm, DefaultAggregationAveragesTheTrainedClientsWithinTheirModelsBySampleCount) {
+  auto ifca = make("ifca", context_for(4, 2));
+  RoundPlan plan;
+  plan.assignment = {1, 0, 1, kNotParticipating};
+  auto input = input_for(0, {0, 1, 2});
+  input.train_samples = {10, 20, 30, 40};
+  const auto aggregation = ifca->aggregate(input, plan, {0, 2}, torch::zeros({2, 5}, torch::kFloat64));
+  // Clients 0 and 2 trained, both on model 1: n_0 = 10 and n_2 = 30 in its row; client 1 did not train.
+  EXPECT_TRUE(torch::equal(aggregation.weights,
+                           torch::tensor({0.0, 0.0, 0.0, 0.0, 10.0, 0.0, 30.0, 0.0}, torch::kFloat64).view({2, 4})));
+  EXPECT_TRUE(aggregation.assignment.empty());  // the plan's assignment stands
+  ifca->receive_reports(0, {0}, torch::zeros({1, 3}, torch::kFloat64));  // reports an algorithm does not use are ignored
+}
+
 TEST(Clove, RecoversClustersThatIfcaWouldMerge) {
   // The CLoVE paper's Fig. 1: every client has its lowest loss on model 0, so IFCA puts all clients
   // on model 0, but the loss vectors form two clusters that matching sends to different models.
