@@ -2,8 +2,6 @@
 // signal stops the run) and read back by --resume.
 #include "experiment_state.hpp"
 
-#include <numeric>
-
 namespace cflrun::run::detail {
 namespace {
 
@@ -46,7 +44,7 @@ void Experiment::restore_server_state(const algo::AlgorithmState& state) {
 }
 
 void Experiment::save_checkpoint(int next_round) {
-  const auto gathered = comm_.gather(pack_state(rank_state()));  // every rank's part, rank order
+  auto ranks = gather_rank_states(comm_, rank_state());
   if (!comm_.is_root()) {
     return;
   }
@@ -58,10 +56,7 @@ void Experiment::save_checkpoint(int next_round) {
   checkpoint.server = server_state();
   checkpoint.rows = writer_->kept_rows();
   checkpoint.builds = builds_;
-  std::size_t at = 0;
-  for (int rank = 0; rank < comm_.size(); ++rank) {  // each part is self-delimiting
-    checkpoint.ranks.push_back(unpack_state(gathered, at));
-  }
+  checkpoint.ranks = std::move(ranks);
   write_checkpoint(paths_.checkpoint, checkpoint);
 }
 
@@ -100,26 +95,13 @@ void Experiment::restore_checkpoint() {
   if (resuming == 0) {
     return;
   }
-  std::vector<double> all;  // every rank's part, then one broadcast: each rank takes its own
-  std::vector<int> lengths(static_cast<std::size_t>(comm_.size()));
   if (comm_.is_root()) {
     models_->states().copy_(checkpoint_->models);
     algorithm_->restore(checkpoint_->algorithm);
     restore_server_state(checkpoint_->server);
-    for (std::size_t r = 0; r < checkpoint_->ranks.size(); ++r) {
-      const auto packed = pack_state(checkpoint_->ranks[r]);
-      lengths[r] = static_cast<int>(packed.size());
-      all.insert(all.end(), packed.begin(), packed.end());
-    }
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
-  comm_.broadcast(lengths.data(), comm_.size());
-  const auto offset = std::accumulate(lengths.begin(), lengths.begin() + comm_.rank(), std::int64_t{0});
-  const auto total = std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0});
-  all.resize(static_cast<std::size_t>(total));
-  comm_.broadcast(all.data(), total);
-  restore_rank_state(unpack_state(std::vector<double>(all.begin() + offset,
-                                                      all.begin() + offset + lengths[static_cast<std::size_t>(comm_.rank())])));
+  restore_rank_state(scatter_rank_states(comm_, comm_.is_root() ? checkpoint_->ranks : std::vector<algo::AlgorithmState>{}));
   if (comm_.is_root()) {  // also with --quiet: a log must say where a run continued
     std::cout << "cflrun: resumed from " << paths_.checkpoint.string() << " after round " << first_round_ << std::endl;
   }

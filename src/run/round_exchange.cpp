@@ -1,6 +1,7 @@
 // The wire format between rank 0 and the ranks hosting clients (round_exchange.hpp).
 #include <cflrun/run/round_exchange.hpp>
 
+#include <numeric>
 #include <string>
 
 #include <cflrun/core/error.hpp>
@@ -114,6 +115,33 @@ std::vector<algo::QueryAnswer> gather_answers(const comm::Communicator& comm,
     }
   }
   return answers;
+}
+
+std::vector<algo::AlgorithmState> gather_rank_states(const comm::Communicator& comm, const algo::AlgorithmState& own) {
+  const auto gathered = comm.gather(pack_state(own));
+  std::vector<algo::AlgorithmState> states;
+  std::size_t at = 0;
+  for (int rank = 0; comm.is_root() && rank < comm.size(); ++rank) {  // each part is self-delimiting
+    states.push_back(unpack_state(gathered, at));
+  }
+  return states;
+}
+
+algo::AlgorithmState scatter_rank_states(const comm::Communicator& comm, const std::vector<algo::AlgorithmState>& all) {
+  std::vector<double> packed;  // every rank's part, then one broadcast: each rank takes its own
+  std::vector<int> lengths(static_cast<std::size_t>(comm.size()));
+  for (std::size_t r = 0; comm.is_root() && r < all.size(); ++r) {
+    const auto part = pack_state(all[r]);
+    lengths[r] = static_cast<int>(part.size());
+    packed.insert(packed.end(), part.begin(), part.end());
+  }
+  comm.broadcast(lengths.data(), comm.size());
+  const auto offset = std::accumulate(lengths.begin(), lengths.begin() + comm.rank(), std::int64_t{0});
+  const auto total = std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0});
+  packed.resize(static_cast<std::size_t>(total));
+  comm.broadcast(packed.data(), total);
+  const auto begin = packed.begin() + offset;
+  return unpack_state(std::vector<double>(begin, begin + lengths[static_cast<std::size_t>(comm.rank())]));
 }
 
 }  // namespace cflrun::run

@@ -56,4 +56,13 @@ std::vector<algo::QueryAnswer> gather_answers(const comm::Communicator& comm,
                                               const std::vector<std::vector<double>>& local,
                                               const std::vector<std::int64_t>& lengths);
 
+/// Every rank's own state (e.g. its hosted clients' local models) gathered to rank 0 for a
+/// checkpoint, in the wire format of named tensors.
+/// @return rank 0: [ranks] the states in rank order; other ranks: empty.
+std::vector<algo::AlgorithmState> gather_rank_states(const comm::Communicator& comm, const algo::AlgorithmState& own);
+
+/// The inverse on a resume: rank 0 holds every rank's state (`all`, [ranks], in rank order;
+/// ignored elsewhere); every rank gets its own.
+algo::AlgorithmState scatter_rank_states(const comm::Communicator& comm, const std::vector<algo::AlgorithmState>& all);
+
 }  // namespace cflrun::run
