@@ -204,8 +204,8 @@ torch::Tensor all_combination_weights(const torch::Tensor& variances, const torc
 
 FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
   if (!context.classifier_with_head) {
-    throw ConfigError("fedpac needs a classifier with a body and a head trained on labels (--model cnn, cifar_cnn or "
-                      "mlp, without --unsupervised or --dataset linreg)");
+    throw ConfigError("fedpac needs a classifier with a body and a head trained on labels (--model cnn, fedavg_cnn, "
+                      "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
   }
 }
 
