@@ -186,6 +186,12 @@ samples of a class a pool gets, MNIST's label skew 2 class splits (this MNIST su
 the official one) and the CIFAR-10 label sets (which index the official code's shuffled class order)
 differ from the ones NumPy drew for seed 1.
 
+The PFLlib rows (Per-FedAvg, FedProto, FedALA, FedPAC; the paper runs them from TsingZ0/PFLlib) use
+PFLlib's model and local solver: `model = fedavg_cnn`, PFLlib's FedAvgCNN that its `-m CNN` builds for
+(F)MNIST and CIFAR-10 (conv 32 -> conv 64 -> Linear(dim, 512) -> fc(512, C); FedProto and FedPAC split it
+at `fc`, 512-d features), and plain SGD, lr 0.005, batch 10 (shared/papers/pfl-baselines-setup.md Sec. 1).
+FedPAC keeps the paper's head pairing; `--fedpac-head-pairing pflib` is PFLlib's (issue 26).
+
 PACFL's configs run it as its official code does (MMorafah/PACFL; shared/papers/
 baselines-official-setup.md 3.2): `pacfl-signature = per_label` (p = 3 singular vectors of each
 label's samples, stacked), `pacfl-proximity = entrywise` (the smallest angle between two
@@ -254,29 +260,35 @@ def fesem_settings(dataset):
 # paper does not say whether it replaced them; with its Adam/batch 100 settings Per-FedAvg makes 2
 # meta-steps per pass and barely learns in 100 rounds.
 PFLLIB_SOLVER = [("optimizer", "sgd"), ("lr", 0.005), ("batch-size", 10)]
+# PFLlib's model for `-m CNN` on (F)MNIST and CIFAR-10 (main.py, models.py FedAvgCNN: conv 32, conv 64,
+# Linear(dim, 512), fc(512, C); pfl-baselines-setup.md Sec. 1), which FedProto and FedPAC split at `fc`
+# (512-d features). The CLoVE CNN has no hidden layer: its 256-d conv features are where FedProto's
+# nearest-prototype inference measured 53 % on concept shift at round 100 against the paper's 78.4 (issue 26).
+PFLLIB_MODEL = [("model", "fedavg_cnn")]
+PFLLIB_MODEL_TEXT = "PFLlib's model for -m CNN, FedAvgCNN (--model fedavg_cnn)"
 
 
 def perfedavg_settings(dataset):
-    return (PFLLIB_SOLVER + [("perfedavg-alpha", 0.005), ("perfedavg-beta", 0.005)],
-            "PFLlib's defaults: plain SGD lr 0.005, batch 10 (meta-batches of 20), alpha = beta = 0.005, FedAvg by "
+    return (PFLLIB_MODEL + PFLLIB_SOLVER + [("perfedavg-alpha", 0.005), ("perfedavg-beta", 0.005)],
+            PFLLIB_MODEL_TEXT + ", PFLlib's defaults: plain SGD lr 0.005, batch 10 (meta-batches of 20), alpha = beta = 0.005, FedAvg by "
             "sample count; the CLoVE paper does not report them")
 
 
 def fedproto_settings(dataset):
-    return (PFLLIB_SOLVER + [("fedproto-lambda", 1.0)],
-            "PFLlib's defaults: plain SGD lr 0.005, batch 10, lambda 1.0, prototypes averaged unweighted over the "
+    return (PFLLIB_MODEL + PFLLIB_SOLVER + [("fedproto-lambda", 1.0)],
+            PFLLIB_MODEL_TEXT + ", PFLlib's defaults: plain SGD lr 0.005, batch 10, lambda 1.0, prototypes averaged unweighted over the "
             "clients; the CLoVE paper does not report them")
 
 
 def fedpac_settings(dataset):
-    return (PFLLIB_SOLVER + [("fedpac-lambda", 1.0)],
-            "PFLlib's defaults: plain SGD lr 0.005, batch 10, lambda 1.0, eigenvalue floor 0.01 and weight floor 1e-3 "
+    return (PFLLIB_MODEL + PFLLIB_SOLVER + [("fedpac-lambda", 1.0)],
+            PFLLIB_MODEL_TEXT + ", PFLlib's defaults: plain SGD lr 0.005, batch 10, lambda 1.0, eigenvalue floor 0.01 and weight floor 1e-3 "
             "of the collaboration program; the CLoVE paper does not report them")
 
 
 def fedala_settings(dataset):
-    return (PFLLIB_SOLVER + [("fedala-eta", 1.0), ("fedala-sample-percent", 80), ("fedala-layers", 2)],
-            "PFLlib's defaults: plain SGD lr 0.005, batch 10, eta 1.0, s = 80 %, p = 2 tensors (the last Linear); the "
+    return (PFLLIB_MODEL + PFLLIB_SOLVER + [("fedala-eta", 1.0), ("fedala-sample-percent", 80), ("fedala-layers", 2)],
+            PFLLIB_MODEL_TEXT + ", PFLlib's defaults: plain SGD lr 0.005, batch 10, eta 1.0, s = 80 %, p = 2 tensors (the last Linear); the "
             "CLoVE paper does not report them")
 
 

@@ -1,5 +1,7 @@
 #include <cflrun/algo/fedpac.hpp>
 
+#include <numeric>
+
 #include <torch/nn/functional/loss.h>
 #include <torch/types.h>
 
@@ -190,11 +192,38 @@ torch::Tensor collaboration_weights(int i, const torch::Tensor& variances, const
   return floored_minimiser(p);
 }
 
+/// A random order of the positions 0..m-1: PFLlib's selection (stream 0) or upload (stream 1) order.
+torch::Tensor pflib_order(std::uint64_t seed, std::uint64_t stream, int round, std::int64_t m) {
+  auto engine = core::make_engine(seed, core::Purpose::kHeadPairing, stream, static_cast<std::uint64_t>(round));
+  std::vector<std::int64_t> order(static_cast<std::size_t>(m));
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  core::shuffle_prefix(engine, order, order.size());
+  return torch::tensor(order, torch::kInt64);
+}
+
 }  // namespace
 
 void FedPacOptions::visit(core::OptionVisitor& v) {
   v.option("fedpac-lambda", lambda, "fedpac: lambda, weight of the feature alignment to the global prototypes (PFLlib: 1.0)",
            core::Range::at_least(0.0));
+  v.option("fedpac-head-pairing", head_pairing,
+           "fedpac: whose classifier-collaboration weights build a client's new head: paper (its own, Eq. 9) | pflib "
+           "(the reference code's bug, PFLlib serverpac.py: the weights of the i-th client in the selection order "
+           "combine the heads in a re-shuffled upload order and go to the i-th uploader; a client gets about a "
+           "third of its own head and the rest of random others')",
+           {"paper", "pflib"});
+}
+
+torch::Tensor pflib_head_pairing(const torch::Tensor& weights, const torch::Tensor& selection,
+                                 const torch::Tensor& upload) {
+  const auto m = selection.numel();
+  if (selection.dim() != 1 || upload.sizes() != selection.sizes() || weights.sizes() != torch::IntArrayRef{m, m}) {
+    throw ShapeError("pflib_head_pairing: expected [m, m] weights and two [m] orders, but got " +
+                     c10::str(weights.sizes()) + ", " + c10::str(selection.sizes()) + " and " + c10::str(upload.sizes()));
+  }
+  auto paired = torch::zeros_like(weights);
+  paired.index_put_({upload.unsqueeze(1), upload.unsqueeze(0)}, weights.index({selection.unsqueeze(1), selection.unsqueeze(0)}));
+  return paired;
 }
 
 std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& features, const torch::Tensor& labels,
@@ -228,8 +257,8 @@ torch::Tensor all_combination_weights(const torch::Tensor& variances, const torc
 
 FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
   if (!context.classifier_with_head) {
-    throw ConfigError("fedpac needs a classifier with a body and a head trained on labels (--model cnn, cifar_cnn or "
-                      "mlp, without --unsupervised or --dataset linreg)");
+    throw ConfigError("fedpac needs a classifier with a body and a head trained on labels (--model cnn, fedavg_cnn, "
+                      "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
   }
 }
 
@@ -261,7 +290,12 @@ RoundPlan FedPac::plan(const RoundInput& input) {
   const auto references = statistics.narrow(1, 1, c * d).reshape({m, c, d});
   const auto ids =
       torch::tensor(std::vector<std::int64_t>(input.participants.begin(), input.participants.end()), torch::kInt64);
-  plan.head_weights.index_put_({ids.unsqueeze(1), ids.unsqueeze(0)}, all_combination_weights(variances, references));
+  auto weights = all_combination_weights(variances, references);
+  if (options_.head_pairing == "pflib") {
+    weights = pflib_head_pairing(weights, pflib_order(context_.seed, 0, input.round, m),
+                                 pflib_order(context_.seed, 1, input.round, m));
+  }
+  plan.head_weights.index_put_({ids.unsqueeze(1), ids.unsqueeze(0)}, weights);
   if (prototypes_.defined()) {
     plan.payload = {{"prototypes", prototypes_}, {"present", present_}};
   }

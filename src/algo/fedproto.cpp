@@ -127,8 +127,8 @@ std::pair<torch::Tensor, torch::Tensor> average_prototypes(const torch::Tensor& 
 
 FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
   if (!context.classifier_with_head) {
-    throw ConfigError("fedproto needs a classifier with a body and a head trained on labels (--model cnn, cifar_cnn "
-                      "or mlp, without --unsupervised or --dataset linreg)");
+    throw ConfigError("fedproto needs a classifier with a body and a head trained on labels (--model cnn, fedavg_cnn, "
+                      "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
   }
 }
 

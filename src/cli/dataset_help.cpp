@@ -6,6 +6,7 @@
 #include <cflrun/data/dataset_registry.hpp>
 #include <cflrun/data/mixture.hpp>
 #include <cflrun/data/partition.hpp>
+#include <cflrun/model/network.hpp>
 
 namespace cflrun::cli {
 
@@ -35,6 +36,14 @@ std::string data_dir_help() {
   return "directory of the data files (\"\" = " + defaults + ")";
 }
 
+std::vector<std::string> model_choices() {
+  std::vector<std::string> choices{"auto"};
+  for (const auto architecture : model::all_architectures()) {
+    choices.push_back(model::architecture_name(architecture));
+  }
+  return choices;
+}
+
 std::string model_help() {
   std::vector<std::pair<std::string, std::string>> defaults;  // (model, datasets), in registration order
   for (const auto& source : data::registered_datasets()) {
@@ -46,7 +55,11 @@ std::string model_help() {
       same->second += " and " + source->name();
     }
   }
-  std::string help = "auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear (auto: ";
+  std::string help;
+  for (const auto& choice : model_choices()) {
+    help += (help.empty() ? "" : " | ") + choice;
+  }
+  help += " (fedavg_cnn: PFLlib's FedAvgCNN, the PFLlib rows' model; auto: ";
   for (const auto& [model, datasets] : defaults) {
     help += model + " for " + datasets + ", ";
   }

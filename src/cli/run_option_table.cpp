@@ -70,7 +70,7 @@ void declare_data(RunOptions& o, core::OptionVisitor& v) {
             &o.holdout_samples);
   v.declare({.flag = "model",
              .help = model_help(),
-             .choices = {"auto", "cnn", "cifar_cnn", "mlp", "autoencoder", "conv_autoencoder", "linear"},
+             .choices = model_choices(),
              .recorded_as = o.effective_model()},
             &o.model);
   v.declare({.flag = "unsupervised",

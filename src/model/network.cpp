@@ -11,7 +11,10 @@ namespace cflrun::model {
 namespace {
 
 constexpr Architecture kAll[] = {Architecture::kCnn,         Architecture::kCifarCnn,        Architecture::kMlp,
-                                 Architecture::kAutoencoder, Architecture::kConvAutoencoder, Architecture::kLinear};
+                                 Architecture::kAutoencoder, Architecture::kConvAutoencoder, Architecture::kLinear,
+                                 Architecture::kFedAvgCnn};
+/// The classifiers with a body/head split, for the error messages of the models without one.
+constexpr const char* kClassifiers = "--model cnn, fedavg_cnn, cifar_cnn or mlp";
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string text;
@@ -40,6 +43,16 @@ void require_classes(Architecture architecture, const NetworkShape& shape) {
     throw ConfigError("--model " + architecture_name(architecture) +
                       " is a classifier, but the data has no classes (--dataset linreg); use --model linear");
   }
+}
+
+/// PFLlib's FedAvgCNN in its (F)MNIST ([1, 28, 28]) or its CIFAR-10 ([3, 32, 32]) shape.
+std::shared_ptr<Network> make_fedavg_cnn(const NetworkShape& shape) {
+  const bool colour = !shape.sample_shape.empty() && shape.sample_shape.front() == 3;
+  const std::vector<std::int64_t> expected = colour ? std::vector<std::int64_t>{3, 32, 32}
+                                                    : std::vector<std::int64_t>{1, 28, 28};
+  require_shape(Architecture::kFedAvgCnn, shape, expected, "MNIST, Fashion-MNIST; {3, 32, 32} for CIFAR-10");
+  require_classes(Architecture::kFedAvgCnn, shape);
+  return std::make_shared<FedAvgCnn>(expected[0], expected[1], shape.num_classes);
 }
 
 }  // namespace
@@ -83,6 +96,8 @@ std::string architecture_name(Architecture architecture) {
       return "conv_autoencoder";
     case Architecture::kLinear:
       return "linear";
+    case Architecture::kFedAvgCnn:
+      return "fedavg_cnn";
   }
   return "unknown";
 }
@@ -110,6 +125,8 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
         throw ConfigError("--model linear predicts one real value (--dataset linreg); use a classifier here");
       }
       return std::make_shared<LinearModel>(features(shape));
+    case Architecture::kFedAvgCnn:
+      return make_fedavg_cnn(shape);
   }
   throw ConfigError("make_network: unknown architecture");
 }
@@ -119,16 +136,16 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
 namespace cflrun::model {
 
 torch::Tensor Network::features(const torch::Tensor& /*inputs*/) {
-  throw ConfigError("this model has no body/head split; use a classifier (--model cnn, cifar_cnn or mlp)");
+  throw ConfigError(std::string("this model has no body/head split; use a classifier (") + kClassifiers + ")");
 }
 
 torch::Tensor Network::head(const torch::Tensor& /*features*/) {
-  throw ConfigError("this model has no body/head split; use a classifier (--model cnn, cifar_cnn or mlp)");
+  throw ConfigError(std::string("this model has no body/head split; use a classifier (") + kClassifiers + ")");
 }
 
 bool has_head(Architecture architecture) {
   return architecture == Architecture::kCnn || architecture == Architecture::kCifarCnn ||
-         architecture == Architecture::kMlp;
+         architecture == Architecture::kMlp || architecture == Architecture::kFedAvgCnn;
 }
 
 int feature_size(Architecture architecture) {
@@ -137,6 +154,8 @@ int feature_size(Architecture architecture) {
       return 256;  // 16 channels x 4 x 4
     case Architecture::kCifarCnn:
       return 512;
+    case Architecture::kFedAvgCnn:
+      return static_cast<int>(FedAvgCnn::kHidden);
     case Architecture::kMlp:
       return 200;
     default:
@@ -146,7 +165,7 @@ int feature_size(Architecture architecture) {
 
 FlatRange head_range(const Network& network) {
   if (!network.has_head()) {
-    throw ConfigError("this model has no head; use a classifier (--model cnn, cifar_cnn or mlp)");
+    throw ConfigError(std::string("this model has no head; use a classifier (") + kClassifiers + ")");
   }
   return trailing_layers(network, 1);
 }

@@ -8,9 +8,13 @@
 
 namespace cflrun::algo {
 
-/// FedPAC's options (--fedpac-lambda).
+/// FedPAC's options (--fedpac-lambda, --fedpac-head-pairing).
 struct FedPacOptions : Options<FedPacOptions> {
   double lambda = 1.0;  ///< weight of the feature-alignment regulariser (PFLlib's lamda: 1.0).
+  /// Whose collaboration weights a client's new head uses: "paper" (its own, Eq. 9) or "pflib"
+  /// (PFLlib's serverpac.py, the weights paired with the heads in two different random orders; see
+  /// pflib_head_pairing).
+  std::string head_pairing = "paper";
   std::string title() const override { return "FedPAC"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -31,7 +35,9 @@ struct FedPacOptions : Options<FedPacOptions> {
 /// scored on the global body with their head. ARI is undefined.
 ///
 /// PFLlib pairs the program's rows with heads in another order (its V/h lists follow the selected
-/// clients, the heads a re-shuffled upload order); cflrun indexes everything by client id.
+/// clients, the heads a re-shuffled upload order); cflrun indexes everything by client id, and
+/// --fedpac-head-pairing pflib reproduces PFLlib's pairing (pflib_head_pairing) with the two orders
+/// drawn each round from the (seed, kHeadPairing, 0 | 1, round) streams.
 class FedPac : public Algorithm {
  public:
   static constexpr const char* kName = "fedpac";
@@ -86,6 +92,22 @@ torch::Tensor combination_weights(int i, const torch::Tensor& variances, const t
 /// @return [m, m] float64, row i = combination_weights(i, variances, references).
 /// @throws Error if the fallback solver (NLopt's SLSQP) fails.
 torch::Tensor all_combination_weights(const torch::Tensor& variances, const torch::Tensor& references);
+
+/// The head weights as PFLlib's serverpac.py pairs them (pfl-baselines-setup.md Sec. 5, "Index
+/// mismatch"): its V and h lists, and so the rows and columns of the programs, follow the selection
+/// order S (np.random.choice), while the uploaded heads and ids follow the upload order U
+/// (random.sample of the selected clients); the i-th program's weights a_{S_i} then combine the
+/// heads in U's order and go to client U_i: result[U_i, U_j] = weights[S_i, S_j]. A client so gets
+/// the weights of another (S_i) on the heads permuted alike; its own head receives that client's
+/// self-weight. (PFLlib's fallback for a program it cannot solve, uploaded_heads[cid], indexes the
+/// upload list by a client id; cflrun's fallback row e_i keeps the pairing above instead.)
+/// @param weights    [m, m] float64, row i = the correct weights of participant i on each participant's head.
+/// @param selection  [m] int64, S: a permutation of the positions 0..m-1.
+/// @param upload     [m] int64, U: another permutation.
+/// @return [m, m] float64, the weights each participant's new head takes from each participant's head.
+/// @throws ShapeError if the orders are not [m] or the weights not [m, m].
+torch::Tensor pflib_head_pairing(const torch::Tensor& weights, const torch::Tensor& selection,
+                                 const torch::Tensor& upload);
 
 /// A client's feature statistics (Sec. 4.2, PFLlib's statistics_extraction): V and h [C, d] from
 /// its features [n, d] and labels [n]. @return (V, h) as ([1], [C, d]) float64.

@@ -31,8 +31,8 @@ class FedProto : public Algorithm {
   static constexpr const char* kSummary =
       "FedProto: clients share class prototypes of their features, not weights (Tan et al. 2022)";
   using Options = FedProtoOptions;
-  /// @throws ConfigError unless the model is a classifier with a body/head split (cnn, cifar_cnn,
-  ///         mlp) trained on labels, or with gradient averaging.
+  /// @throws ConfigError unless the model is a classifier with a body/head split (cnn, fedavg_cnn,
+  ///         cifar_cnn, mlp) trained on labels, or with gradient averaging.
   FedProto(const FedProtoOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   /// One unused server model: the clients' models are their own.

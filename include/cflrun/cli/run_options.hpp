@@ -26,7 +26,7 @@ struct RunOptions {
   std::string dataset = "fmnist";        ///< --dataset: a registered dataset (data/dataset_registry.hpp).
   std::string data_dir;                  ///< --data-dir: "" means the dataset's default directory.
   std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation | class_per_cluster (images only) | mixture_10_90 | mixture_30_70 | mixture_linear | mixture_random.
-  std::string model = "auto";            ///< --model: auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear.
+  std::string model = "auto";            ///< --model: auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear | fedavg_cnn.
   bool unsupervised = false;             ///< --unsupervised: train autoencoders on the MSE reconstruction loss (App. C.2).
   std::int64_t dimension = 20;           ///< --dimension: d of --dataset linreg.
   double separation = 1.0;               ///< --separation: Delta of --dataset linreg (pairwise distances in [Delta, 5 Delta]).

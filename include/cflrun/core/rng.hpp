@@ -33,6 +33,7 @@ enum class Purpose : std::uint64_t {
   kColdStart = 12,        ///< FlexCFL's cold-start sample of clients and its k-means (b = round)
   kFineTune = 13,         ///< a client's fine-tuning batch before it is scored, Per-FedAvg (a = client, b = round)
   kAdaptiveAggregation = 14,  ///< FedALA's random slice of a client's data (a = client, b = round)
+  kHeadPairing = 15,  ///< FedPAC's PFLlib head pairing: the selection (a = 0) and upload (a = 1) orders (b = round)
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.

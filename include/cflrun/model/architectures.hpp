@@ -2,9 +2,10 @@
 /// @file
 /// The models of the CLoVE paper's official code besides the small CNN (clove-official-setup.md
 /// Sec. 9; CLoVE App. B) and IFCA's MLP (IFCA Sec. 6.2). Build them with make_network (network.hpp).
-/// Only CifarCnn has a TorchScript form for scoring: for the others the frozen module measured no
-/// faster than the eager forward (tests/bench/inference_paths: mlp 0.5-0.7x, autoencoder 0.9x,
-/// conv_autoencoder 0.9-1.05x, linear far slower for the cost of freezing), so they score eagerly.
+/// Only the convolutional classifiers (CifarCnn, FedAvgCnn) have a TorchScript form for scoring: for
+/// the others the frozen module measured no faster than the eager forward (tests/bench/inference_paths:
+/// mlp 0.5-0.7x, autoencoder 0.9x, conv_autoencoder 0.9-1.05x, linear far slower for the cost of
+/// freezing), so they score eagerly.
 
 #include <cstdint>
 #include <string>
@@ -33,6 +34,38 @@ class CifarCnn : public Network {
   torch::Tensor features(const torch::Tensor& inputs) override;
   /// @return [N, C] logits of the final Linear(512, C).
   torch::Tensor head(const torch::Tensor& features) override;
+
+ private:
+  torch::nn::Sequential layers_;
+};
+
+/// PFLlib's FedAvgCNN, the model its `-m CNN` builds for (F)MNIST and CIFAR-10 and so the model of the
+/// CLoVE paper's PFLlib rows, Per-FedAvg, FedProto, FedALA and FedPAC (pfl-baselines-setup.md Sec. 1;
+/// PFLlib system/flcore/trainmodel/models.py): Conv2d(c, 32, 5) -> ReLU -> MaxPool 2 -> Conv2d(32, 64,
+/// 5) -> ReLU -> MaxPool 2 (stride 1, no padding) -> flatten dim -> Linear(dim, 512) -> ReLU -> `fc`
+/// Linear(512, C). dim = 1 024 for [1, 28, 28] (28 -> 24 -> 12 -> 8 -> 4 px), 1 600 for [3, 32, 32]
+/// (32 -> 28 -> 14 -> 10 -> 5 px). The body/head split is PFLlib's BaseHeadSplit: the head is `fc`,
+/// the features the 512 outputs of the hidden layer after its ReLU. 582 026 parameters for
+/// [1, 28, 28] and C = 10, 878 538 for [3, 32, 32].
+class FedAvgCnn : public Network {
+ public:
+  /// @param channels     c, input channels (1 for (F)MNIST, 3 for CIFAR-10).
+  /// @param side         the input's height and width in pixels (28 or 32), at least 16.
+  /// @param num_classes  C, output logits.
+  FedAvgCnn(std::int64_t channels, std::int64_t side, int num_classes);
+  /// @param inputs [N, c, side, side] float32. @return [N, C] logits.
+  /// @throws c10::Error from LibTorch if the input shape does not fit.
+  torch::Tensor forward(const torch::Tensor& inputs) override;
+  /// The eval-mode forward as TorchScript (the layers in order), for InferenceForward.
+  std::string torchscript() const override;
+  bool has_head() const override { return true; }
+  /// @return [N, 512] the hidden layer after its ReLU, the head's input.
+  torch::Tensor features(const torch::Tensor& inputs) override;
+  /// @return [N, C] logits of `fc`, Linear(512, C).
+  torch::Tensor head(const torch::Tensor& features) override;
+
+  /// Outputs of the hidden layer: the features' size.
+  static constexpr std::int64_t kHidden = 512;
 
  private:
   torch::nn::Sequential layers_;

@@ -18,7 +18,7 @@ namespace cflrun::model {
 /// A trainable model: a torch::nn::Module with one forward function. Every model of a run has
 /// the same architecture, so their flat states (flat_state.hpp) have the same layout.
 ///
-/// Classifiers (cnn, cifar_cnn, mlp) are split into a body, the feature extractor, and a head, their
+/// Classifiers (cnn, fedavg_cnn, cifar_cnn, mlp) are split into a body, the feature extractor, and a head, their
 /// last linear layer: forward(x) = head(features(x)) (the split of FedProto and FedPAC; PFLlib's
 /// BaseHeadSplit, pfl-baselines-setup.md Sec. 1). The head's parameters are the last layer's, the
 /// flat-state range head_range().
@@ -29,10 +29,10 @@ class Network : public torch::nn::Module {
   ///                flattened reconstruction ([N, prod(sample_shape)]), see Architecture.
   /// @throws c10::Error from LibTorch if the input shape does not fit the architecture.
   virtual torch::Tensor forward(const torch::Tensor& inputs) = 0;
-  /// Whether the model is a classifier with a body and a head (cnn, cifar_cnn, mlp).
+  /// Whether the model is a classifier with a body and a head (cnn, fedavg_cnn, cifar_cnn, mlp).
   virtual bool has_head() const { return false; }
   /// The body's output for `inputs`: [N, d] float32 features, the head's input (d = 256 for the
-  /// cnn, 512 for cifar_cnn, 200 for mlp). @throws ConfigError if !has_head().
+  /// cnn, 512 for fedavg_cnn and cifar_cnn, 200 for mlp). @throws ConfigError if !has_head().
   virtual torch::Tensor features(const torch::Tensor& inputs);
   /// The head: [N, d] features -> [N, C] logits. @throws ConfigError if !has_head().
   virtual torch::Tensor head(const torch::Tensor& features);
@@ -43,7 +43,8 @@ class Network : public torch::nn::Module {
   virtual std::string torchscript() const { return ""; }
 };
 
-/// The architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9) and IFCA.
+/// The architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9), IFCA and
+/// PFLlib (pfl-baselines-setup.md Sec. 1).
 enum class Architecture {
   kCnn,              ///< "cnn": the small MNIST/FMNIST CNN (GenConvNet, conv_net.hpp), 5 142 params.
   kCifarCnn,         ///< "cifar_cnn": Cifar10CNN, 4 conv-BN-ReLU-pool blocks + 3 FC with dropout.
@@ -51,6 +52,7 @@ enum class Architecture {
   kAutoencoder,      ///< "autoencoder": fully connected, d -> d -> d/2 -> d/4 -> d/2 -> d -> d, sigmoid.
   kConvAutoencoder,  ///< "conv_autoencoder": CIFAR10Autoencoder, 3 strided convs, 128 latent, tanh.
   kLinear,           ///< "linear": Linear(d, 1) without bias (mixed linear regression, App. C.1.1).
+  kFedAvgCnn,        ///< "fedavg_cnn": PFLlib's FedAvgCNN (conv 32, conv 64, FC 512, fc C), the PFLlib rows' model.
 };
 
 /// Parses a --model value. @throws ConfigError naming the accepted values otherwise.
@@ -68,15 +70,15 @@ struct NetworkShape {
 /// Builds a freshly initialised model (LibTorch default initialisation from the global generator,
 /// so seed it with torch::manual_seed first for a reproducible draw).
 /// @throws ConfigError if the architecture cannot take `shape.sample_shape` (e.g. the CNN needs
-///         {1, 28, 28}, cifar_cnn and conv_autoencoder {3, 32, 32}), naming --model and the
-///         dataset that fits.
+///         {1, 28, 28}, cifar_cnn and conv_autoencoder {3, 32, 32}, fedavg_cnn either), naming
+///         --model and the dataset that fits.
 std::shared_ptr<Network> make_network(Architecture architecture, const NetworkShape& shape);
 
 /// Every architecture cflrun has, in the order of the Architecture enum.
 std::vector<Architecture> all_architectures();
 
 /// The shape of the data the architecture is built for in the paper: {1, 28, 28} with 10 classes
-/// (cnn, mlp, autoencoder: MNIST, Fashion-MNIST), {3, 32, 32} with 10 classes (cifar_cnn,
+/// (cnn, fedavg_cnn, mlp, autoencoder: MNIST, Fashion-MNIST), {3, 32, 32} with 10 classes (cifar_cnn,
 /// conv_autoencoder: CIFAR-10), {20} without classes (linear: linreg, d = 20).
 NetworkShape paper_shape(Architecture architecture);
 
@@ -84,7 +86,7 @@ NetworkShape paper_shape(Architecture architecture);
 bool has_head(Architecture architecture);
 
 /// d, the size of the body's output (Network::features) of `architecture`: 256 (cnn), 512
-/// (cifar_cnn), 200 (mlp); 0 for a model without a head.
+/// (fedavg_cnn, cifar_cnn), 200 (mlp); 0 for a model without a head.
 int feature_size(Architecture architecture);
 
 /// Where the head's parameters (the last layer's) lie in the model's flat state (flat_state.hpp);

@@ -3,6 +3,8 @@
 
 #include "round_for_tests.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 #include <torch/types.h>
 
@@ -127,6 +129,51 @@ TEST(FedPac, PlanAveragesBodiesOverParticipantsAndCombinesTheirHeads) {
   auto without_head = context;
   without_head.classifier_with_head = false;
   EXPECT_THROW(FedPac(FedPacOptions{}, without_head), ConfigError);
+}
+
+TEST(FedPac, PflibHeadPairingMatchesAHandComputedCase) {
+  // Correct weights W (row i: participant i's weights on the heads of 0, 1, 2), selection order
+  // S = (2, 0, 1), upload order U = (1, 2, 0). PFLlib's i-th program is S_i's, and its weights go,
+  // on the heads in U's order, to client U_i: result[U_i, U_j] = W[S_i, S_j].
+  //   i = 0: client 1 takes W[2]: result[1][1] = W22 = 0.3, result[1][2] = W20 = 0.6, result[1][0] = W21 = 0.1
+  //   i = 1: client 2 takes W[0]: result[2][1] = W02 = 0.2, result[2][2] = W00 = 0.5, result[2][0] = W01 = 0.3
+  //   i = 2: client 0 takes W[1]: result[0][1] = W12 = 0.05, result[0][2] = W10 = 0.25, result[0][0] = W11 = 0.7
+  // Each client's own head gets another client's self-weight (0.7, 0.3, 0.5 instead of 0.5, 0.7, 0.3).
+  const auto weights = torch::tensor({{0.5, 0.3, 0.2}, {0.25, 0.7, 0.05}, {0.6, 0.1, 0.3}}, torch::kFloat64);
+  const auto paired = pflib_head_pairing(weights, torch::tensor({2, 0, 1}, torch::kInt64),
+                                         torch::tensor({1, 2, 0}, torch::kInt64));
+  const auto expected = torch::tensor({{0.7, 0.05, 0.25}, {0.1, 0.3, 0.6}, {0.3, 0.2, 0.5}}, torch::kFloat64);
+  EXPECT_TRUE(torch::equal(paired, expected)) << paired;
+  // Equal orders pair correctly.
+  const auto same = torch::tensor({2, 0, 1}, torch::kInt64);
+  EXPECT_TRUE(torch::equal(pflib_head_pairing(weights, same, same), weights));
+  EXPECT_THROW(pflib_head_pairing(weights, same, torch::tensor({0, 1}, torch::kInt64)), ShapeError);
+}
+
+/// The plan under --fedpac-head-pairing pflib: the paper's head weights with rows and columns
+/// permuted alike (result[r, h] = paper[pi(r), pi(h)], pi = S U^-1), the same in every call of a round.
+TEST(FedPac, PflibPairingPlanPermutesThePapersHeadWeights) {
+  auto context = testing::context_for(3, 1);
+  context.num_classes = 2;
+  context.feature_size = 2;
+  context.classifier_with_head = true;
+  // V = 1, 2, 4 and distinct references: three different rows of weights.
+  const auto statistics = torch::tensor({{1.0, 1.0, 0.0, 0.0, 0.0}, {2.0, 0.0, 1.0, 0.0, 0.0}, {4.0, 0.0, 0.0, 1.0, 0.5}},
+                                        torch::kFloat64);
+  const auto input = testing::input_for(3, {0, 1, 2}, QueryKind::kClientStatistics, statistics);
+  const auto paper = FedPac(FedPacOptions{}, context).plan(input).head_weights;
+  FedPacOptions options;
+  options.head_pairing = "pflib";
+  FedPac fedpac(options, context);
+  const auto pflib = fedpac.plan(input).head_weights;
+  EXPECT_TRUE(torch::equal(fedpac.plan(input).head_weights, pflib));
+  int conjugates = 0;
+  std::vector<std::int64_t> pi{0, 1, 2};
+  do {
+    const auto p = torch::tensor(pi, torch::kInt64);
+    conjugates += torch::equal(paper.index({p.unsqueeze(1), p.unsqueeze(0)}), pflib) ? 1 : 0;
+  } while (std::next_permutation(pi.begin(), pi.end()));
+  EXPECT_GE(conjugates, 1) << paper << "\n" << pflib;
 }
 
 }  // namespace

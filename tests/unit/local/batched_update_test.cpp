@@ -34,7 +34,8 @@ std::vector<Case> cases() {
           {Architecture::kLinear, {{20}, 0}, Objective::kRegression},
           {Architecture::kAutoencoder, {{1, 8, 8}, 0}, Objective::kReconstruction},
           {Architecture::kConvAutoencoder, {{3, 32, 32}, 0}, Objective::kReconstruction},
-          {Architecture::kCifarCnn, {{3, 32, 32}, 10}, Objective::kClassification, 10}};
+          {Architecture::kCifarCnn, {{3, 32, 32}, 10}, Objective::kClassification, 10},
+          {Architecture::kFedAvgCnn, {{1, 28, 28}, 10}, Objective::kClassification}};
 }
 
 struct Data {
@@ -142,9 +143,13 @@ void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSetting
     // moves a weight by up to a fraction of the step size (lr 0.01): measured at most 6e-5. Not
     // so for the CIFAR CNN's: its batch norms make the convolutions' bias gradients zero in
     // exact arithmetic, and rounding decides the sign of every such Adam step (up to lr a step;
-    // SGD compares its states below). Its losses agree all the same.
+    // SGD compares its states below). Its losses agree all the same. FedAvgCNN's 582 026 weights
+    // hold more such near-zero gradients (its 512 hidden units feed dead ReLUs): measured 4.8e-4
+    // under Adam, so it gets a tenth of the step size; under SGD the common bound.
+    const double tolerance =
+        c.architecture == Architecture::kFedAvgCnn && settings.solver == Solver::kAdam ? 1e-3 : 2e-4;
     if (c.architecture != Architecture::kCifarCnn || settings.solver == Solver::kSgd) {
-      EXPECT_LT((trained[k] - expected).abs().max().item<double>(), 2e-4)
+      EXPECT_LT((trained[k] - expected).abs().max().item<double>(), tolerance)
           << model::architecture_name(c.architecture) << " client " << k;
     }
     EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-5 * std::max(1.0, std::abs(loss)))

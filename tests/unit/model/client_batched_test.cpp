@@ -107,7 +107,8 @@ TEST(ClientBatchedNetwork, CifarCnnTrainingPassEqualsEachClientsOwnModel) {
 
 TEST(ClientBatchedNetwork, EveryArchitectureHasAClientBatchedForm) {
   for (const auto architecture : {Architecture::kCnn, Architecture::kMlp, Architecture::kLinear,
-                                  Architecture::kAutoencoder, Architecture::kConvAutoencoder, Architecture::kCifarCnn}) {
+                                  Architecture::kAutoencoder, Architecture::kConvAutoencoder, Architecture::kCifarCnn,
+                                  Architecture::kFedAvgCnn}) {
     EXPECT_TRUE(ClientBatchedNetwork::supports(*make_network(architecture, paper_shape(architecture))))
         << architecture_name(architecture);
   }

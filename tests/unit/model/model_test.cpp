@@ -88,7 +88,7 @@ TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
 }
 
 /// Every architecture's inference forward gives its eager eval-mode outputs (BatchNorm on running
-/// statistics moved away from their initial values, Dropout off); cnn and cifar_cnn run frozen.
+/// statistics moved away from their initial values, Dropout off); cnn, cifar_cnn and fedavg_cnn run frozen.
 TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
   for (const auto architecture : all_architectures()) {
     SCOPED_TRACE(architecture_name(architecture));
@@ -104,7 +104,8 @@ TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
     }
     const auto inputs = torch::rand(batch);
     InferenceForward forward(*network);
-    EXPECT_EQ(forward.frozen(), architecture == Architecture::kCnn || architecture == Architecture::kCifarCnn);
+    EXPECT_EQ(forward.frozen(), architecture == Architecture::kCnn || architecture == Architecture::kCifarCnn ||
+                                    architecture == Architecture::kFedAvgCnn);
     const auto expected = eager_eval(*network, inputs);
     const auto frozen = forward(inputs);
     ASSERT_EQ(frozen.sizes(), expected.sizes());

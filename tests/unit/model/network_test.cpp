@@ -29,7 +29,9 @@ struct Case {
 // 1 180 160, batch norms 2*(64+128+256+512) = 1 920, FC 2 098 176 + 524 800 + 5 130 = 4 181 002.
 // mlp: 784*200+200 + 200*10+10 = 159 010. autoencoder: 615 440 + 307 720 + 77 028 + 77 224 +
 // 308 112 + 615 440 = 2 000 964. conv_autoencoder: 896 + 18 496 + 73 856 + 262 272 + 264 192 +
-// 73 792 + 18 464 + 867 = 712 835. linear: 20.
+// 73 792 + 18 464 + 867 = 712 835. linear: 20. fedavg_cnn (PFLlib's FedAvgCNN): 1*32*25+32 +
+// 32*64*25+64 + 1024*512+512 + 512*10+10 = 832 + 51 264 + 524 800 + 5 130 = 582 026 on MNIST;
+// 3*32*25+32 + 51 264 + 1600*512+512 + 5 130 = 2 432 + 51 264 + 819 712 + 5 130 = 878 538 on CIFAR-10.
 const Case kCases[] = {
     {Architecture::kCnn, {{1, 28, 28}, 10}, 5142, 10},
     {Architecture::kCifarCnn, {{3, 32, 32}, 10}, 4181002, 10},
@@ -37,6 +39,8 @@ const Case kCases[] = {
     {Architecture::kAutoencoder, {{1, 28, 28}, 10}, 2000964, 784},
     {Architecture::kConvAutoencoder, {{3, 32, 32}, 10}, 712835, 3072},
     {Architecture::kLinear, {{20}, 0}, 20, 1},
+    {Architecture::kFedAvgCnn, {{1, 28, 28}, 10}, 582026, 10},
+    {Architecture::kFedAvgCnn, {{3, 32, 32}, 10}, 878538, 10},
 };
 
 torch::Tensor batch_for(const NetworkShape& shape, std::int64_t n) {
@@ -103,9 +107,25 @@ TEST(Network, ShapeThatDoesNotFitTheArchitectureNamesTheModel) {
         << e.what();
   }
   EXPECT_THROW(make_network(Architecture::kCifarCnn, {{1, 28, 28}, 10}), ConfigError);
+  EXPECT_THROW(make_network(Architecture::kFedAvgCnn, {{1, 32, 32}, 10}), ConfigError);
+  EXPECT_THROW(make_network(Architecture::kFedAvgCnn, {{3, 28, 28}, 10}), ConfigError);
+  EXPECT_THROW(make_network(Architecture::kFedAvgCnn, {{1, 28, 28}, 0}), ConfigError);
   EXPECT_THROW(make_network(Architecture::kMlp, {{20}, 0}), ConfigError);
   EXPECT_THROW(make_network(Architecture::kLinear, {{1, 28, 28}, 10}), ConfigError);
   EXPECT_THROW(parse_architecture("resnet"), ConfigError);
+}
+
+/// PFLlib's FedAvgCNN registers conv1, conv2, fc1, fc in this order (models.py): FedALA's "last p
+/// tensors" and the body/head zip copies depend on it.
+TEST(Network, FedAvgCnnKeepsPflibsParameterOrder) {
+  const auto network = make_network(Architecture::kFedAvgCnn, {{1, 28, 28}, 10});
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const auto& parameter : network->parameters()) {
+    shapes.push_back(parameter.sizes().vec());
+  }
+  const std::vector<std::vector<std::int64_t>> expected{{32, 1, 5, 5}, {32}, {64, 32, 5, 5}, {64},
+                                                        {512, 1024},    {512}, {10, 512},     {10}};
+  EXPECT_EQ(shapes, expected);
 }
 
 }  // namespace
@@ -117,8 +137,9 @@ namespace {
 TEST(BodyHeadSplit, ForwardIsTheHeadOfTheFeaturesForEveryClassifier) {
   const std::vector<std::pair<Architecture, NetworkShape>> classifiers{
       {Architecture::kCnn, {{1, 28, 28}, 10}}, {Architecture::kCifarCnn, {{3, 32, 32}, 10}},
-      {Architecture::kMlp, {{1, 28, 28}, 10}}};
-  const std::vector<std::int64_t> feature_sizes{256, 512, 200};
+      {Architecture::kMlp, {{1, 28, 28}, 10}}, {Architecture::kFedAvgCnn, {{1, 28, 28}, 10}},
+      {Architecture::kFedAvgCnn, {{3, 32, 32}, 10}}};
+  const std::vector<std::int64_t> feature_sizes{256, 512, 200, 512, 512};
   for (std::size_t a = 0; a < classifiers.size(); ++a) {
     torch::manual_seed(1);
     auto network = make_network(classifiers[a].first, classifiers[a].second);
