@@ -216,6 +216,14 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
   return recorder.take();
 }
 
+const std::map<std::string, std::string>& default_option_values() {
+  static const auto values = [] {
+    const auto attributes = RunOptions{}.to_attributes();
+    return std::map<std::string, std::string>(attributes.begin(), attributes.end());
+  }();
+  return values;
+}
+
 std::set<std::string> option_names(std::initializer_list<core::OptionKind> kinds) {
   OptionKinds collector;
   RunOptions defaults;

@@ -139,10 +139,32 @@ bool value_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
+namespace {
+
+/// Every key any of `runs` has.
+std::set<std::string> keys_of(const std::vector<RunSummary>& runs) {
+  std::set<std::string> keys;
+  for (const auto& run : runs) {
+    for (const auto& [name, value] : group_key(run)) {
+      keys.insert(name);
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
 std::vector<RunGroup> group_runs(const std::vector<RunSummary>& runs) {
+  const auto keys = keys_of(runs);
   std::vector<RunGroup> groups;
   for (const auto& run : runs) {
     auto key = group_key(run);
+    for (const auto& name : keys) {  // an option newer than the run's build: it ran as the default
+      const auto by_default = cli::default_option_values().find(name);
+      if (by_default != cli::default_option_values().end()) {
+        key.emplace(name, by_default->second);
+      }
+    }
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const RunGroup& group) { return group.key == key; });
     if (it == groups.end()) {

@@ -106,8 +106,11 @@ std::vector<std::string> config_differences(const std::vector<std::pair<std::str
       continue;
     }
     const auto found = had.find(name);
-    if (found == had.end()) {
-      differences.push_back("--" + name + ": " + value + " (not recorded)");
+    if (found == had.end()) {  // recorded by an older build: a difference unless at the default
+      const auto by_default = cli::default_option_values().find(name);
+      if (by_default == cli::default_option_values().end() || by_default->second != value) {
+        differences.push_back("--" + name + ": " + value + " (not recorded)");
+      }
     } else if (found->second != value) {
       differences.push_back("--" + name + ": " + value + " (recorded " + found->second + ")");
     }

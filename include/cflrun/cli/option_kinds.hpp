@@ -5,6 +5,7 @@
 /// --resume (run/output_files.cpp), `cflrun report`'s grouping (report/group_statistics.cpp).
 
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <string>
 
@@ -17,5 +18,11 @@ namespace cflrun::cli {
 /// /config does not record (--quiet, --dry-run). Not --help and --version, which are no run options.
 /// @return  the names, sorted; empty if `kinds` is.
 std::set<std::string> option_names(std::initializer_list<core::OptionKind> kinds);
+
+/// Every recorded option's default, as /config writes it (RunOptions::to_attributes of a
+/// default-constructed RunOptions: every algorithm's options included). An option that a result
+/// file or checkpoint lacks was made by a build before the option existed, which behaved as its
+/// default: --skip-complete, --resume and `cflrun report` read the missing value as this one.
+const std::map<std::string, std::string>& default_option_values();
 
 }  // namespace cflrun::cli

@@ -118,6 +118,16 @@ TEST(GroupRuns, PlacementOptionsJoinGroupsExperimentOptionsSplitThem) {
   EXPECT_EQ(group_runs({summary(serial, 90.0), summary(bf16, 80.0)}).size(), 2U);
 }
 
+TEST(GroupRuns, AnOptionAnOlderBuildDidNotRecordJoinsTheGroupOfItsDefault) {
+  auto older = base_config("fedpac", 1);  // written before --fedpac-lambda existed
+  older.erase("fedpac-lambda");
+  auto newer = base_config("fedpac", 2);
+  newer["fedpac-lambda"] = "1";  // the default
+  EXPECT_EQ(group_runs({summary(older, 90.0), summary(newer, 80.0)}).size(), 1U);
+  newer["fedpac-lambda"] = "0.5";
+  EXPECT_EQ(group_runs({summary(older, 90.0), summary(newer, 80.0)}).size(), 2U);
+}
+
 TEST(ValueLess, NumbersNumericallyTextAlphabetically) {
   EXPECT_TRUE(value_less("5", "10"));
   EXPECT_TRUE(value_less("0.001", "0.01"));

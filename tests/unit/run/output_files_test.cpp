@@ -51,6 +51,14 @@ TEST(OutputFiles, ConfigDifferencesIgnoreBookkeepingAndNameEachDifference) {
   EXPECT_NE(differences[1].find("--lr: 0.1"), std::string::npos);
 }
 
+TEST(OutputFiles, AnOptionAnOlderBuildDidNotRecordDiffersOnlyFromItsDefault) {
+  const std::vector<std::pair<std::string, std::string>> recorded{{"seed", "1"}};  // no --fedpac-lambda
+  EXPECT_TRUE(config_differences({{"seed", "1"}, {"fedpac-lambda", "1"}}, recorded).empty());  // the default
+  const auto differences = config_differences({{"seed", "1"}, {"fedpac-lambda", "0.5"}}, recorded);
+  ASSERT_EQ(differences.size(), 1U);
+  EXPECT_EQ(differences[0], "--fedpac-lambda: 0.5 (not recorded)");
+}
+
 TEST(OutputFiles, ConfigDifferencesIgnoreExactlyThePlacementAndBookkeepingOptions) {
   // The options ignored before they were derived from the option kinds (cli::option_names).
   for (const char* name : {"out", "threads", "quiet", "overwrite", "skip-complete", "resume", "config", "device",
