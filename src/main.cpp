@@ -19,14 +19,15 @@
 namespace {
 
 constexpr int kExitFailure = 1;
-/// A rank did not answer within --round-timeout (as timeout(1)); --resume continues from the last checkpoint.
+/// A rank did not answer within --round-timeout (as timeout(1)); --resume continues from the last
+/// checkpoint.
 constexpr int kExitWatchdog = 124;
 
 void print_version() {
   std::cout << "cflrun " << cflrun::core::version() << "\ngit commit " << cflrun::core::git_commit()
-            << "\nLibTorch " << cflrun::core::torch_version() << "\nCUDA " << cflrun::core::cuda_support()
-            << "\nCPU kernels " << cflrun::core::cpu_kernels() << "\nOpenMP " << cflrun::openmp::spin_count_setting()
-            << std::endl;
+            << "\nLibTorch " << cflrun::core::torch_version() << "\nCUDA "
+            << cflrun::core::cuda_support() << "\nCPU kernels " << cflrun::core::cpu_kernels()
+            << "\nOpenMP " << cflrun::openmp::spin_count_setting() << std::endl;
 }
 
 /// Subcommands that read or write files only: no MPI, one process.

@@ -27,13 +27,19 @@ std::vector<int> renumber_by_smallest_client(const std::vector<int>& groups) {
 
 ClientSide Algorithm::client_side() const { return {}; }
 
-std::vector<ClientQuery> Algorithm::set_up_queries(const std::vector<int>& /*initial*/) { return {}; }
+std::vector<ClientQuery> Algorithm::set_up_queries(const std::vector<int>& /*initial*/) {
+  return {};
+}
 
 void Algorithm::set_up(const std::vector<QueryAnswer>& /*answers*/) {}
 
-std::vector<ClientQuery> Algorithm::queries(int /*round*/, const std::vector<int>& /*participants*/) { return {}; }
+std::vector<ClientQuery> Algorithm::queries(int /*round*/,
+                                            const std::vector<int>& /*participants*/) {
+  return {};
+}
 
-Aggregation Algorithm::aggregate(const RoundInput& input, const RoundPlan& plan, const std::vector<int>& trained,
+Aggregation Algorithm::aggregate(const RoundInput& input, const RoundPlan& plan,
+                                 const std::vector<int>& trained,
                                  const torch::Tensor& /*updates*/) {
   std::vector<int> models;
   for (int client : trained) {
@@ -42,30 +48,34 @@ Aggregation Algorithm::aggregate(const RoundInput& input, const RoundPlan& plan,
   return {hard_plan(trained, models, num_models(), input.train_samples).weights, {}};
 }
 
-void Algorithm::after_aggregation(int /*round*/, const std::vector<bool>& /*trained*/, torch::Tensor& /*models*/) {}
+void Algorithm::after_aggregation(int /*round*/, const std::vector<bool>& /*trained*/,
+                                  torch::Tensor& /*models*/) {}
 
 ExtraValues Algorithm::record(int /*round*/) const { return {}; }
 
 AlgorithmState Algorithm::evaluation_payload(int /*round*/) const { return {}; }
 
-void Algorithm::receive_reports(int /*round*/, const std::vector<int>& /*clients*/, const torch::Tensor& /*reports*/) {}
+void Algorithm::receive_reports(int /*round*/, const std::vector<int>& /*clients*/,
+                                const torch::Tensor& /*reports*/) {}
 
 RoundTraffic Algorithm::traffic(const RoundFacts& facts) const { return round_traffic(facts); }
 
 void Algorithm::restore(const AlgorithmState& state) {
   if (!state.empty()) {
     throw DataError(name() + " keeps no state across rounds, but the checkpoint holds " +
-                    std::to_string(state.size()) + " tensors for it; was it written by another algorithm?");
+                    std::to_string(state.size()) +
+                    " tensors for it; was it written by another algorithm?");
   }
 }
 
 namespace {
 
 /// Throws the one message format of a refused run option.
-void refuse_if(bool given, const std::string& option, const std::string& algorithm, const std::string& reason,
-               const std::string& fix) {
+void refuse_if(bool given, const std::string& option, const std::string& algorithm,
+               const std::string& reason, const std::string& fix) {
   if (given && !reason.empty()) {
-    throw ConfigError("--" + option + " does not apply to " + algorithm + " (" + reason + "); " + fix);
+    throw ConfigError("--" + option + " does not apply to " + algorithm + " (" + reason + "); " +
+                      fix);
   }
 }
 
@@ -77,17 +87,21 @@ std::string number(double value) {
 
 }  // namespace
 
-void check_run_options(const std::string& algorithm, const Traits& traits, const AlgorithmContext& context) {
-  refuse_if(context.gradient_averaging, "aggregation gradient", algorithm, traits.no_gradient_averaging,
-            "use --aggregation model");
-  refuse_if(context.participation < 1.0, "participation " + number(context.participation), algorithm,
-            traits.no_partial_participation, "use --participation 1");
-  refuse_if(context.newcomers > 0, "newcomers " + std::to_string(context.newcomers), algorithm, traits.no_newcomers,
-            "use --newcomers 0");
-  refuse_if(context.cluster_layers > 0, "cluster-layers " + std::to_string(context.cluster_layers), algorithm,
-            traits.no_cluster_layers, "use --cluster-layers 0");
-  refuse_if(context.stable_rounds > 0, "stable-rounds " + std::to_string(context.stable_rounds), algorithm,
-            traits.records_loss_vectors ? "" : "it clusters no loss vectors; the stability switch is clove's and ifca's",
+void check_run_options(const std::string& algorithm, const Traits& traits,
+                       const AlgorithmContext& context) {
+  refuse_if(context.gradient_averaging, "aggregation gradient", algorithm,
+            traits.no_gradient_averaging, "use --aggregation model");
+  refuse_if(context.participation < 1.0, "participation " + number(context.participation),
+            algorithm, traits.no_partial_participation, "use --participation 1");
+  refuse_if(context.newcomers > 0, "newcomers " + std::to_string(context.newcomers), algorithm,
+            traits.no_newcomers, "use --newcomers 0");
+  refuse_if(context.cluster_layers > 0, "cluster-layers " + std::to_string(context.cluster_layers),
+            algorithm, traits.no_cluster_layers, "use --cluster-layers 0");
+  refuse_if(context.stable_rounds > 0, "stable-rounds " + std::to_string(context.stable_rounds),
+            algorithm,
+            traits.records_loss_vectors
+                ? ""
+                : "it clusters no loss vectors; the stability switch is clove's and ifca's",
             "remove --stable-rounds");
 }
 
@@ -127,8 +141,9 @@ void check_loss_vectors(const torch::Tensor& loss_vectors, int num_clients, int 
       loss_vectors.size(1) != num_models || loss_vectors.scalar_type() != torch::kFloat64) {
     throw ShapeError("loss vectors: expected [" + std::to_string(num_clients) + ", " +
                      std::to_string(num_models) + "] float64, but got " +
-                     (loss_vectors.defined() ? c10::str(loss_vectors.sizes(), " ", loss_vectors.scalar_type())
-                                             : std::string("none")));
+                     (loss_vectors.defined()
+                          ? c10::str(loss_vectors.sizes(), " ", loss_vectors.scalar_type())
+                          : std::string("none")));
   }
   if (!torch::isfinite(loss_vectors).all().item<bool>()) {
     throw Error("loss vectors hold a non-finite loss: a model diverged; lower --lr");
@@ -141,12 +156,13 @@ const QueryAnswer& answer_of(const RoundInput& input, QueryKind kind) {
       return answer;
     }
   }
-  throw ConfigError("round " + std::to_string(input.round + 1) + ": the plan needs an answer to query " +
+  throw ConfigError("round " + std::to_string(input.round + 1) +
+                    ": the plan needs an answer to query " +
                     std::to_string(static_cast<int>(kind)) + " that was not asked");
 }
 
-RoundPlan hard_plan(const std::vector<int>& participants, const std::vector<int>& models, int num_models,
-                    const std::vector<std::int64_t>& train_samples) {
+RoundPlan hard_plan(const std::vector<int>& participants, const std::vector<int>& models,
+                    int num_models, const std::vector<std::int64_t>& train_samples) {
   const auto m = train_samples.size();
   RoundPlan plan;
   plan.assignment.assign(m, kNotParticipating);
@@ -161,15 +177,18 @@ RoundPlan hard_plan(const std::vector<int>& participants, const std::vector<int>
   return plan;
 }
 
-torch::Tensor state_tensor(const AlgorithmState& state, const std::string& algorithm, const std::string& name,
-                           const std::vector<std::int64_t>& shape) {
+torch::Tensor state_tensor(const AlgorithmState& state, const std::string& algorithm,
+                           const std::string& name, const std::vector<std::int64_t>& shape) {
   const auto found = state.find(name);
   if (found == state.end()) {
-    throw DataError(algorithm + " state: the tensor '" + name + "' is missing; the checkpoint is from another algorithm or version");
+    throw DataError(algorithm + " state: the tensor '" + name +
+                    "' is missing; the checkpoint is from another algorithm or version");
   }
   if (!shape.empty() && found->second.sizes() != torch::IntArrayRef(shape)) {
-    throw DataError(algorithm + " state: '" + name + "' has shape " + c10::str(found->second.sizes()) + ", expected " +
-                    c10::str(torch::IntArrayRef(shape)) + "; the checkpoint is from another configuration");
+    throw DataError(algorithm + " state: '" + name + "' has shape " +
+                    c10::str(found->second.sizes()) + ", expected " +
+                    c10::str(torch::IntArrayRef(shape)) +
+                    "; the checkpoint is from another configuration");
   }
   return found->second;
 }

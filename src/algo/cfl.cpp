@@ -17,24 +17,30 @@ constexpr const char* kSplit = "/algorithm/cfl_split";
 /// The official code's guard against a zero norm in the cosine similarity.
 constexpr double kCosineGuard = 1e-12;
 
-torch::Tensor rows_tensor(const std::vector<std::int64_t>& rows) { return torch::tensor(rows, torch::kInt64); }
+torch::Tensor rows_tensor(const std::vector<std::int64_t>& rows) {
+  return torch::tensor(rows, torch::kInt64);
+}
 
 }  // namespace
 
 void CflOptions::visit(core::OptionVisitor& v) {
   v.option("cfl-eps1", eps1,
-           "cfl: a cluster splits only while the norm of its mean weight update is below this (EPS_1; the "
+           "cfl: a cluster splits only while the norm of its mean weight update is below this "
+           "(EPS_1; the "
            "official notebook: 0.4 for SGD lr 0.1)",
            core::Range::above(0.0));
   v.option("cfl-eps2", eps2,
-           "cfl: ... and its largest client update norm is above this (EPS_2; the official notebook: 1.6)",
+           "cfl: ... and its largest client update norm is above this (EPS_2; the official "
+           "notebook: 1.6)",
            core::Range::above(0.0));
-  v.option("cfl-warmup-rounds", warmup_rounds, "cfl: no cluster splits in rounds 1 to this (official notebook: 20)",
+  v.option("cfl-warmup-rounds", warmup_rounds,
+           "cfl: no cluster splits in rounds 1 to this (official notebook: 20)",
            core::Range::at_least(0));
-  v.option("cfl-min-split-size", min_split_size, "cfl: clusters with fewer clients never split (official: 3)",
-           core::Range::at_least(2));
+  v.option("cfl-min-split-size", min_split_size,
+           "cfl: clusters with fewer clients never split (official: 3)", core::Range::at_least(2));
   v.option("cfl-max-clusters", max_clusters,
-           "cfl: model slots for clusters (count; 0 = one per client, no limit); a split beyond it is skipped",
+           "cfl: model slots for clusters (count; 0 = one per client, no limit); a split beyond it "
+           "is skipped",
            core::Range::at_least(0));
 }
 
@@ -48,7 +54,8 @@ Cfl::Cfl(const CflOptions& options, const AlgorithmContext& context)
       split_(static_cast<std::size_t>(capacity_), 0.0F) {
   if (capacity_ > context.num_clients) {
     throw ConfigError("--cfl-max-clusters must be between 0 (one per client) and the " +
-                      std::to_string(context.num_clients) + " clients, but got " + std::to_string(capacity_));
+                      std::to_string(context.num_clients) + " clients, but got " +
+                      std::to_string(capacity_));
   }
 }
 
@@ -66,14 +73,17 @@ RoundPlan Cfl::plan(const RoundInput& input) {
   return plan;
 }
 
-bool Cfl::may_split(int round, const std::vector<std::int64_t>& members, double mean_norm, double max_norm) const {
-  return round + 1 > options_.warmup_rounds && static_cast<int>(members.size()) >= options_.min_split_size &&
-         mean_norm < options_.eps1 && max_norm > options_.eps2 && live_ < capacity_;
+bool Cfl::may_split(int round, const std::vector<std::int64_t>& members, double mean_norm,
+                    double max_norm) const {
+  return round + 1 > options_.warmup_rounds &&
+         static_cast<int>(members.size()) >= options_.min_split_size && mean_norm < options_.eps1 &&
+         max_norm > options_.eps2 && live_ < capacity_;
 }
 
 void Cfl::split(int c, const std::vector<int>& members, const torch::Tensor& member_updates) {
   const auto norms = member_updates.norm(2, /*dim=*/1);
-  const auto similarity = member_updates.matmul(member_updates.t()) / (norms.outer(norms) + kCosineGuard);
+  const auto similarity =
+      member_updates.matmul(member_updates.t()) / (norms.outer(norms) + kCosineGuard);
   const auto groups = cluster::complete_linkage_bipartition(-similarity);
   const int child = live_++;
   for (std::size_t i = 0; i < members.size(); ++i) {
@@ -82,17 +92,18 @@ void Cfl::split(int c, const std::vector<int>& members, const torch::Tensor& mem
   }
 }
 
-Aggregation Cfl::aggregate(const RoundInput& input, const RoundPlan& /*plan*/, const std::vector<int>& trained,
-                           const torch::Tensor& updates) {
+Aggregation Cfl::aggregate(const RoundInput& input, const RoundPlan& /*plan*/,
+                           const std::vector<int>& trained, const torch::Tensor& updates) {
   if (updates.dim() != 2 || updates.size(0) != static_cast<std::int64_t>(trained.size())) {
-    throw ShapeError("cfl: expected one update row per trained client, [" + std::to_string(trained.size()) +
-                     ", P], but got " + c10::str(updates.sizes()));
+    throw ShapeError("cfl: expected one update row per trained client, [" +
+                     std::to_string(trained.size()) + ", P], but got " + c10::str(updates.sizes()));
   }
   const auto nan = std::numeric_limits<float>::quiet_NaN();
   mean_norm_.assign(static_cast<std::size_t>(capacity_), nan);
   max_norm_.assign(static_cast<std::size_t>(capacity_), nan);
   split_.assign(static_cast<std::size_t>(capacity_), 0.0F);
-  std::map<int, std::vector<std::int64_t>> rows_of;  // cluster -> rows of `updates`, before any split
+  std::map<int, std::vector<std::int64_t>>
+      rows_of;  // cluster -> rows of `updates`, before any split
   for (std::size_t r = 0; r < trained.size(); ++r) {
     rows_of[cluster_[static_cast<std::size_t>(trained[r])]].push_back(static_cast<std::int64_t>(r));
   }
@@ -103,7 +114,8 @@ Aggregation Cfl::aggregate(const RoundInput& input, const RoundPlan& /*plan*/, c
     std::vector<double> samples;
     for (auto r : rows) {
       members.push_back(trained[static_cast<std::size_t>(r)]);
-      samples.push_back(static_cast<double>(context_.train_samples[static_cast<std::size_t>(members.back())]));
+      samples.push_back(
+          static_cast<double>(context_.train_samples[static_cast<std::size_t>(members.back())]));
     }
     const auto weights = torch::tensor(samples, torch::kFloat64);
     const auto member_updates = updates.index_select(0, index);
@@ -129,13 +141,15 @@ ExtraValues Cfl::record(int /*round*/) const {
 }
 
 AlgorithmState Cfl::state() const {
-  return {{"cluster", torch::tensor(std::vector<std::int64_t>(cluster_.begin(), cluster_.end()), torch::kInt64)},
+  return {{"cluster", torch::tensor(std::vector<std::int64_t>(cluster_.begin(), cluster_.end()),
+                                    torch::kInt64)},
           {"live", torch::tensor({static_cast<std::int64_t>(live_)}, torch::kInt64)}};
 }
 
 void Cfl::restore(const AlgorithmState& state) {
   const auto cluster = state_tensor(state, kName, "cluster", {context_.num_clients}).contiguous();
-  cluster_.assign(cluster.data_ptr<std::int64_t>(), cluster.data_ptr<std::int64_t>() + cluster.numel());
+  cluster_.assign(cluster.data_ptr<std::int64_t>(),
+                  cluster.data_ptr<std::int64_t>() + cluster.numel());
   live_ = static_cast<int>(state_tensor(state, kName, "live", {1}).item<std::int64_t>());
 }
 

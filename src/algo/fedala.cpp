@@ -12,9 +12,9 @@
 namespace cflrun::algo {
 namespace {
 
-constexpr int kStableLosses = 10;          // PFLlib's num_pre_loss
-constexpr double kStableStd = 0.1;         // PFLlib's threshold
-constexpr int kMaxStartPasses = 500;       // a safety cap PFLlib does not have
+constexpr int kStableLosses = 10;     // PFLlib's num_pre_loss
+constexpr double kStableStd = 0.1;    // PFLlib's threshold
+constexpr int kMaxStartPasses = 500;  // a safety cap PFLlib does not have
 constexpr const char* kStarted = "ala_started";
 
 /// The parameters of `model` as views into a flat state of its layout (parameters come first).
@@ -43,9 +43,11 @@ double spread(const std::deque<double>& losses) {
 
 class FedAlaClient : public ClientProcedure {
  public:
-  FedAlaClient(FedAlaOptions options, std::int64_t batch_size) : options_(options), batch_size_(batch_size) {}
+  FedAlaClient(FedAlaOptions options, std::int64_t batch_size)
+      : options_(options), batch_size_(batch_size) {}
 
-  ClientScore evaluate(LocalClient& client, model::Network& model, const AlgorithmState& payload) override {
+  ClientScore evaluate(LocalClient& client, model::Network& model,
+                       const AlgorithmState& payload) override {
     adapt(client, model);
     return ClientProcedure::evaluate(client, model, payload);
   }
@@ -54,10 +56,13 @@ class FedAlaClient : public ClientProcedure {
   /// ALA of the round's global model into the client's model, which becomes the result.
   void adapt(LocalClient& client, model::Network& model) {
     const auto n = client.train_inputs.size(0);
-    const auto m = std::max<std::int64_t>(1, static_cast<std::int64_t>(options_.sample_percent / 100.0 * static_cast<double>(n)));
-    auto engine = core::make_engine(client.seed, core::Purpose::kAdaptiveAggregation, static_cast<std::uint64_t>(client.id),
+    const auto m = std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(options_.sample_percent / 100.0 * static_cast<double>(n)));
+    auto engine = core::make_engine(client.seed, core::Purpose::kAdaptiveAggregation,
+                                    static_cast<std::uint64_t>(client.id),
                                     static_cast<std::uint64_t>(client.round));
-    const auto start = static_cast<std::int64_t>(core::uniform_index(engine, static_cast<std::uint64_t>(n - m + 1)));
+    const auto start = static_cast<std::int64_t>(
+        core::uniform_index(engine, static_cast<std::uint64_t>(n - m + 1)));
     std::vector<torch::Tensor> weights;
     for (int i = 0;; ++i) {
       const auto found = client.memory->find("ala_weight_" + std::to_string(i));
@@ -68,8 +73,9 @@ class FedAlaClient : public ClientProcedure {
     }
     const bool started = client.memory->count(kStarted) != 0;
     const int passes = adaptive_local_aggregation(
-        model, (*client.server_models)[0], *client.local_model, weights, client.train_inputs.narrow(0, start, m),
-        client.train_targets.narrow(0, start, m), batch_size_, options_.eta, options_.layers, !started, client.objective);
+        model, (*client.server_models)[0], *client.local_model, weights,
+        client.train_inputs.narrow(0, start, m), client.train_targets.narrow(0, start, m),
+        batch_size_, options_.eta, options_.layers, !started, client.objective);
     if (passes > 0) {
       for (std::size_t i = 0; i < weights.size(); ++i) {
         (*client.memory)["ala_weight_" + std::to_string(i)] = weights[i];
@@ -84,16 +90,18 @@ class FedAlaClient : public ClientProcedure {
 };
 
 /// One pass of ALA over the sample; returns the last batch's loss.
-double ala_pass(model::Network& model, const std::vector<torch::Tensor>& global, const std::vector<torch::Tensor>& local,
-                std::vector<torch::Tensor>& weights, std::size_t first_higher, const torch::Tensor& inputs,
-                const torch::Tensor& targets, std::int64_t batch_size, double eta, model::Objective objective) {
+double ala_pass(model::Network& model, const std::vector<torch::Tensor>& global,
+                const std::vector<torch::Tensor>& local, std::vector<torch::Tensor>& weights,
+                std::size_t first_higher, const torch::Tensor& inputs, const torch::Tensor& targets,
+                std::int64_t batch_size, double eta, model::Objective objective) {
   auto parameters = model.parameters();
   double loss_value = 0.0;
   for (std::int64_t begin = 0; begin < inputs.size(0); begin += batch_size) {
     const auto length = std::min(batch_size, inputs.size(0) - begin);
     model.zero_grad();
     const auto batch = inputs.narrow(0, begin, length);
-    auto loss = model::mean_loss(objective, model.forward(batch), batch, targets.narrow(0, begin, length));
+    auto loss =
+        model::mean_loss(objective, model.forward(batch), batch, targets.narrow(0, begin, length));
     loss.backward();
     loss_value = loss.item<double>();
     torch::NoGradGuard no_grad;
@@ -109,19 +117,23 @@ double ala_pass(model::Network& model, const std::vector<torch::Tensor>& global,
 }  // namespace
 
 void FedAlaOptions::visit(core::OptionVisitor& v) {
-  v.option("fedala-eta", eta, "fedala: eta, step size of the aggregation weights (PFLlib: 1.0)", core::Range::above(0.0));
+  v.option("fedala-eta", eta, "fedala: eta, step size of the aggregation weights (PFLlib: 1.0)",
+           core::Range::above(0.0));
   v.option("fedala-sample-percent", sample_percent,
-           "fedala: s, percent of a client's training data ALA learns on (PFLlib: 80)", core::Range{0.0, 100.0, true});
+           "fedala: s, percent of a client's training data ALA learns on (PFLlib: 80)",
+           core::Range{0.0, 100.0, true});
   v.option("fedala-layers", layers,
-           "fedala: p, trailing parameter tensors adapted element-wise, the others take the global values "
+           "fedala: p, trailing parameter tensors adapted element-wise, the others take the global "
+           "values "
            "(PFLlib's layer_idx: 2, the last Linear's weight and bias)",
            core::Range::at_least(1));
 }
 
-int adaptive_local_aggregation(model::Network& model, const torch::Tensor& global, const torch::Tensor& local,
-                               std::vector<torch::Tensor>& weights, const torch::Tensor& inputs,
-                               const torch::Tensor& targets, std::int64_t batch_size, double eta, int layers,
-                               bool until_stable, model::Objective objective) {
+int adaptive_local_aggregation(model::Network& model, const torch::Tensor& global,
+                               const torch::Tensor& local, std::vector<torch::Tensor>& weights,
+                               const torch::Tensor& inputs, const torch::Tensor& targets,
+                               std::int64_t batch_size, double eta, int layers, bool until_stable,
+                               model::Objective objective) {
   const auto device = model.parameters().front().device();
   const auto global_views = parameter_views(model, global.to(device));
   const auto local_views = parameter_views(model, local.to(device));
@@ -131,7 +143,8 @@ int adaptive_local_aggregation(model::Network& model, const torch::Tensor& globa
   }
   const auto count = global_views.size();
   if (layers >= static_cast<int>(count)) {
-    throw ConfigError("--fedala-layers must be below the model's " + std::to_string(count) + " parameter tensors");
+    throw ConfigError("--fedala-layers must be below the model's " + std::to_string(count) +
+                      " parameter tensors");
   }
   const auto first_higher = count - static_cast<std::size_t>(layers);
   auto parameters = model.parameters();
@@ -158,8 +171,8 @@ int adaptive_local_aggregation(model::Network& model, const torch::Tensor& globa
   std::deque<double> losses;
   int passes = 0;
   do {
-    losses.push_back(ala_pass(model, global_views, local_views, weights, first_higher, inputs, targets, batch_size, eta,
-                              objective));
+    losses.push_back(ala_pass(model, global_views, local_views, weights, first_higher, inputs,
+                              targets, batch_size, eta, objective));
     if (losses.size() > static_cast<std::size_t>(kStableLosses)) {
       losses.pop_front();
     }
@@ -175,7 +188,8 @@ int adaptive_local_aggregation(model::Network& model, const torch::Tensor& globa
   return passes;
 }
 
-FedAla::FedAla(const FedAlaOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+FedAla::FedAla(const FedAlaOptions& options, const AlgorithmContext& context)
+    : options_(options), context_(context) {
   if (context.num_classes == 0) {
     throw ConfigError("fedala needs labels: its aggregation weights learn on the cross-entropy");
   }
@@ -186,7 +200,8 @@ ClientSide FedAla::client_side() const {
 }
 
 RoundPlan FedAla::plan(const RoundInput& input) {
-  auto plan = hard_plan(input.participants, std::vector<int>(input.participants.size(), 0), 1, context_.train_samples);
+  auto plan = hard_plan(input.participants, std::vector<int>(input.participants.size(), 0), 1,
+                        context_.train_samples);
   for (int client : input.participants) {
     plan.start[static_cast<std::size_t>(client)] = kLocalModel;
   }

@@ -30,16 +30,19 @@ torch::Tensor all_features(model::Network& model, const torch::Tensor& inputs) {
   std::vector<torch::Tensor> chunks;
   const auto rows_per_pass = local::eval_chunk(inputs.device());
   for (std::int64_t start = 0; start < inputs.size(0); start += rows_per_pass) {
-    chunks.push_back(model.features(inputs.narrow(0, start, std::min(rows_per_pass, inputs.size(0) - start))));
+    chunks.push_back(
+        model.features(inputs.narrow(0, start, std::min(rows_per_pass, inputs.size(0) - start))));
   }
   model.train();
   return torch::cat(chunks).to(torch::kFloat64);
 }
 
 /// The head's and the body's parameters (the head = the last layer, model::head_range).
-std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> head_and_body(model::Network& model) {
+std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> head_and_body(
+    model::Network& model) {
   auto parameters = model.parameters();
-  std::vector<torch::Tensor> head(parameters.end() - 2, parameters.end());  // the last Linear's weight and bias
+  std::vector<torch::Tensor> head(parameters.end() - 2,
+                                  parameters.end());  // the last Linear's weight and bias
   std::vector<torch::Tensor> body(parameters.begin(), parameters.end() - 2);
   return {head, body};
 }
@@ -49,22 +52,26 @@ std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> head_and_body(
 /// trains clients on several.
 class FeatureStatistics : public ClientStatistic {
  public:
-  FeatureStatistics(int num_classes, int feature_size) : num_classes_(num_classes), feature_size_(feature_size) {}
+  FeatureStatistics(int num_classes, int feature_size)
+      : num_classes_(num_classes), feature_size_(feature_size) {}
   std::int64_t length(int /*num_models*/, std::int64_t /*state_size*/) const override {
     return 1 + static_cast<std::int64_t>(num_classes_) * feature_size_;
   }
   StatisticInput input() const override { return StatisticInput::kNothingNew; }
 
-  std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& services) override {
+  std::vector<double> compute(std::vector<LocalClient>& clients,
+                              ClientServices& services) override {
     std::vector<torch::Tensor> rows(clients.size());
-    services.for_each_client(clients.size(), /*concurrent=*/true, [&](std::size_t n, model::Network& model) {
-      model::load_flat_state(model, (*clients[n].server_models)[0]);
-      model.train();
-      const auto [v, h] = feature_statistics(all_features(model, clients[n].train_inputs), clients[n].train_targets,
-                                             num_classes_);
-      rows[n] = torch::cat({v, h.flatten()}).to(torch::kCPU);
-    });
-    const auto table = rows.empty() ? torch::empty({0}, torch::kFloat64) : torch::cat(rows).contiguous();
+    services.for_each_client(
+        clients.size(), /*concurrent=*/true, [&](std::size_t n, model::Network& model) {
+          model::load_flat_state(model, (*clients[n].server_models)[0]);
+          model.train();
+          const auto [v, h] = feature_statistics(all_features(model, clients[n].train_inputs),
+                                                 clients[n].train_targets, num_classes_);
+          rows[n] = torch::cat({v, h.flatten()}).to(torch::kCPU);
+        });
+    const auto table =
+        rows.empty() ? torch::empty({0}, torch::kFloat64) : torch::cat(rows).contiguous();
     return std::vector<double>(table.data_ptr<double>(), table.data_ptr<double>() + table.numel());
   }
 
@@ -78,16 +85,19 @@ class FedPacClient : public ClientProcedure {
   FedPacClient(double lambda, int num_classes, int feature_size)
       : lambda_(lambda), num_classes_(num_classes), feature_size_(feature_size) {}
 
-  std::int64_t report_length() const override { return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1); }
+  std::int64_t report_length() const override {
+    return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1);
+  }
   /// train(), report() and the standard evaluate() touch only the client's view, its model and
   /// the read-only payload.
   bool runs_concurrently() const override { return true; }
 
-  double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
-               const AlgorithmState& payload) override {
+  double train(LocalClient& client, model::Network& model,
+               const local::LocalUpdateSettings& settings, const AlgorithmState& payload) override {
     auto [head, body] = head_and_body(model);
     auto generator = core::make_torch_generator(client.seed, core::Purpose::kLocalUpdate,
-                                                static_cast<std::uint64_t>(client.id), static_cast<std::uint64_t>(client.round));
+                                                static_cast<std::uint64_t>(client.id),
+                                                static_cast<std::uint64_t>(client.round));
     model.train();
     const auto step = [&](torch::optim::Optimizer& optimizer, bool align) {
       return [&, align](const torch::Tensor& rows) {
@@ -99,7 +109,8 @@ class FedPacClient : public ClientProcedure {
         const auto features = align ? model.features(inputs) : model.features(inputs).detach();
         auto loss = torch::nn::functional::cross_entropy(model.head(features), labels);
         if (align && lambda_ > 0.0) {  // feature alignment to the global prototypes
-          loss = loss + lambda_ * torch::mse_loss(features, prototype_targets(features, labels, payload));
+          loss = loss +
+                 lambda_ * torch::mse_loss(features, prototype_targets(features, labels, payload));
         }
         loss.backward();
         optimizer.step();
@@ -108,17 +119,20 @@ class FedPacClient : public ClientProcedure {
     };
     const auto n = client.train_inputs.size(0);
     const auto device = client.train_inputs.device();
-    auto head_optimizer = local::make_local_optimizer(head, settings);  // body frozen: only the head steps
-    local::run_batches(n, settings.batch_size, 1, /*drop_last=*/false, generator, device, step(*head_optimizer, false));
+    auto head_optimizer =
+        local::make_local_optimizer(head, settings);  // body frozen: only the head steps
+    local::run_batches(n, settings.batch_size, 1, /*drop_last=*/false, generator, device,
+                       step(*head_optimizer, false));
     auto body_optimizer = local::make_local_optimizer(body, settings);  // head frozen
-    const double loss =
-        local::run_batches(n, settings.batch_size, settings.local_epochs, false, generator, device, step(*body_optimizer, true));
+    const double loss = local::run_batches(n, settings.batch_size, settings.local_epochs, false,
+                                           generator, device, step(*body_optimizer, true));
     model.zero_grad();
     return loss;
   }
 
   std::vector<double> report(LocalClient& client, model::Network& model) override {
-    const auto [means, counts] = class_means(all_features(model, client.train_inputs), client.train_targets, num_classes_);
+    const auto [means, counts] =
+        class_means(all_features(model, client.train_inputs), client.train_targets, num_classes_);
     const auto row = torch::cat({means.flatten(), counts}).to(torch::kCPU).contiguous();
     return std::vector<double>(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
   }
@@ -156,7 +170,8 @@ torch::Tensor floored_minimiser(const torch::Tensor& p) {
 /// Client i's weights as PFLlib computes them: P_i = diag(V) + A_i A_i^T from the differences
 /// A_i [m, C d] (rows h_i - h_j), repaired from its eigenpairs if an eigenvalue is negative.
 /// O(m^2 C d + m^3): the path of the matrices that are not safely positive definite.
-torch::Tensor direct_weights(std::int64_t i, const torch::Tensor& variances, const torch::Tensor& references) {
+torch::Tensor direct_weights(std::int64_t i, const torch::Tensor& variances,
+                             const torch::Tensor& references) {
   const auto m = references.size(0);
   const auto a = (references[i].unsqueeze(0) - references).reshape({m, -1});
   const auto p = repaired(torch::diag(variances) + a.matmul(a.t()));
@@ -180,8 +195,8 @@ torch::Tensor reference_gram(const torch::Tensor& references) {
 /// (= diag(V) + A_i A_i^T, O(m^2) instead of O(m^2 C d)). P_i is positive definite when every
 /// V_j > 0, so PFLlib's eigenvalue test passes and its repair never applies; where min V_j is not
 /// clear of P_i's rounding (1e-9 tr P_i), the client takes PFLlib's path with the test instead.
-torch::Tensor collaboration_weights(int i, const torch::Tensor& variances, const torch::Tensor& references,
-                                    const torch::Tensor& gram) {
+torch::Tensor collaboration_weights(int i, const torch::Tensor& variances,
+                                    const torch::Tensor& references, const torch::Tensor& gram) {
   const auto g = gram[i];
   auto p = gram - g.unsqueeze(0) - g.unsqueeze(1) + g[i];
   p.diagonal().add_(variances);
@@ -192,9 +207,11 @@ torch::Tensor collaboration_weights(int i, const torch::Tensor& variances, const
   return floored_minimiser(p);
 }
 
-/// A random order of the positions 0..m-1: PFLlib's selection (stream 0) or upload (stream 1) order.
+/// A random order of the positions 0..m-1: PFLlib's selection (stream 0) or upload (stream 1)
+/// order.
 torch::Tensor pflib_order(std::uint64_t seed, std::uint64_t stream, int round, std::int64_t m) {
-  auto engine = core::make_engine(seed, core::Purpose::kHeadPairing, stream, static_cast<std::uint64_t>(round));
+  auto engine = core::make_engine(seed, core::Purpose::kHeadPairing, stream,
+                                  static_cast<std::uint64_t>(round));
   std::vector<std::int64_t> order(static_cast<std::size_t>(m));
   std::iota(order.begin(), order.end(), std::int64_t{0});
   core::shuffle_prefix(engine, order, order.size());
@@ -204,12 +221,16 @@ torch::Tensor pflib_order(std::uint64_t seed, std::uint64_t stream, int round, s
 }  // namespace
 
 void FedPacOptions::visit(core::OptionVisitor& v) {
-  v.option("fedpac-lambda", lambda, "fedpac: lambda, weight of the feature alignment to the global prototypes (PFLlib: 1.0)",
+  v.option("fedpac-lambda", lambda,
+           "fedpac: lambda, weight of the feature alignment to the global prototypes (PFLlib: 1.0)",
            core::Range::at_least(0.0));
   v.option("fedpac-head-pairing", head_pairing,
-           "fedpac: whose classifier-collaboration weights build a client's new head: paper (its own, Eq. 9) | pflib "
-           "(the reference code's bug, PFLlib serverpac.py: the weights of the i-th client in the selection order "
-           "combine the heads in a re-shuffled upload order and go to the i-th uploader; a client gets about a "
+           "fedpac: whose classifier-collaboration weights build a client's new head: paper (its "
+           "own, Eq. 9) | pflib "
+           "(the reference code's bug, PFLlib serverpac.py: the weights of the i-th client in the "
+           "selection order "
+           "combine the heads in a re-shuffled upload order and go to the i-th uploader; a client "
+           "gets about a "
            "third of its own head and the rest of random others')",
            {"paper", "pflib"});
 }
@@ -217,16 +238,20 @@ void FedPacOptions::visit(core::OptionVisitor& v) {
 torch::Tensor pflib_head_pairing(const torch::Tensor& weights, const torch::Tensor& selection,
                                  const torch::Tensor& upload) {
   const auto m = selection.numel();
-  if (selection.dim() != 1 || upload.sizes() != selection.sizes() || weights.sizes() != torch::IntArrayRef{m, m}) {
+  if (selection.dim() != 1 || upload.sizes() != selection.sizes() ||
+      weights.sizes() != torch::IntArrayRef{m, m}) {
     throw ShapeError("pflib_head_pairing: expected [m, m] weights and two [m] orders, but got " +
-                     c10::str(weights.sizes()) + ", " + c10::str(selection.sizes()) + " and " + c10::str(upload.sizes()));
+                     c10::str(weights.sizes()) + ", " + c10::str(selection.sizes()) + " and " +
+                     c10::str(upload.sizes()));
   }
   auto paired = torch::zeros_like(weights);
-  paired.index_put_({upload.unsqueeze(1), upload.unsqueeze(0)}, weights.index({selection.unsqueeze(1), selection.unsqueeze(0)}));
+  paired.index_put_({upload.unsqueeze(1), upload.unsqueeze(0)},
+                    weights.index({selection.unsqueeze(1), selection.unsqueeze(0)}));
   return paired;
 }
 
-std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& features, const torch::Tensor& labels,
+std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& features,
+                                                           const torch::Tensor& labels,
                                                            int num_classes) {
   const auto f = features.to(torch::kFloat64);
   const auto n = static_cast<double>(f.size(0));
@@ -236,15 +261,18 @@ std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& 
   // sum_k p_k tr(F_k^T F_k) / n_k = sum_k p_k (sum of the squared class-k features) / n_k
   auto squares = torch::zeros({num_classes}, f.options());
   squares.index_add_(0, labels, f.pow(2).sum(/*dim=*/1));
-  const auto v = (shares * squares / counts.clamp_min(1.0) - shares.pow(2) * means.pow(2).sum(1)).sum() / n;
+  const auto v =
+      (shares * squares / counts.clamp_min(1.0) - shares.pow(2) * means.pow(2).sum(1)).sum() / n;
   return {v.reshape({1}), h};
 }
 
-torch::Tensor combination_weights(int i, const torch::Tensor& variances, const torch::Tensor& references) {
+torch::Tensor combination_weights(int i, const torch::Tensor& variances,
+                                  const torch::Tensor& references) {
   return collaboration_weights(i, variances, references, reference_gram(references));
 }
 
-torch::Tensor all_combination_weights(const torch::Tensor& variances, const torch::Tensor& references) {
+torch::Tensor all_combination_weights(const torch::Tensor& variances,
+                                      const torch::Tensor& references) {
   const auto m = references.size(0);
   const auto gram = reference_gram(references);
   std::vector<torch::Tensor> rows;
@@ -255,16 +283,20 @@ torch::Tensor all_combination_weights(const torch::Tensor& variances, const torc
   return torch::stack(rows);
 }
 
-FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context)
+    : options_(options), context_(context) {
   if (!context.classifier_with_head) {
-    throw ConfigError("fedpac needs a classifier with a body and a head trained on labels (--model cnn, fedavg_cnn, "
-                      "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
+    throw ConfigError(
+        "fedpac needs a classifier with a body and a head trained on labels (--model cnn, "
+        "fedavg_cnn, "
+        "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
   }
 }
 
 ClientSide FedPac::client_side() const {
-  return {std::make_shared<FedPacClient>(options_.lambda, context_.num_classes, context_.feature_size),
-          std::make_shared<FeatureStatistics>(context_.num_classes, context_.feature_size)};
+  return {
+      std::make_shared<FedPacClient>(options_.lambda, context_.num_classes, context_.feature_size),
+      std::make_shared<FeatureStatistics>(context_.num_classes, context_.feature_size)};
 }
 
 std::vector<ClientQuery> FedPac::queries(int /*round*/, const std::vector<int>& participants) {
@@ -277,10 +309,11 @@ RoundPlan FedPac::plan(const RoundInput& input) {
   const auto c = static_cast<std::int64_t>(context_.num_classes);
   const auto d = static_cast<std::int64_t>(context_.feature_size);
   if (statistics.dim() != 2 || statistics.size(0) != m || statistics.size(1) != 1 + c * d) {
-    throw ShapeError("fedpac: expected statistics [" + std::to_string(m) + ", " + std::to_string(1 + c * d) +
-                     "], but got " + c10::str(statistics.sizes()));
+    throw ShapeError("fedpac: expected statistics [" + std::to_string(m) + ", " +
+                     std::to_string(1 + c * d) + "], but got " + c10::str(statistics.sizes()));
   }
-  auto plan = hard_plan(input.participants, input.participants, context_.num_clients, context_.train_samples);
+  auto plan = hard_plan(input.participants, input.participants, context_.num_clients,
+                        context_.train_samples);
   // Bodies: every slot gets the FedAvg of the participants' bodies.
   const auto samples = plan.weights.sum(/*dim=*/0);  // [M] n_j of the participants, 0 elsewhere
   plan.weights = samples.unsqueeze(0).repeat({context_.num_clients, 1});
@@ -289,7 +322,8 @@ RoundPlan FedPac::plan(const RoundInput& input) {
   const auto variances = statistics.select(1, 0).contiguous();
   const auto references = statistics.narrow(1, 1, c * d).reshape({m, c, d});
   const auto ids =
-      torch::tensor(std::vector<std::int64_t>(input.participants.begin(), input.participants.end()), torch::kInt64);
+      torch::tensor(std::vector<std::int64_t>(input.participants.begin(), input.participants.end()),
+                    torch::kInt64);
   auto weights = all_combination_weights(variances, references);
   if (options_.head_pairing == "pflib") {
     weights = pflib_head_pairing(weights, pflib_order(context_.seed, 0, input.round, m),
@@ -302,7 +336,8 @@ RoundPlan FedPac::plan(const RoundInput& input) {
   return plan;
 }
 
-void FedPac::receive_reports(int /*round*/, const std::vector<int>& clients, const torch::Tensor& reports) {
+void FedPac::receive_reports(int /*round*/, const std::vector<int>& clients,
+                             const torch::Tensor& reports) {
   const auto c = static_cast<std::int64_t>(context_.num_classes);
   const auto d = static_cast<std::int64_t>(context_.feature_size);
   const auto n = static_cast<std::int64_t>(clients.size());
@@ -323,7 +358,9 @@ void FedPac::restore(const AlgorithmState& state) {
     prototypes_ = present_ = torch::Tensor();
     return;
   }
-  prototypes_ = state_tensor(state, kName, "prototypes", {context_.num_classes, context_.feature_size}).clone();
+  prototypes_ =
+      state_tensor(state, kName, "prototypes", {context_.num_classes, context_.feature_size})
+          .clone();
   present_ = state_tensor(state, kName, "present", {context_.num_classes}).clone();
 }
 

@@ -19,31 +19,38 @@ class FedProtoClient : public ClientProcedure {
   FedProtoClient(double lambda, int num_classes, int feature_size)
       : lambda_(lambda), num_classes_(num_classes), feature_size_(feature_size) {}
 
-  std::int64_t report_length() const override { return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1); }
+  std::int64_t report_length() const override {
+    return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1);
+  }
 
-  double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
-               const AlgorithmState& payload) override {
+  double train(LocalClient& client, model::Network& model,
+               const local::LocalUpdateSettings& settings, const AlgorithmState& payload) override {
     const auto options = torch::TensorOptions(client.train_inputs.device()).dtype(torch::kFloat64);
     auto sums = torch::zeros({num_classes_, feature_size_}, options);
     auto counts = torch::zeros({num_classes_}, options);
     const auto optimizer = local::make_local_optimizer(model, settings);
     auto generator = core::make_torch_generator(client.seed, core::Purpose::kLocalUpdate,
-                                                static_cast<std::uint64_t>(client.id), static_cast<std::uint64_t>(client.round));
+                                                static_cast<std::uint64_t>(client.id),
+                                                static_cast<std::uint64_t>(client.round));
     model.train();
     const double loss = local::run_batches(
-        client.train_inputs.size(0), settings.batch_size, settings.local_epochs, /*drop_last=*/false, generator,
-        client.train_inputs.device(), [&](const torch::Tensor& rows) {
+        client.train_inputs.size(0), settings.batch_size, settings.local_epochs,
+        /*drop_last=*/false, generator, client.train_inputs.device(),
+        [&](const torch::Tensor& rows) {
           const auto inputs = client.train_inputs.index_select(0, rows);
           const auto labels = client.train_targets.index_select(0, rows);
           optimizer->zero_grad();
           const auto features = model.features(inputs);
           auto objective = torch::nn::functional::cross_entropy(model.head(features), labels);
           if (lambda_ > 0.0) {
-            objective = objective + lambda_ * torch::mse_loss(features, prototype_targets(features, labels, payload));
+            objective =
+                objective +
+                lambda_ * torch::mse_loss(features, prototype_targets(features, labels, payload));
           }
           objective.backward();
           optimizer->step();
-          sums.index_add_(0, labels, features.detach().to(torch::kFloat64));  // collected as trained
+          sums.index_add_(0, labels,
+                          features.detach().to(torch::kFloat64));  // collected as trained
           counts.index_add_(0, labels, torch::ones({labels.size(0)}, options));
           return objective.item<double>();
         });
@@ -55,11 +62,14 @@ class FedProtoClient : public ClientProcedure {
   std::vector<double> report(LocalClient& client, model::Network& /*model*/) override {
     const auto report = client.memory->at("report").contiguous();
     client.memory->erase("report");
-    return std::vector<double>(report.data_ptr<double>(), report.data_ptr<double>() + report.numel());
+    return std::vector<double>(report.data_ptr<double>(),
+                               report.data_ptr<double>() + report.numel());
   }
 
-  ClientScore evaluate(LocalClient& client, model::Network& model, const AlgorithmState& payload) override {
-    auto score = local::score(model, client.objective, client.test_inputs, client.test_targets);  // the head's CE
+  ClientScore evaluate(LocalClient& client, model::Network& model,
+                       const AlgorithmState& payload) override {
+    auto score = local::score(model, client.objective, client.test_inputs,
+                              client.test_targets);  // the head's CE
     const auto found = payload.find("prototypes");
     if (found == payload.end()) {
       score.accuracy = 0.0;  // no prototypes yet: nothing to infer with (PFLlib reports 0)
@@ -83,24 +93,26 @@ class FedProtoClient : public ClientProcedure {
 
 }  // namespace
 
-torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tensor& labels, const AlgorithmState& payload) {
+torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tensor& labels,
+                                const AlgorithmState& payload) {
   const auto found = payload.find("prototypes");
   if (found == payload.end()) {
     return features.detach();
   }
   const auto prototypes = found->second.to(features.device()).to(features.scalar_type());
   const auto present = payload.at("present").to(features.device()).gt(0.0);
-  return torch::where(present.index_select(0, labels).unsqueeze(1), prototypes.index_select(0, labels),
-                      features.detach());
+  return torch::where(present.index_select(0, labels).unsqueeze(1),
+                      prototypes.index_select(0, labels), features.detach());
 }
 
 void FedProtoOptions::visit(core::OptionVisitor& v) {
-  v.option("fedproto-lambda", lambda, "fedproto: lambda, weight of the prototype regulariser (PFLlib: 1.0)",
+  v.option("fedproto-lambda", lambda,
+           "fedproto: lambda, weight of the prototype regulariser (PFLlib: 1.0)",
            core::Range::at_least(0.0));
 }
 
-std::pair<torch::Tensor, torch::Tensor> class_means(const torch::Tensor& features, const torch::Tensor& labels,
-                                                    int num_classes) {
+std::pair<torch::Tensor, torch::Tensor> class_means(const torch::Tensor& features,
+                                                    const torch::Tensor& labels, int num_classes) {
   const auto options = features.options().dtype(torch::kFloat64);
   auto sums = torch::zeros({num_classes, features.size(1)}, options);
   auto counts = torch::zeros({num_classes}, options);
@@ -114,26 +126,35 @@ torch::Tensor nearest_prototype(const torch::Tensor& features, const torch::Tens
   if (!present.gt(0.0).any().item<bool>()) {
     return torch::full({features.size(0)}, -1, features.options().dtype(torch::kInt64));
   }
-  const auto distances = (features.unsqueeze(1) - prototypes.unsqueeze(0)).pow(2).mean(/*dim=*/2);  // [n, C]
-  return distances.masked_fill(present.le(0.0).unsqueeze(0), std::numeric_limits<double>::infinity()).argmin(1);
+  const auto distances =
+      (features.unsqueeze(1) - prototypes.unsqueeze(0)).pow(2).mean(/*dim=*/2);  // [n, C]
+  return distances
+      .masked_fill(present.le(0.0).unsqueeze(0), std::numeric_limits<double>::infinity())
+      .argmin(1);
 }
 
-std::pair<torch::Tensor, torch::Tensor> average_prototypes(const torch::Tensor& prototypes, const torch::Tensor& counts) {
+std::pair<torch::Tensor, torch::Tensor> average_prototypes(const torch::Tensor& prototypes,
+                                                           const torch::Tensor& counts) {
   const auto has = counts.gt(0.0).to(torch::kFloat64);                           // [n, C]
-  const auto clients = has.sum(/*dim=*/0);                                        // [C]
+  const auto clients = has.sum(/*dim=*/0);                                       // [C]
   const auto sums = (prototypes.to(torch::kFloat64) * has.unsqueeze(2)).sum(0);  // [C, d]
   return {sums / clients.clamp_min(1.0).unsqueeze(1), clients.gt(0.0).to(torch::kFloat64)};
 }
 
-FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& context) : options_(options), context_(context) {
+FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& context)
+    : options_(options), context_(context) {
   if (!context.classifier_with_head) {
-    throw ConfigError("fedproto needs a classifier with a body and a head trained on labels (--model cnn, fedavg_cnn, "
-                      "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
+    throw ConfigError(
+        "fedproto needs a classifier with a body and a head trained on labels (--model cnn, "
+        "fedavg_cnn, "
+        "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
   }
 }
 
 ClientSide FedProto::client_side() const {
-  return {std::make_shared<FedProtoClient>(options_.lambda, context_.num_classes, context_.feature_size), nullptr};
+  return {std::make_shared<FedProtoClient>(options_.lambda, context_.num_classes,
+                                           context_.feature_size),
+          nullptr};
 }
 
 AlgorithmState FedProto::prototype_payload() const {
@@ -144,7 +165,8 @@ AlgorithmState FedProto::prototype_payload() const {
 }
 
 RoundPlan FedProto::plan(const RoundInput& input) {
-  auto plan = hard_plan(input.participants, std::vector<int>(input.participants.size(), 0), 1, context_.train_samples);
+  auto plan = hard_plan(input.participants, std::vector<int>(input.participants.size(), 0), 1,
+                        context_.train_samples);
   plan.weights.zero_();  // no model is averaged
   for (int client : input.participants) {
     plan.start[static_cast<std::size_t>(client)] = kLocalModel;
@@ -153,7 +175,8 @@ RoundPlan FedProto::plan(const RoundInput& input) {
   return plan;
 }
 
-void FedProto::receive_reports(int /*round*/, const std::vector<int>& clients, const torch::Tensor& reports) {
+void FedProto::receive_reports(int /*round*/, const std::vector<int>& clients,
+                               const torch::Tensor& reports) {
   const auto c = static_cast<std::int64_t>(context_.num_classes);
   const auto d = static_cast<std::int64_t>(context_.feature_size);
   const auto n = static_cast<std::int64_t>(clients.size());
@@ -165,7 +188,8 @@ void FedProto::receive_reports(int /*round*/, const std::vector<int>& clients, c
 AlgorithmState FedProto::evaluation_payload(int /*round*/) const { return prototype_payload(); }
 
 RoundTraffic FedProto::traffic(const RoundFacts& facts) const {
-  const std::int64_t prototypes = static_cast<std::int64_t>(context_.num_classes) * context_.feature_size;
+  const std::int64_t prototypes =
+      static_cast<std::int64_t>(context_.num_classes) * context_.feature_size;
   return {static_cast<std::int64_t>(context_.num_clients) * prototypes * kFloatBytes,
           facts.states * (prototypes + context_.num_classes) * kFloatBytes};
 }
@@ -177,7 +201,9 @@ void FedProto::restore(const AlgorithmState& state) {
     prototypes_ = present_ = torch::Tensor();
     return;
   }
-  prototypes_ = state_tensor(state, kName, "prototypes", {context_.num_classes, context_.feature_size}).clone();
+  prototypes_ =
+      state_tensor(state, kName, "prototypes", {context_.num_classes, context_.feature_size})
+          .clone();
   present_ = state_tensor(state, kName, "present", {context_.num_classes}).clone();
 }
 

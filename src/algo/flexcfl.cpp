@@ -43,22 +43,28 @@ torch::Tensor rows_of(const std::vector<int>& wanted, const std::vector<int>& cl
 class WarmUpUpdate : public ClientStatistic {
  public:
   explicit WarmUpUpdate(int steps) : steps_(steps) {}
-  std::int64_t length(int /*num_models*/, std::int64_t state_size) const override { return state_size; }
+  std::int64_t length(int /*num_models*/, std::int64_t state_size) const override {
+    return state_size;
+  }
   StatisticInput input() const override { return StatisticInput::kClientInitialModel; }
 
-  std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& services) override {
+  std::vector<double> compute(std::vector<LocalClient>& clients,
+                              ClientServices& services) override {
     auto warm_up = services.local_solver();
     warm_up.max_steps = steps_;
     warm_up.gradient_averaging = false;
     const auto& initial = services.client_initial_model();
     const auto start = initial.to(torch::kFloat64);
     std::vector<double> rows;
-    services.for_each_client(clients.size(), /*concurrent=*/false, [&](std::size_t n, model::Network& model) {
-      model::load_flat_state(model, initial);
-      services.local_update(clients[n], model, warm_up, core::Purpose::kWarmUp);
-      const auto update = (model::flatten_state(model).to(torch::kFloat64) - start).contiguous();
-      rows.insert(rows.end(), update.data_ptr<double>(), update.data_ptr<double>() + update.numel());
-    });
+    services.for_each_client(
+        clients.size(), /*concurrent=*/false, [&](std::size_t n, model::Network& model) {
+          model::load_flat_state(model, initial);
+          services.local_update(clients[n], model, warm_up, core::Purpose::kWarmUp);
+          const auto update =
+              (model::flatten_state(model).to(torch::kFloat64) - start).contiguous();
+          rows.insert(rows.end(), update.data_ptr<double>(),
+                      update.data_ptr<double>() + update.numel());
+        });
     return rows;
   }
 
@@ -69,20 +75,25 @@ class WarmUpUpdate : public ClientStatistic {
 }  // namespace
 
 void FlexCflOptions::visit(core::OptionVisitor& v) {
-  v.option("flexcfl-pretrain-steps", pretrain_steps,
-           "flexcfl: mini-batch steps of a client's pre-training from the initial model (official: 50)",
-           core::Range::at_least(1));
+  v.option(
+      "flexcfl-pretrain-steps", pretrain_steps,
+      "flexcfl: mini-batch steps of a client's pre-training from the initial model (official: 50)",
+      core::Range::at_least(1));
   v.option("flexcfl-cold-start-scale", cold_start_scale,
-           "flexcfl: alpha, the cold start clusters min(alpha x K, M) clients drawn at random (official: 20)",
+           "flexcfl: alpha, the cold start clusters min(alpha x K, M) clients drawn at random "
+           "(official: 20)",
            core::Range::at_least(1));
   v.option("flexcfl-group-lr", group_lr,
-           "flexcfl: eta of the inter-group aggregation, each trained group moving toward the others (0 = off, "
+           "flexcfl: eta of the inter-group aggregation, each trained group moving toward the "
+           "others (0 = off, "
            "the official default)",
            core::Range::at_least(0.0));
 }
 
 FlexCfl::FlexCfl(const FlexCflOptions& options, const AlgorithmContext& context)
-    : options_(options), context_(context), group_(static_cast<std::size_t>(context.num_clients), -1) {
+    : options_(options),
+      context_(context),
+      group_(static_cast<std::size_t>(context.num_clients), -1) {
   check_model_count(context.num_clients, context.num_models);
 }
 
@@ -96,11 +107,13 @@ std::vector<ClientQuery> FlexCfl::queries(int /*round*/, const std::vector<int>&
     const int present = static_cast<int>(participants.size());
     if (present < context_.num_models) {
       throw ConfigError("flexcfl: the cold start clusters the clients of round 1 into " +
-                        std::to_string(context_.num_models) + " groups, but only " + std::to_string(present) +
+                        std::to_string(context_.num_models) + " groups, but only " +
+                        std::to_string(present) +
                         " take part; raise --participation or lower --clusters");
     }
-    cold_start_sample_ = sample_clients(participants, std::min(options_.cold_start_scale * context_.num_models, present),
-                                        context_.seed);
+    cold_start_sample_ = sample_clients(
+        participants, std::min(options_.cold_start_scale * context_.num_models, present),
+        context_.seed);
     clients = participants;  // the sample is clustered; the others join a group by direction
   } else {
     std::copy_if(participants.begin(), participants.end(), std::back_inserter(clients),
@@ -112,16 +125,19 @@ std::vector<ClientQuery> FlexCfl::queries(int /*round*/, const std::vector<int>&
   return {ClientQuery{QueryKind::kClientStatistics, clients}};
 }
 
-ClientSide FlexCfl::client_side() const { return {nullptr, std::make_shared<WarmUpUpdate>(options_.pretrain_steps)}; }
+ClientSide FlexCfl::client_side() const {
+  return {nullptr, std::make_shared<WarmUpUpdate>(options_.pretrain_steps)};
+}
 
 torch::Tensor FlexCfl::decomposed_cosine_similarity(const torch::Tensor& updates, int groups) {
   const auto svd = torch::linalg_svd(updates, /*full_matrices=*/false);
   const auto directions = std::get<2>(svd).narrow(0, 0, groups);  // [K, P], unit rows
-  return updates.matmul(directions.t()) / (updates.norm(2, /*dim=*/1, /*keepdim=*/true) + kNormGuard);
+  return updates.matmul(directions.t()) /
+         (updates.norm(2, /*dim=*/1, /*keepdim=*/true) + kNormGuard);
 }
 
-void FlexCfl::cold_start(const RoundInput& input, const torch::Tensor& updates, const std::vector<int>& clients,
-                         RoundPlan& plan) {
+void FlexCfl::cold_start(const RoundInput& input, const torch::Tensor& updates,
+                         const std::vector<int>& clients, RoundPlan& plan) {
   const int k = context_.num_models;
   const auto sample_updates = updates.index_select(0, rows_of(cold_start_sample_, clients));
   const auto edc = decomposed_cosine_similarity(sample_updates, k);
@@ -140,14 +156,16 @@ void FlexCfl::cold_start(const RoundInput& input, const torch::Tensor& updates, 
       }
     }
     if (!members.empty()) {  // an empty group keeps the initial model and no direction
-      directions_[g].copy_(sample_updates.index_select(0, torch::tensor(members, torch::kInt64)).mean(/*dim=*/0));
+      directions_[g].copy_(
+          sample_updates.index_select(0, torch::tensor(members, torch::kInt64)).mean(/*dim=*/0));
       models[g] += directions_[g];  // the plain mean of the members' pre-trained models
     }
   }
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const auto client = static_cast<std::size_t>(cold_start_sample_[i]);
     group_[client] = labels[i];
-    std::copy(edc[static_cast<std::int64_t>(i)].data_ptr<double>(), edc[static_cast<std::int64_t>(i)].data_ptr<double>() + k,
+    std::copy(edc[static_cast<std::int64_t>(i)].data_ptr<double>(),
+              edc[static_cast<std::int64_t>(i)].data_ptr<double>() + k,
               cosine_.begin() + static_cast<std::ptrdiff_t>(client * static_cast<std::size_t>(k)));
   }
   plan.models = models.to(torch::kFloat32);
@@ -157,14 +175,16 @@ void FlexCfl::cold_start(const RoundInput& input, const torch::Tensor& updates, 
 void FlexCfl::join_nearest_groups(const torch::Tensor& updates, const std::vector<int>& clients) {
   const auto k = static_cast<std::size_t>(context_.num_models);
   const auto unit = updates / (updates.norm(2, /*dim=*/1, /*keepdim=*/true) + kNormGuard);
-  const auto cosine = unit.matmul((directions_ / (directions_.norm(2, 1, true) + kNormGuard)).t()).contiguous();
+  const auto cosine =
+      unit.matmul((directions_ / (directions_.norm(2, 1, true) + kNormGuard)).t()).contiguous();
   for (std::size_t i = 0; i < clients.size(); ++i) {
     const auto client = static_cast<std::size_t>(clients[i]);
     if (group_[client] >= 0) {
       continue;  // grouped at this round's cold start
     }
     // Least cosine dissimilarity (1 - cos) / 2 = largest cosine; ties to the lowest group.
-    group_[client] = static_cast<int>(cosine[static_cast<std::int64_t>(i)].argmax().item<std::int64_t>());
+    group_[client] =
+        static_cast<int>(cosine[static_cast<std::int64_t>(i)].argmax().item<std::int64_t>());
     std::copy(cosine.data_ptr<double>() + i * k, cosine.data_ptr<double>() + (i + 1) * k,
               cosine_.begin() + static_cast<std::ptrdiff_t>(client * k));
   }
@@ -177,9 +197,11 @@ RoundPlan FlexCfl::plan(const RoundInput& input) {
   if (!input.answers.empty()) {
     const auto& answer = answer_of(input, QueryKind::kClientStatistics);
     const auto& clients = answer.query.clients;
-    if (answer.values.dim() != 2 || answer.values.size(0) != static_cast<std::int64_t>(clients.size())) {
-      throw ShapeError("flexcfl: expected one pre-training update per client, [" + std::to_string(clients.size()) +
-                       ", P], but got " + c10::str(answer.values.sizes()));
+    if (answer.values.dim() != 2 ||
+        answer.values.size(0) != static_cast<std::int64_t>(clients.size())) {
+      throw ShapeError("flexcfl: expected one pre-training update per client, [" +
+                       std::to_string(clients.size()) + ", P], but got " +
+                       c10::str(answer.values.sizes()));
     }
     if (!cold_started_) {
       cold_start(input, answer.values, clients, plan);
@@ -195,7 +217,8 @@ RoundPlan FlexCfl::plan(const RoundInput& input) {
   return hard;
 }
 
-void FlexCfl::after_aggregation(int /*round*/, const std::vector<bool>& trained, torch::Tensor& models) {
+void FlexCfl::after_aggregation(int /*round*/, const std::vector<bool>& trained,
+                                torch::Tensor& models) {
   if (options_.group_lr <= 0.0) {
     return;
   }
@@ -208,7 +231,8 @@ void FlexCfl::after_aggregation(int /*round*/, const std::vector<bool>& trained,
     double weight = 1.0;
     for (std::size_t j = 0; j < trained.size(); ++j) {
       if (j != g && trained[j]) {
-        const double pull = options_.group_lr / before[static_cast<std::int64_t>(j)].norm().item<double>();
+        const double pull =
+            options_.group_lr / before[static_cast<std::int64_t>(j)].norm().item<double>();
         moved += pull * before[static_cast<std::int64_t>(j)];
         weight += pull;
       }
@@ -226,8 +250,10 @@ ExtraValues FlexCfl::record(int /*round*/) const {
 
 AlgorithmState FlexCfl::state() const {
   AlgorithmState state{
-      {"group", torch::tensor(std::vector<std::int64_t>(group_.begin(), group_.end()), torch::kInt64)},
-      {"cold_started", torch::tensor({static_cast<std::int64_t>(cold_started_ ? 1 : 0)}, torch::kInt64)}};
+      {"group",
+       torch::tensor(std::vector<std::int64_t>(group_.begin(), group_.end()), torch::kInt64)},
+      {"cold_started",
+       torch::tensor({static_cast<std::int64_t>(cold_started_ ? 1 : 0)}, torch::kInt64)}};
   if (directions_.defined()) {
     state.emplace("directions", directions_);
   }
@@ -238,7 +264,8 @@ void FlexCfl::restore(const AlgorithmState& state) {
   const auto group = state_tensor(state, kName, "group", {context_.num_clients}).contiguous();
   group_.assign(group.data_ptr<std::int64_t>(), group.data_ptr<std::int64_t>() + group.numel());
   cold_started_ = state_tensor(state, kName, "cold_started", {1}).item<std::int64_t>() != 0;
-  directions_ = cold_started_ ? state_tensor(state, kName, "directions").to(torch::kFloat64).clone() : torch::Tensor();
+  directions_ = cold_started_ ? state_tensor(state, kName, "directions").to(torch::kFloat64).clone()
+                              : torch::Tensor();
 }
 
 }  // namespace cflrun::algo

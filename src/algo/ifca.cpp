@@ -17,7 +17,8 @@ std::vector<ClientQuery> Ifca::queries(int round, const std::vector<int>& partic
 RoundPlan Ifca::plan(const RoundInput& input) {
   return loss_vector_plan(input, context_, [](const torch::Tensor& losses) {
     const auto best = losses.argmin(/*dim=*/1).contiguous();
-    return std::vector<int>(best.data_ptr<std::int64_t>(), best.data_ptr<std::int64_t>() + best.numel());
+    return std::vector<int>(best.data_ptr<std::int64_t>(),
+                            best.data_ptr<std::int64_t>() + best.numel());
   });
 }
 

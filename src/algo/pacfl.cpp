@@ -14,7 +14,8 @@ namespace cflrun::algo {
 namespace {
 
 torch::Tensor rows_and_columns(const torch::Tensor& matrix, const std::vector<int>& ids) {
-  const auto index = torch::tensor(std::vector<std::int64_t>(ids.begin(), ids.end()), torch::kInt64);
+  const auto index =
+      torch::tensor(std::vector<std::int64_t>(ids.begin(), ids.end()), torch::kInt64);
   return matrix.index_select(0, index).index_select(1, index);
 }
 
@@ -23,15 +24,18 @@ constexpr const char* kAfterUpdateScore = "after_update_score";
 /// The PACFL code's metric: a client is scored with its own model right after its local update.
 class ScoredAfterLocalUpdate : public ClientProcedure {
  public:
-  double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
-               const AlgorithmState& payload) override {
+  double train(LocalClient& client, model::Network& model,
+               const local::LocalUpdateSettings& settings, const AlgorithmState& payload) override {
     const double loss = ClientProcedure::train(client, model, settings, payload);
-    const local::Score score = local::score(model, client.objective, client.test_inputs, client.test_targets);
-    (*client.memory)[kAfterUpdateScore] = torch::tensor({score.accuracy, score.loss}, torch::kFloat64);
+    const local::Score score =
+        local::score(model, client.objective, client.test_inputs, client.test_targets);
+    (*client.memory)[kAfterUpdateScore] =
+        torch::tensor({score.accuracy, score.loss}, torch::kFloat64);
     return loss;
   }
 
-  ClientScore evaluate(LocalClient& client, model::Network& model, const AlgorithmState& payload) override {
+  ClientScore evaluate(LocalClient& client, model::Network& model,
+                       const AlgorithmState& payload) override {
     const auto kept = client.memory->find(kAfterUpdateScore);
     if (kept == client.memory->end()) {
       return ClientProcedure::evaluate(client, model, payload);
@@ -52,15 +56,18 @@ class DataSignature : public ClientStatistic {
   }
   StatisticInput input() const override { return StatisticInput::kNothingNew; }
 
-  std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& /*services*/) override {
+  std::vector<double> compute(std::vector<LocalClient>& clients,
+                              ClientServices& /*services*/) override {
     std::vector<double> rows;
     for (const auto& client : clients) {
       const auto inputs = client.train_inputs.to(torch::kCPU);
-      const auto signature = (classes_ > 0 ? cluster::per_label_data_signature(
-                                                 inputs, client.train_targets.to(torch::kCPU), vectors_, classes_)
-                                           : cluster::data_signature(inputs, vectors_))
-                                 .contiguous();
-      rows.insert(rows.end(), signature.data_ptr<double>(), signature.data_ptr<double>() + signature.numel());
+      const auto signature =
+          (classes_ > 0 ? cluster::per_label_data_signature(
+                              inputs, client.train_targets.to(torch::kCPU), vectors_, classes_)
+                        : cluster::data_signature(inputs, vectors_))
+              .contiguous();
+      rows.insert(rows.end(), signature.data_ptr<double>(),
+                  signature.data_ptr<double>() + signature.numel());
     }
     return rows;
   }
@@ -74,41 +81,54 @@ class DataSignature : public ClientStatistic {
 }  // namespace
 
 void PacflOptions::visit(core::OptionVisitor& v) {
-  v.option("pacfl-vectors", vectors,
-           "pacfl: p, left singular vectors of each client's data matrix sent as its signature (count)",
-           core::Range::at_least(1));
+  v.option(
+      "pacfl-vectors", vectors,
+      "pacfl: p, left singular vectors of each client's data matrix sent as its signature (count)",
+      core::Range::at_least(1));
   v.option("pacfl-signature", signature,
-           "pacfl: client (Alg. 1: p singular vectors of all the client's data) | per_label (official code: p "
+           "pacfl: client (Alg. 1: p singular vectors of all the client's data) | per_label "
+           "(official code: p "
            "per label the client holds, stacked)",
            {"client", "per_label"});
   v.option("pacfl-proximity", proximity,
-           "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal angles) | "
+           "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal "
+           "angles) | "
            "entrywise (official code: smallest angle between two signature columns)",
            {"smallest", "sum", "entrywise"});
-  v.option("pacfl-beta", beta, "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)",
-           core::Range::at_least(0.0));
-  v.option("pacfl-evaluation", evaluation,
-           "pacfl: cluster_model (each client's cluster model, as every algorithm) | after_local_update (the PACFL "
-           "code's metric: each client's own model right after its last local update, before averaging)",
-           {"cluster_model", "after_local_update"});
-  v.option("pacfl-clusters", clusters, "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)",
+  v.option(
+      "pacfl-beta", beta,
+      "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)",
+      core::Range::at_least(0.0));
+  v.option(
+      "pacfl-evaluation", evaluation,
+      "pacfl: cluster_model (each client's cluster model, as every algorithm) | after_local_update "
+      "(the PACFL "
+      "code's metric: each client's own model right after its last local update, before averaging)",
+      {"cluster_model", "after_local_update"});
+  v.option("pacfl-clusters", clusters,
+           "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)",
            core::Range::at_least(0));
 }
 
 Pacfl::Pacfl(const PacflOptions& options, const AlgorithmContext& context)
-    : options_(options), context_(context), seen_(static_cast<std::size_t>(context.num_clients), 0) {
+    : options_(options),
+      context_(context),
+      seen_(static_cast<std::size_t>(context.num_clients), 0) {
   if (options.clusters > context.num_clients) {
-    throw ConfigError("--pacfl-clusters must be between 0 (use --pacfl-beta) and the number of clients, " +
-                      std::to_string(context.num_clients) + ", but got " + std::to_string(options.clusters));
+    throw ConfigError(
+        "--pacfl-clusters must be between 0 (use --pacfl-beta) and the number of clients, " +
+        std::to_string(context.num_clients) + ", but got " + std::to_string(options.clusters));
   }
   if (options.signature == "per_label" && context.num_classes == 0) {
-    throw ConfigError("--pacfl-signature per_label needs labelled classes; use --pacfl-signature client for data "
-                      "without classes (regression, autoencoders)");
+    throw ConfigError(
+        "--pacfl-signature per_label needs labelled classes; use --pacfl-signature client for data "
+        "without classes (regression, autoencoders)");
   }
 }
 
 std::int64_t Pacfl::signature_columns() const {
-  return options_.signature == "per_label" ? options_.vectors * context_.num_classes : options_.vectors;
+  return options_.signature == "per_label" ? options_.vectors * context_.num_classes
+                                           : options_.vectors;
 }
 
 std::vector<ClientQuery> Pacfl::set_up_queries(const std::vector<int>& initial) {
@@ -123,24 +143,29 @@ void Pacfl::set_up(const std::vector<QueryAnswer>& answers) {
   const auto m = static_cast<std::int64_t>(context_.num_clients);
   const auto p = signature_columns();
   if (values.dim() != 2 || values.size(0) != m || values.size(1) % p != 0) {
-    throw ShapeError("pacfl: expected one signature of d x " + std::to_string(p) + " floats per client, [" +
-                     std::to_string(m) + ", d " + std::to_string(p) + "], but got " + c10::str(values.sizes()));
+    throw ShapeError("pacfl: expected one signature of d x " + std::to_string(p) +
+                     " floats per client, [" + std::to_string(m) + ", d " + std::to_string(p) +
+                     "], but got " + c10::str(values.sizes()));
   }
   signature_floats_ = values.size(1);
   cluster_signatures(values.view({m, signature_floats_ / p, p}), initial_);
 }
 
-std::vector<int> Pacfl::cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial) {
+std::vector<int> Pacfl::cluster_signatures(const torch::Tensor& signatures,
+                                           const std::vector<int>& initial) {
   if (signatures.dim() != 3 || signatures.size(0) != context_.num_clients) {
-    throw ConfigError("pacfl: expected one signature per client, [" + std::to_string(context_.num_clients) +
-                      ", d, p], but got " + c10::str(signatures.sizes()));
+    throw ConfigError("pacfl: expected one signature per client, [" +
+                      std::to_string(context_.num_clients) + ", d, p], but got " +
+                      c10::str(signatures.sizes()));
   }
-  const auto kind = options_.proximity == "sum"         ? cluster::Proximity::kSumOfAngles
-                    : options_.proximity == "entrywise" ? cluster::Proximity::kSmallestEntrywiseAngle
-                                                        : cluster::Proximity::kSmallestAngle;
+  const auto kind = options_.proximity == "sum" ? cluster::Proximity::kSumOfAngles
+                    : options_.proximity == "entrywise"
+                        ? cluster::Proximity::kSmallestEntrywiseAngle
+                        : cluster::Proximity::kSmallestAngle;
   proximity_ = cluster::proximity_matrix(signatures, kind);
-  const auto labels = cluster::hierarchical_clustering(rows_and_columns(proximity_, initial), options_.beta,
-                                                       std::min<int>(options_.clusters, initial.size()));
+  const auto labels =
+      cluster::hierarchical_clustering(rows_and_columns(proximity_, initial), options_.beta,
+                                       std::min<int>(options_.clusters, initial.size()));
   cluster_.assign(static_cast<std::size_t>(context_.num_clients), -1);
   for (std::size_t i = 0; i < initial.size(); ++i) {
     cluster_[static_cast<std::size_t>(initial[i])] = labels[i];
@@ -150,7 +175,8 @@ std::vector<int> Pacfl::cluster_signatures(const torch::Tensor& signatures, cons
 }
 
 int Pacfl::place_newcomer(int client, const std::vector<int>& newcomers) {
-  std::vector<int> members;  // old clients, then the newcomers (PME: A_old extended by the new rows)
+  std::vector<int>
+      members;  // old clients, then the newcomers (PME: A_old extended by the new rows)
   for (int c = 0; c < context_.num_clients; ++c) {
     if (cluster_[static_cast<std::size_t>(c)] >= 0) {
       members.push_back(c);
@@ -158,7 +184,8 @@ int Pacfl::place_newcomer(int client, const std::vector<int>& newcomers) {
   }
   const auto old_count = members.size();
   members.insert(members.end(), newcomers.begin(), newcomers.end());
-  const auto labels = cluster::hierarchical_clustering(rows_and_columns(proximity_, members), options_.beta);
+  const auto labels =
+      cluster::hierarchical_clustering(rows_and_columns(proximity_, members), options_.beta);
   const auto at = std::find(members.begin(), members.end(), client) - members.begin();
   std::map<int, int> votes;  // old cluster -> old clients sharing the newcomer's new cluster
   for (std::size_t i = 0; i < old_count; ++i) {
@@ -167,7 +194,9 @@ int Pacfl::place_newcomer(int client, const std::vector<int>& newcomers) {
     }
   }
   if (!votes.empty()) {
-    return std::max_element(votes.begin(), votes.end(), [](auto a, auto b) { return a.second < b.second; })->first;
+    return std::max_element(votes.begin(), votes.end(),
+                            [](auto a, auto b) { return a.second < b.second; })
+        ->first;
   }
   std::vector<double> sum(static_cast<std::size_t>(num_clusters_), 0.0);
   std::vector<int> count(static_cast<std::size_t>(num_clusters_), 0);
@@ -218,7 +247,8 @@ RoundTraffic Pacfl::traffic(const RoundFacts& facts) const {
 }
 
 AlgorithmState Pacfl::state() const {
-  return {{"cluster", torch::tensor(std::vector<std::int64_t>(cluster_.begin(), cluster_.end()), torch::kInt64)},
+  return {{"cluster", torch::tensor(std::vector<std::int64_t>(cluster_.begin(), cluster_.end()),
+                                    torch::kInt64)},
           {"proximity", proximity_},
           {"seen", torch::tensor(seen_, torch::kInt64)},
           {"signature_floats", torch::tensor({signature_floats_}, torch::kInt64)}};
@@ -231,7 +261,8 @@ void Pacfl::restore(const AlgorithmState& state) {
   proximity_ = state_tensor(state, kName, "proximity", {m, m}).clone();
   const auto seen = state_tensor(state, kName, "seen", {m}).to(torch::kInt64).contiguous();
   seen_.assign(seen.data_ptr<std::int64_t>(), seen.data_ptr<std::int64_t>() + m);
-  signature_floats_ = state_tensor(state, kName, "signature_floats", {1}).to(torch::kInt64).item<std::int64_t>();
+  signature_floats_ =
+      state_tensor(state, kName, "signature_floats", {1}).to(torch::kInt64).item<std::int64_t>();
   num_clusters_ = std::max(1, *std::max_element(cluster_.begin(), cluster_.end()) + 1);
 }
 

@@ -20,18 +20,10 @@ namespace cflrun::algo {
 const std::vector<AlgorithmEntry>& registered_algorithms() {
   // One line per algorithm (include/cflrun/algo/README.md).
   static const std::vector<AlgorithmEntry> entries{
-      registration<Clove>(),
-      registration<Ifca>(),
-      registration<FedAvg>(),
-      registration<LocalOnly>(),
-      registration<Pacfl>(),
-      registration<FedSoft>(),
-      registration<Cfl>(),
-      registration<FlexCfl>(),
-      registration<FeSem>(),
-      registration<PerFedAvg>(),
-      registration<FedProto>(),
-      registration<FedAla>(),
+      registration<Clove>(),     registration<Ifca>(),     registration<FedAvg>(),
+      registration<LocalOnly>(), registration<Pacfl>(),    registration<FedSoft>(),
+      registration<Cfl>(),       registration<FlexCfl>(),  registration<FeSem>(),
+      registration<PerFedAvg>(), registration<FedProto>(), registration<FedAla>(),
       registration<FedPac>(),
   };
   return entries;
@@ -82,13 +74,15 @@ const core::OptionGroup& AlgorithmOptionSet::of(const std::string& name) const {
   return *groups_.at(find_algorithm(name).name);
 }
 
-void AlgorithmOptionSet::for_each(const std::function<void(const std::string& name, core::OptionGroup& options)>& visit) {
+void AlgorithmOptionSet::for_each(
+    const std::function<void(const std::string& name, core::OptionGroup& options)>& visit) {
   for (const auto& entry : registered_algorithms()) {
     visit(entry.name, *groups_.at(entry.name));
   }
 }
 
-std::unique_ptr<Algorithm> make_algorithm(const std::string& name, const AlgorithmOptionSet& options,
+std::unique_ptr<Algorithm> make_algorithm(const std::string& name,
+                                          const AlgorithmOptionSet& options,
                                           const AlgorithmContext& context) {
   auto algorithm = find_algorithm(name).make(options.of(name), context);
   check_run_options(name, algorithm->traits(), context);

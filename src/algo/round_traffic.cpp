@@ -8,12 +8,15 @@ constexpr std::int64_t kSampleCountBytes = 8;
 }  // namespace
 
 RoundTraffic round_traffic(const RoundFacts& f) {
-  const std::int64_t all_models_floats = f.shared_size + f.num_models * (f.state_size - f.shared_size);
+  const std::int64_t all_models_floats =
+      f.shared_size + f.num_models * (f.state_size - f.shared_size);
   RoundTraffic traffic;
   traffic.sent = f.received_all_models * (all_models_floats * kFloatBytes) +
-                 static_cast<std::int64_t>(f.received_one_model + f.received_initial_model) * f.state_size * kFloatBytes +
+                 static_cast<std::int64_t>(f.received_one_model + f.received_initial_model) *
+                     f.state_size * kFloatBytes +
                  f.assignments * kAssignmentBytes;
-  traffic.received = f.answer_floats * kFloatBytes + f.states * (f.state_size * kFloatBytes + kSampleCountBytes);
+  traffic.received =
+      f.answer_floats * kFloatBytes + f.states * (f.state_size * kFloatBytes + kSampleCountBytes);
   return traffic;
 }
 

@@ -54,11 +54,14 @@ double sum_to_one(unsigned m, const double* a, double* gradient, void* /*data*/)
 using Optimizer = std::unique_ptr<nlopt_opt_s, decltype(&nlopt_destroy)>;
 
 constexpr double kMultiplierTolerance = 1e-12;  // relative to P's largest diagonal entry
-constexpr double kPivotFloor = 1e-14;           // relative: a smaller Cholesky pivot means P_FF is not definite
-constexpr int kIterationsPerVariable = 10;      // active-set iterations allowed per weight before SLSQP takes over
+constexpr double kPivotFloor =
+    1e-14;  // relative: a smaller Cholesky pivot means P_FF is not definite
+constexpr int kIterationsPerVariable =
+    10;  // active-set iterations allowed per weight before SLSQP takes over
 
 void check_square(const torch::Tensor& p, const char* who) {
-  if (p.dim() != 2 || p.size(0) != p.size(1) || p.size(0) < 1 || p.scalar_type() != torch::kFloat64) {
+  if (p.dim() != 2 || p.size(0) != p.size(1) || p.size(0) < 1 ||
+      p.scalar_type() != torch::kFloat64) {
     throw ShapeError(std::string(who) + ": expected a square [m, m] float64 matrix, but got " +
                      c10::str(p.sizes(), " ", p.scalar_type()));
   }
@@ -173,7 +176,8 @@ class ActiveSet {
 
   /// The minimiser, or nothing where a P_FF is not positive definite or the iterations run out.
   std::optional<std::vector<double>> solve() {
-    for (std::size_t iteration = 0; ready_ && iteration < kIterationsPerVariable * m_ + 10; ++iteration) {
+    for (std::size_t iteration = 0; ready_ && iteration < kIterationsPerVariable * m_ + 10;
+         ++iteration) {
       const auto target = equality_minimiser();
       if (!target) {
         return std::nullopt;
@@ -271,7 +275,8 @@ class ActiveSet {
 std::vector<double> minimise_on_simplex(const torch::Tensor& p) {
   check_square(p, "minimise_on_simplex");
   const auto values = p.contiguous();
-  if (auto weights = ActiveSet(values.data_ptr<double>(), static_cast<std::size_t>(p.size(0))).solve()) {
+  if (auto weights =
+          ActiveSet(values.data_ptr<double>(), static_cast<std::size_t>(p.size(0))).solve()) {
     return *weights;
   }
   return minimise_on_simplex_slsqp(values);
@@ -293,7 +298,8 @@ std::vector<double> minimise_on_simplex_slsqp(const torch::Tensor& p) {
   double minimum = 0.0;
   const auto result = nlopt_optimize(optimizer.get(), a.data(), &minimum);
   if (result < 0 && result != NLOPT_ROUNDOFF_LIMITED) {
-    throw Error("minimise_on_simplex_slsqp: NLopt's SLSQP failed with code " + std::to_string(static_cast<int>(result)));
+    throw Error("minimise_on_simplex_slsqp: NLopt's SLSQP failed with code " +
+                std::to_string(static_cast<int>(result)));
   }
   return a;
 }

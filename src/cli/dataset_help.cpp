@@ -14,7 +14,8 @@ std::string dataset_help() {
   std::string help;
   for (const auto& source : data::registered_datasets()) {
     const auto summary = source->summary();
-    help += (help.empty() ? "" : " | ") + source->name() + (summary.empty() ? "" : " (" + summary + ")");
+    help += (help.empty() ? "" : " | ") + source->name() +
+            (summary.empty() ? "" : " (" + summary + ")");
   }
   return help;
 }
@@ -30,7 +31,8 @@ std::string data_dir_help() {
   std::string defaults;
   for (const auto& source : data::registered_datasets()) {
     if (!source->default_data_dir().empty()) {
-      defaults += (defaults.empty() ? "" : ", ") + source->default_data_dir().string() + " for " + source->name();
+      defaults += (defaults.empty() ? "" : ", ") + source->default_data_dir().string() + " for " +
+                  source->name();
     }
   }
   return "directory of the data files (\"\" = " + defaults + ")";
@@ -45,10 +47,12 @@ std::vector<std::string> model_choices() {
 }
 
 std::string model_help() {
-  std::vector<std::pair<std::string, std::string>> defaults;  // (model, datasets), in registration order
+  std::vector<std::pair<std::string, std::string>>
+      defaults;  // (model, datasets), in registration order
   for (const auto& source : data::registered_datasets()) {
     const auto model = source->default_model(/*unsupervised=*/false);
-    auto same = std::find_if(defaults.begin(), defaults.end(), [&](const auto& entry) { return entry.first == model; });
+    auto same = std::find_if(defaults.begin(), defaults.end(),
+                             [&](const auto& entry) { return entry.first == model; });
     if (same == defaults.end()) {
       defaults.emplace_back(model, source->name());
     } else {

@@ -1,7 +1,8 @@
 #pragma once
 // Private to src/cli: the --dataset, --data-dir, --partition and --model texts and choices, made
-// from the dataset registry and the partitions' lists (data/dataset_registry.hpp, data/partition.hpp,
-// data/mixture.hpp) and the architectures (model/network.hpp), so that a new dataset or partition needs no edit here.
+// from the dataset registry and the partitions' lists (data/dataset_registry.hpp,
+// data/partition.hpp, data/mixture.hpp) and the architectures (model/network.hpp), so that a new
+// dataset or partition needs no edit here.
 #include <string>
 #include <vector>
 

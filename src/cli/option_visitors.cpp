@@ -17,10 +17,13 @@ std::string short_text(double value) {
   return text.str();
 }
 
-/// Throws ConfigError "--flag must be <expected or range>, but got <shown>" unless value is in range.
-void require_in(const core::OptionDeclaration& declaration, double value, const std::string& shown) {
+/// Throws ConfigError "--flag must be <expected or range>, but got <shown>" unless value is in
+/// range.
+void require_in(const core::OptionDeclaration& declaration, double value,
+                const std::string& shown) {
   if (!declaration.range.contains(value)) {
-    const auto expected = declaration.expected.empty() ? declaration.range.describe() : declaration.expected;
+    const auto expected =
+        declaration.expected.empty() ? declaration.range.describe() : declaration.expected;
     throw ConfigError("--" + declaration.flag + " must be " + expected + ", but got " + shown);
   }
 }
@@ -31,7 +34,8 @@ po::value_semantic* semantic(const core::OptionDeclaration& /*declaration*/, boo
   if (!*member) {
     return po::bool_switch(member);
   }
-  return po::value(member)->default_value(true, "1")->implicit_value(true, "1");  // "1": as lexical_cast writes true
+  return po::value(member)->default_value(true, "1")->implicit_value(
+      true, "1");  // "1": as lexical_cast writes true
 }
 
 template <class Number>
@@ -60,14 +64,17 @@ po::value_semantic* semantic(const core::OptionDeclaration& declaration, std::ui
   return seed_semantic(declaration, member, static_cast<std::int64_t>(*member));
 }
 
-po::value_semantic* semantic(const core::OptionDeclaration& declaration, std::optional<std::uint64_t>* member) {
+po::value_semantic* semantic(const core::OptionDeclaration& declaration,
+                             std::optional<std::uint64_t>* member) {
   return seed_semantic(declaration, member, std::nullopt);
 }
 
 std::string recorded_text(bool* member) { return *member ? "true" : "false"; }
 std::string recorded_text(double* member) { return option_text(*member); }
 std::string recorded_text(std::string* member) { return *member; }
-std::string recorded_text(std::optional<std::uint64_t>* member) { return *member ? std::to_string(**member) : ""; }
+std::string recorded_text(std::optional<std::uint64_t>* member) {
+  return *member ? std::to_string(**member) : "";
+}
 template <class Integer>
 std::string recorded_text(Integer* member) {
   return std::to_string(*member);
@@ -82,7 +89,8 @@ std::string option_text(double value) {
   return text.str();
 }
 
-void require_choice(const std::string& flag, const std::string& value, const std::vector<std::string>& choices) {
+void require_choice(const std::string& flag, const std::string& value,
+                    const std::vector<std::string>& choices) {
   std::string list;
   for (const auto& choice : choices) {
     if (value == choice) {
@@ -106,12 +114,15 @@ void OptionDescriber::declare(const core::OptionDeclaration& declaration, core::
   if (sections_.empty()) {
     section("");
   }
-  const auto* semantic_value = std::visit([&](auto* member) { return semantic(declaration, member); }, value);
-  sections_[current_].add_options()(declaration.flag.c_str(), semantic_value, declaration.help.c_str());
+  const auto* semantic_value =
+      std::visit([&](auto* member) { return semantic(declaration, member); }, value);
+  sections_[current_].add_options()(declaration.flag.c_str(), semantic_value,
+                                    declaration.help.c_str());
 }
 
 void OptionValidator::declare(const core::OptionDeclaration& declaration, core::OptionValue value) {
-  if (const auto word = std::get_if<std::string*>(&value); word != nullptr && !declaration.choices.empty()) {
+  if (const auto word = std::get_if<std::string*>(&value);
+      word != nullptr && !declaration.choices.empty()) {
     require_choice(declaration.flag, **word, declaration.choices);
   } else if (const auto integer = std::get_if<int*>(&value)) {
     require_in(declaration, **integer, std::to_string(**integer));

@@ -40,7 +40,8 @@ class OptionValidator : public core::OptionVisitor {
   void declare(const core::OptionDeclaration& declaration, core::OptionValue value) override;
 };
 
-/// Collects (flag, value as text) of each visited option that is recorded, for the result file's /config.
+/// Collects (flag, value as text) of each visited option that is recorded, for the result file's
+/// /config.
 class OptionRecorder : public core::OptionVisitor {
  public:
   void declare(const core::OptionDeclaration& declaration, core::OptionValue value) override;
@@ -61,6 +62,7 @@ class OptionKinds : public core::OptionVisitor {
 };
 
 /// Throws ConfigError "--flag must be one of a, b, but got 'value'" unless value is a choice.
-void require_choice(const std::string& flag, const std::string& value, const std::vector<std::string>& choices);
+void require_choice(const std::string& flag, const std::string& value,
+                    const std::vector<std::string>& choices);
 
 }  // namespace cflrun::cli

@@ -29,13 +29,18 @@ struct Descriptions {
 Descriptions describe(ParsedCommandLine& parsed) {
   OptionDescriber describer;
   describer.section("Generic");
-  describer.declare({.flag = "help,h", .help = "print this help and exit", .kind = core::OptionKind::kBookkeeping,
+  describer.declare({.flag = "help,h",
+                     .help = "print this help and exit",
+                     .kind = core::OptionKind::kBookkeeping,
                      .recorded = false},
                     &parsed.help);
-  describer.declare({.flag = "version", .help = "print version, git commit, LibTorch version and BLAS, and exit",
-                     .kind = core::OptionKind::kBookkeeping, .recorded = false},
+  describer.declare({.flag = "version",
+                     .help = "print version, git commit, LibTorch version and BLAS, and exit",
+                     .kind = core::OptionKind::kBookkeeping,
+                     .recorded = false},
                     &parsed.version);
-  parsed.options.visit(describer);  // --config joins the Generic section, which the visit names first
+  parsed.options.visit(
+      describer);  // --config joins the Generic section, which the visit names first
   auto sections = describer.take();
   Descriptions descriptions{sections.front(), {}};
   for (std::size_t i = 1; i < sections.size(); ++i) {
@@ -59,7 +64,8 @@ void store_config_file(const std::string& path, const po::options_description& d
                        po::variables_map& vm) {
   if (!std::filesystem::is_regular_file(path)) {
     throw ConfigError("--config " + path + ": not a regular file" +
-                      (std::filesystem::is_directory(path) ? " but a directory" : std::string(", it does not exist")) +
+                      (std::filesystem::is_directory(path) ? " but a directory"
+                                                           : std::string(", it does not exist")) +
                       "; give the path of a config file of `name = value` lines");
   }
   std::ifstream file(path, std::ios::binary);
@@ -68,20 +74,22 @@ void store_config_file(const std::string& path, const po::options_description& d
   }
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (text.rfind(kUtf8ByteOrderMark, 0) == 0) {
-    text.erase(0, std::string(kUtf8ByteOrderMark).size());  // as Python's utf-8-sig: editors on Windows add it
+    text.erase(0, std::string(kUtf8ByteOrderMark)
+                      .size());  // as Python's utf-8-sig: editors on Windows add it
   }
   std::istringstream lines(text);
   try {
     po::store(po::parse_config_file(lines, description, /*allow_unregistered=*/false), vm);
   } catch (const po::error& e) {
-    throw ConfigError("config file " + path + ": " + e.what() + " (see cflrun --help for the options)");
+    throw ConfigError("config file " + path + ": " + e.what() +
+                      " (see cflrun --help for the options)");
   }
 }
 
 /// Stores `preset` words as one more source after the command line and the config file: Boost keeps
 /// the values those already gave and replaces only defaults.
-void store_preset(const std::vector<std::string>& preset, const po::options_description& description,
-                  po::variables_map& vm) {
+void store_preset(const std::vector<std::string>& preset,
+                  const po::options_description& description, po::variables_map& vm) {
   po::store(po::command_line_parser(preset).options(description).positional({}).run(), vm);
 }
 
@@ -124,7 +132,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     po::notify(vm);  // also checks the seeds (OptionDescriber)
     require_finite(vm);
   } catch (const po::too_many_positional_options_error&) {
-    throw ConfigError("unexpected word on the command line; every option starts with -- (see cflrun --help)");
+    throw ConfigError(
+        "unexpected word on the command line; every option starts with -- (see cflrun --help)");
   } catch (const po::error& e) {
     throw ConfigError(std::string(e.what()) + " (see cflrun --help)");
   }
@@ -153,19 +162,24 @@ void validate(const RunOptions& o) {
   algo::find_algorithm(o.algorithm);
   OptionValidator validator;
   auto visited = o;
-  visited.visit(validator);  // each option on its own; then the combinations, named by the option given
-  require(o.momentum == 0.0 || o.optimizer == "sgd", "momentum", "0 unless --optimizer sgd", o.momentum);
+  visited.visit(
+      validator);  // each option on its own; then the combinations, named by the option given
+  require(o.momentum == 0.0 || o.optimizer == "sgd", "momentum", "0 unless --optimizer sgd",
+          o.momentum);
   require(o.prox_mu == 0.0 || o.aggregation == "model", "prox-mu",
-          "0 with --aggregation gradient (a gradient at the start model has no proximal part)", o.prox_mu);
-  require(o.min_train_samples <= o.train_samples, "min-train-samples",
-          "between 0 (= --train-samples) and --train-samples (" + std::to_string(o.train_samples) + ")",
-          o.min_train_samples);
+          "0 with --aggregation gradient (a gradient at the start model has no proximal part)",
+          o.prox_mu);
+  require(
+      o.min_train_samples <= o.train_samples, "min-train-samples",
+      "between 0 (= --train-samples) and --train-samples (" + std::to_string(o.train_samples) + ")",
+      o.min_train_samples);
   require(o.newcomers < o.clients_per_cluster, "newcomers",
           "below --clients-per-cluster (" + std::to_string(o.clients_per_cluster) +
               "): some clients of every cluster must be there from the start",
           o.newcomers);
   const data::DatasetSource& dataset = data::find_dataset(o.dataset);
-  require(dataset.accepts_partition(o.partition), "partition", dataset.partition_requirement(), o.partition);
+  require(dataset.accepts_partition(o.partition), "partition", dataset.partition_requirement(),
+          o.partition);
   require(o.label_sets.empty() || o.partition == "label_skew_2", "label-sets",
           "left out unless --partition label_skew_2", o.label_sets);
   const bool class_split = o.partition == "label_skew_2" || o.partition == "label_skew_3";
@@ -175,18 +189,22 @@ void validate(const RunOptions& o) {
           "left out unless --partition label_skew_2 or label_skew_3", o.test_class_counts);
   require(!o.unsupervised || dataset.supports_unsupervised(), "unsupervised",
           "off for --dataset " + o.dataset + " (it has labels only)", "--unsupervised");
-  const bool autoencoder = o.effective_model() == "autoencoder" || o.effective_model() == "conv_autoencoder";
+  const bool autoencoder =
+      o.effective_model() == "autoencoder" || o.effective_model() == "conv_autoencoder";
   require(autoencoder == o.unsupervised, "model",
-          o.unsupervised ? "an autoencoder (autoencoder | conv_autoencoder) with --unsupervised"
-                         : "a supervised model without --unsupervised (add --unsupervised for autoencoders)",
+          o.unsupervised
+              ? "an autoencoder (autoencoder | conv_autoencoder) with --unsupervised"
+              : "a supervised model without --unsupervised (add --unsupervised for autoencoders)",
           o.effective_model());
   require(!o.out.empty(), "out", "a file path", "''");
   if (o.out.back() == '/' || std::filesystem::is_directory(o.out)) {
-    throw ConfigError("--out must name a file, but " + o.out + " is a directory; give a file in it, e.g. --out " +
+    throw ConfigError("--out must name a file, but " + o.out +
+                      " is a directory; give a file in it, e.g. --out " +
                       (std::filesystem::path(o.out) / "result.h5").lexically_normal().string());
   }
-  require(o.round_timeout == "auto" || o.round_timeout == "off" || parse_seconds(o.round_timeout) > 0.0,
-          "round-timeout", "auto, off or a positive number of seconds", o.round_timeout);
+  require(
+      o.round_timeout == "auto" || o.round_timeout == "off" || parse_seconds(o.round_timeout) > 0.0,
+      "round-timeout", "auto, off or a positive number of seconds", o.round_timeout);
 }
 
 std::string help_text() {
@@ -195,7 +213,8 @@ std::string help_text() {
   po::options_description everything(
       "cflrun: clustered federated learning experiments\n\n"
       "Usage: cflrun [options]            (one rank hosts the server and all clients)\n"
-      "       mpirun -np P cflrun [options] (rank 0 = server, ranks 1..P-1 host the clients)\n\nOptions");
+      "       mpirun -np P cflrun [options] (rank 0 = server, ranks 1..P-1 host the "
+      "clients)\n\nOptions");
   everything.add(descriptions.command_line_only).add(descriptions.run);
   std::ostringstream text;
   text << everything;

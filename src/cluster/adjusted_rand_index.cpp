@@ -26,9 +26,10 @@ std::int64_t sum_of_pairs(const std::map<Key, std::int64_t>& counts) {
 
 double adjusted_rand_index(const std::vector<int>& truth, const std::vector<int>& predicted) {
   if (truth.size() != predicted.size() || truth.empty()) {
-    throw ShapeError("adjusted_rand_index: expected two non-empty labelings of equal length, but "
-                     "got " + std::to_string(truth.size()) + " and " +
-                     std::to_string(predicted.size()) + " labels");
+    throw ShapeError(
+        "adjusted_rand_index: expected two non-empty labelings of equal length, but "
+        "got " +
+        std::to_string(truth.size()) + " and " + std::to_string(predicted.size()) + " labels");
   }
   std::map<std::pair<int, int>, std::int64_t> contingency;
   std::map<int, std::int64_t> truth_sizes;
@@ -44,8 +45,8 @@ double adjusted_rand_index(const std::vector<int>& truth, const std::vector<int>
   const std::int64_t together_in_both = sum_of_pairs(contingency);
   const std::int64_t truth_only = sum_of_pairs(truth_sizes) - together_in_both;
   const std::int64_t predicted_only = sum_of_pairs(predicted_sizes) - together_in_both;
-  const std::int64_t neither = pairs(static_cast<std::int64_t>(truth.size())) -
-                               together_in_both - truth_only - predicted_only;
+  const std::int64_t neither = pairs(static_cast<std::int64_t>(truth.size())) - together_in_both -
+                               truth_only - predicted_only;
   if (truth_only == 0 && predicted_only == 0) {
     return 1.0;  // same partition; covers the 0/0 cases (one cluster, or all singletons, in both)
   }

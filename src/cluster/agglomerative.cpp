@@ -59,7 +59,8 @@ std::vector<int> agglomerative_ward(const torch::Tensor& points, int k) {
     for (int c = 0; c < m; ++c) {
       if (active[static_cast<std::size_t>(c)] && c != a && c != b) {
         const double nc = size[static_cast<std::size_t>(c)];
-        const double merged = ((na + nc) * cost[a][c] + (nb + nc) * cost[b][c] - nc * cost[a][b]) / (na + nb + nc);
+        const double merged =
+            ((na + nc) * cost[a][c] + (nb + nc) * cost[b][c] - nc * cost[a][b]) / (na + nb + nc);
         cost[a][c] = cost[c][a] = merged;
       }
     }
@@ -72,7 +73,8 @@ std::vector<int> agglomerative_ward(const torch::Tensor& points, int k) {
   std::map<int, int> label_of_root;
   std::vector<int> labels(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) {
-    const auto found = label_of_root.emplace(root[static_cast<std::size_t>(i)], static_cast<int>(label_of_root.size()));
+    const auto found = label_of_root.emplace(root[static_cast<std::size_t>(i)],
+                                             static_cast<int>(label_of_root.size()));
     labels[static_cast<std::size_t>(i)] = found.first->second;
   }
   return labels;

@@ -22,8 +22,8 @@ void require_cluster_ids(const std::vector<int>& cluster_of_client, int num_clus
     const int cluster = cluster_of_client[client];
     if (cluster < 0 || cluster >= num_clusters) {
       throw ConfigError(who + ": client " + std::to_string(client) + " has cluster " +
-                        std::to_string(cluster) + ", outside [0, " +
-                        std::to_string(num_clusters) + ")");
+                        std::to_string(cluster) + ", outside [0, " + std::to_string(num_clusters) +
+                        ")");
     }
   }
 }
@@ -42,9 +42,8 @@ torch::Tensor cluster_model_costs(const torch::Tensor& loss_vectors,
     throw ShapeError(text.str());
   }
   require_cluster_ids(cluster_of_client, num_clusters, "cluster_model_costs");
-  const torch::Tensor index =
-      torch::tensor(std::vector<std::int64_t>(cluster_of_client.begin(), cluster_of_client.end()),
-                    torch::kInt64);
+  const torch::Tensor index = torch::tensor(
+      std::vector<std::int64_t>(cluster_of_client.begin(), cluster_of_client.end()), torch::kInt64);
   return torch::zeros({num_clusters, loss_vectors.size(1)}, loss_vectors.options())
       .index_add_(0, index, loss_vectors);
 }
@@ -80,7 +79,8 @@ std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vect
   if (loss_vectors.size(0) < num_models) {
     throw ConfigError("CLoVE clustering: k-means needs at least as many clients as models (K = " +
                       std::to_string(num_models) + "), but got " +
-                      std::to_string(loss_vectors.size(0)) + " loss vectors; use fewer models "
+                      std::to_string(loss_vectors.size(0)) +
+                      " loss vectors; use fewer models "
                       "or more participating clients");
   }
   const std::vector<int> labels = clusterer == Clusterer::kKMeans
@@ -89,13 +89,15 @@ std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vect
   return match_clusters_to_models(loss_vectors, labels, num_models, matching);
 }
 
-std::vector<int> match_clusters_to_models(const torch::Tensor& loss_vectors, const std::vector<int>& labels,
-                                          int num_clusters, Matching matching) {
+std::vector<int> match_clusters_to_models(const torch::Tensor& loss_vectors,
+                                          const std::vector<int>& labels, int num_clusters,
+                                          Matching matching) {
   if (num_clusters > loss_vectors.size(1)) {
     throw ConfigError("CLoVE matching: " + std::to_string(num_clusters) + " clusters for only " +
                       std::to_string(loss_vectors.size(1)) + " models");
   }
-  const std::vector<int> cluster_of_client = order_clusters_by_smallest_client(labels, num_clusters);
+  const std::vector<int> cluster_of_client =
+      order_clusters_by_smallest_client(labels, num_clusters);
   if (matching == Matching::kNone) {
     return cluster_of_client;  // ordered cluster i trains model i
   }

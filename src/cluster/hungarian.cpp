@@ -25,8 +25,9 @@ void require_cost_matrix(const torch::Tensor& cost) {
     throw ShapeError(text.str());
   }
   if (!torch::isfinite(cost).all().item<bool>()) {
-    throw DataError("min_cost_matching: the cost matrix holds NaN or infinite values; every "
-                    "row-column pair needs a finite cost");
+    throw DataError(
+        "min_cost_matching: the cost matrix holds NaN or infinite values; every "
+        "row-column pair needs a finite cost");
   }
 }
 

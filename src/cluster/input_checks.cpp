@@ -19,12 +19,14 @@ void require_point_matrix(const torch::Tensor& points, const std::string& who) {
   if (!points.defined() || points.dim() != 2 || points.scalar_type() != torch::kFloat64 ||
       points.size(0) < 1 || points.size(1) < 1) {
     const std::string found = points.defined() ? describe(points) : "an undefined tensor";
-    throw ShapeError(who + ": expected the points as a non-empty [M, D] float64 matrix (one row "
-                     "per point), but got " + found +
-                     "; reshape it or convert it with .to(torch::kFloat64)");
+    throw ShapeError(who +
+                     ": expected the points as a non-empty [M, D] float64 matrix (one row "
+                     "per point), but got " +
+                     found + "; reshape it or convert it with .to(torch::kFloat64)");
   }
   if (!torch::isfinite(points).all().item<bool>()) {
-    throw DataError(who + ": the " + describe(points) + " points hold NaN or infinite values; "
+    throw DataError(who + ": the " + describe(points) +
+                    " points hold NaN or infinite values; "
                     "check the losses or features that produced them");
   }
 }

@@ -19,11 +19,13 @@ using Labels = std::vector<std::int64_t>;
 void require_options(const KMeansOptions& options) {
   if (options.restarts < 1 || options.seeding_candidates < 0 || options.max_iterations < 1 ||
       !(options.tolerance >= 0.0)) {
-    throw ConfigError("k-means: expected restarts >= 1, seeding_candidates >= 0, max_iterations >= 1 and "
-                      "tolerance >= 0, but got restarts = " + std::to_string(options.restarts) +
-                      ", seeding_candidates = " + std::to_string(options.seeding_candidates) +
-                      ", max_iterations = " + std::to_string(options.max_iterations) +
-                      ", tolerance = " + std::to_string(options.tolerance));
+    throw ConfigError(
+        "k-means: expected restarts >= 1, seeding_candidates >= 0, max_iterations >= 1 and "
+        "tolerance >= 0, but got restarts = " +
+        std::to_string(options.restarts) +
+        ", seeding_candidates = " + std::to_string(options.seeding_candidates) +
+        ", max_iterations = " + std::to_string(options.max_iterations) +
+        ", tolerance = " + std::to_string(options.tolerance));
   }
 }
 
@@ -134,7 +136,7 @@ KMeansResult kmeans(const torch::Tensor& points, int k, const KMeansOptions& opt
   const double shift_tolerance = options.tolerance * mean_variance;
 
   const int candidates = options.seeding_candidates == 0 ? greedy_kmeans_plus_plus_candidates(k)
-                                                        : options.seeding_candidates;
+                                                         : options.seeding_candidates;
   KMeansResult best;
   for (int restart = 0; restart < options.restarts; ++restart) {
     const torch::Tensor seeds = kmeans_plus_plus_centres(points, k, engine, candidates);

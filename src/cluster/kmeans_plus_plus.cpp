@@ -66,7 +66,8 @@ std::int64_t best_of_candidates(const torch::Tensor& points, const torch::Tensor
   double best_potential = torch::minimum(closest, distances_to(points, best)).sum().item<double>();
   for (int c = 1; c < candidates; ++c) {
     const std::int64_t candidate = draw_proportional(weights, total, engine);
-    const double potential = torch::minimum(closest, distances_to(points, candidate)).sum().item<double>();
+    const double potential =
+        torch::minimum(closest, distances_to(points, candidate)).sum().item<double>();
     if (potential < best_potential) {
       best = candidate;
       best_potential = potential;
@@ -81,13 +82,14 @@ int greedy_kmeans_plus_plus_candidates(int k) {
   return 2 + static_cast<int>(std::floor(std::log(static_cast<double>(std::max(k, 1)))));
 }
 
-torch::Tensor kmeans_plus_plus_centres(const torch::Tensor& points, int k,
-                                       std::mt19937_64& engine, int candidates) {
+torch::Tensor kmeans_plus_plus_centres(const torch::Tensor& points, int k, std::mt19937_64& engine,
+                                       int candidates) {
   require_point_matrix(points, "k-means++");
   const std::int64_t num_points = points.size(0);
   require_cluster_count(k, num_points, "k-means++");
   if (candidates < 1) {
-    throw ConfigError("k-means++: candidates per step must be at least 1, but got " + std::to_string(candidates));
+    throw ConfigError("k-means++: candidates per step must be at least 1, but got " +
+                      std::to_string(candidates));
   }
 
   std::vector<std::int64_t> chosen{
@@ -97,8 +99,9 @@ torch::Tensor kmeans_plus_plus_centres(const torch::Tensor& points, int k,
   while (static_cast<int>(chosen.size()) < k) {
     const std::vector<double> weights = to_vector(closest);
     const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
-    chosen.push_back(total > 0.0 ? best_of_candidates(points, closest, weights, total, candidates, engine)
-                                 : draw_unchosen(chosen, num_points, engine));
+    chosen.push_back(total > 0.0
+                         ? best_of_candidates(points, closest, weights, total, candidates, engine)
+                         : draw_unchosen(chosen, num_points, engine));
     closest = torch::minimum(closest, distances_to(points, chosen.back()));
   }
   return points.index_select(0, torch::tensor(chosen, torch::kInt64));

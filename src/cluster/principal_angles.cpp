@@ -34,19 +34,22 @@ torch::Tensor left_singular_vectors(const torch::Tensor& data) {
 
 }  // namespace
 
-torch::Tensor per_label_data_signature(const torch::Tensor& inputs, const torch::Tensor& labels, int p,
-                                       int num_classes) {
+torch::Tensor per_label_data_signature(const torch::Tensor& inputs, const torch::Tensor& labels,
+                                       int p, int num_classes) {
   if (p < 1) {
     throw ConfigError("--pacfl-vectors must be at least 1, but got " + std::to_string(p));
   }
-  if (labels.dim() != 1 || labels.scalar_type() != torch::kInt64 || labels.size(0) != inputs.size(0) ||
+  if (labels.dim() != 1 || labels.scalar_type() != torch::kInt64 ||
+      labels.size(0) != inputs.size(0) ||
       (labels.numel() > 0 && (labels.min().item<std::int64_t>() < 0 ||
                               labels.max().item<std::int64_t>() >= num_classes))) {
     throw ShapeError("per_label_data_signature: expected [" + std::to_string(inputs.size(0)) +
-                     "] int64 labels in [0, " + std::to_string(num_classes) + "), but got " + c10::str(labels.sizes()));
+                     "] int64 labels in [0, " + std::to_string(num_classes) + "), but got " +
+                     c10::str(labels.sizes()));
   }
   const auto data = inputs.reshape({inputs.size(0), -1}).to(torch::kFloat64);  // [n, d]
-  auto signature = torch::zeros({data.size(1), static_cast<std::int64_t>(p) * num_classes}, torch::kFloat64);
+  auto signature =
+      torch::zeros({data.size(1), static_cast<std::int64_t>(p) * num_classes}, torch::kFloat64);
   for (int c = 0; c < num_classes; ++c) {
     const auto rows = torch::nonzero(labels.eq(c)).flatten();
     if (rows.numel() == 0) {
@@ -60,17 +63,20 @@ torch::Tensor per_label_data_signature(const torch::Tensor& inputs, const torch:
 }
 
 torch::Tensor data_signature(const torch::Tensor& inputs, int p) {
-  const auto data = inputs.reshape({inputs.size(0), -1}).to(torch::kFloat64).transpose(0, 1);  // [d, n]
+  const auto data =
+      inputs.reshape({inputs.size(0), -1}).to(torch::kFloat64).transpose(0, 1);  // [d, n]
   const auto rank_bound = std::min(data.size(0), data.size(1));
   if (p < 1 || p > rank_bound) {
     throw ConfigError("--pacfl-vectors must be between 1 and " + std::to_string(rank_bound) +
-                      " (the smaller of a client's samples and features), but got " + std::to_string(p));
+                      " (the smaller of a client's samples and features), but got " +
+                      std::to_string(p));
   }
   return left_singular_vectors(data).narrow(1, 0, p).contiguous();
 }
 
 torch::Tensor proximity_matrix(const torch::Tensor& signatures, Proximity proximity) {
-  if (signatures.dim() != 3 || signatures.scalar_type() != torch::kFloat64 || signatures.size(0) < 1) {
+  if (signatures.dim() != 3 || signatures.scalar_type() != torch::kFloat64 ||
+      signatures.size(0) < 1) {
     throw ShapeError("proximity_matrix: expected [M, d, p] float64 signatures, but got " +
                      c10::str(signatures.sizes()));
   }
@@ -83,7 +89,8 @@ torch::Tensor proximity_matrix(const torch::Tensor& signatures, Proximity proxim
         value = smallest_entrywise_angle(signatures[i], signatures[j]);
       } else {
         const auto angles = principal_angles(signatures[i], signatures[j]);
-        value = proximity == Proximity::kSmallestAngle ? angles.min().item<double>() : angles.sum().item<double>();
+        value = proximity == Proximity::kSmallestAngle ? angles.min().item<double>()
+                                                       : angles.sum().item<double>();
       }
       result[i][j] = value;
       result[j][i] = value;
@@ -92,10 +99,13 @@ torch::Tensor proximity_matrix(const torch::Tensor& signatures, Proximity proxim
   return result;
 }
 
-std::vector<int> hierarchical_clustering(const torch::Tensor& proximity, double beta, int clusters) {
-  if (proximity.dim() != 2 || proximity.size(0) != proximity.size(1) || proximity.scalar_type() != torch::kFloat64) {
-    throw ShapeError("hierarchical_clustering: expected a square float64 proximity matrix, but got " +
-                     c10::str(proximity.sizes()));
+std::vector<int> hierarchical_clustering(const torch::Tensor& proximity, double beta,
+                                         int clusters) {
+  if (proximity.dim() != 2 || proximity.size(0) != proximity.size(1) ||
+      proximity.scalar_type() != torch::kFloat64) {
+    throw ShapeError(
+        "hierarchical_clustering: expected a square float64 proximity matrix, but got " +
+        c10::str(proximity.sizes()));
   }
   const auto m = static_cast<int>(proximity.size(0));
   if (clusters < 0 || clusters > m) {

@@ -18,13 +18,16 @@ namespace {
 
 void require_search_settings(int k_max, double growth_factor) {
   if (k_max < 2) {
-    throw ConfigError("select_best_k: the largest number of clusters to try (k_max) must be at "
-                      "least 2, but got " + std::to_string(k_max) +
-                      "; with a single model there is nothing to select");
+    throw ConfigError(
+        "select_best_k: the largest number of clusters to try (k_max) must be at "
+        "least 2, but got " +
+        std::to_string(k_max) + "; with a single model there is nothing to select");
   }
   if (!std::isfinite(growth_factor) || growth_factor < 1.0) {
-    throw ConfigError("select_best_k: the growth factor must be a finite number >= 1 (official "
-                      "CLoVE: 1.10), but got " + std::to_string(growth_factor));
+    throw ConfigError(
+        "select_best_k: the growth factor must be a finite number >= 1 (official "
+        "CLoVE: 1.10), but got " +
+        std::to_string(growth_factor));
   }
 }
 

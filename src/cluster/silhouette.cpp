@@ -23,7 +23,8 @@ torch::Tensor dense_labels(const std::vector<int>& labels) {
   std::vector<std::int64_t> dense;
   dense.reserve(labels.size());
   for (const int label : labels) {
-    const auto found = index_of_label.emplace(label, static_cast<std::int64_t>(index_of_label.size()));
+    const auto found =
+        index_of_label.emplace(label, static_cast<std::int64_t>(index_of_label.size()));
     dense.push_back(found.first->second);
   }
   return torch::tensor(dense, torch::kInt64);
@@ -52,13 +53,15 @@ double silhouette_score(const torch::Tensor& points, const std::vector<int>& lab
   require_labels(labels.size(), num_clusters, points.size(0));
 
   const torch::Tensor distances = torch::cdist(points, points, /*p=*/2.0, kExactEuclidean);
-  const torch::Tensor members = torch::one_hot(cluster, num_clusters).to(torch::kFloat64);  // [n, L]
-  const torch::Tensor sums = distances.mm(members);  // [n, L] summed distance to each cluster
+  const torch::Tensor members =
+      torch::one_hot(cluster, num_clusters).to(torch::kFloat64);  // [n, L]
+  const torch::Tensor sums = distances.mm(members);    // [n, L] summed distance to each cluster
   const torch::Tensor sizes = members.sum(/*dim=*/0);  // [L]
   const torch::Tensor own = cluster.unsqueeze(/*dim=*/1);
   const torch::Tensor own_size = sizes.index_select(/*dim=*/0, cluster);  // [n]
   // The distance of a point to itself is 0, so dividing by size - 1 averages over the others.
-  const torch::Tensor a = sums.gather(/*dim=*/1, own).squeeze(/*dim=*/1) / (own_size - 1).clamp_min(1);
+  const torch::Tensor a =
+      sums.gather(/*dim=*/1, own).squeeze(/*dim=*/1) / (own_size - 1).clamp_min(1);
   const torch::Tensor b = (sums / sizes)
                               .scatter(/*dim=*/1, own, std::numeric_limits<double>::infinity())
                               .amin(/*dim=*/1);

@@ -72,12 +72,19 @@ double Communicator::timeout() const { return watchdog_->timeout(); }
 
 void Communicator::broadcast_raw(void* data, std::int64_t count, MPI_Datatype type) const {
   const int n = to_int_count(count, "broadcast");
-  run_collective("MPI_Ibcast", [&](MPI_Request& r) { return MPI_Ibcast(data, n, type, 0, comm_, &r); });
+  run_collective("MPI_Ibcast",
+                 [&](MPI_Request& r) { return MPI_Ibcast(data, n, type, 0, comm_, &r); });
 }
 
-void Communicator::broadcast(float* data, std::int64_t count) const { broadcast_raw(data, count, MPI_FLOAT); }
-void Communicator::broadcast(double* data, std::int64_t count) const { broadcast_raw(data, count, MPI_DOUBLE); }
-void Communicator::broadcast(int* data, std::int64_t count) const { broadcast_raw(data, count, MPI_INT); }
+void Communicator::broadcast(float* data, std::int64_t count) const {
+  broadcast_raw(data, count, MPI_FLOAT);
+}
+void Communicator::broadcast(double* data, std::int64_t count) const {
+  broadcast_raw(data, count, MPI_DOUBLE);
+}
+void Communicator::broadcast(int* data, std::int64_t count) const {
+  broadcast_raw(data, count, MPI_INT);
+}
 
 std::vector<double> Communicator::gather(const std::vector<double>& local) const {
   int count = to_int_count(static_cast<std::int64_t>(local.size()), "gather");
@@ -93,8 +100,8 @@ std::vector<double> Communicator::gather(const std::vector<double>& local) const
   }
   std::vector<double> all(static_cast<std::size_t>(total));
   run_collective("MPI_Igatherv", [&](MPI_Request& r) {
-    return MPI_Igatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), displacements.data(), MPI_DOUBLE,
-                        0, comm_, &r);
+    return MPI_Igatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(),
+                        displacements.data(), MPI_DOUBLE, 0, comm_, &r);
   });
   return all;
 }
@@ -110,8 +117,9 @@ std::vector<double> Communicator::reduce_sum(const std::vector<double>& local) c
 
 int Communicator::all_reduce(int value, MPI_Op op) const {
   int result = value;
-  run_collective("MPI_Iallreduce",
-                 [&](MPI_Request& r) { return MPI_Iallreduce(&value, &result, 1, MPI_INT, op, comm_, &r); });
+  run_collective("MPI_Iallreduce", [&](MPI_Request& r) {
+    return MPI_Iallreduce(&value, &result, 1, MPI_INT, op, comm_, &r);
+  });
   return result;
 }
 

@@ -14,7 +14,8 @@ inline void check(int rc, const char* what) {
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     MPI_Error_string(rc, text, &length);
-    throw MpiError(std::string(what) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+    throw MpiError(std::string(what) +
+                   " failed: " + std::string(text, static_cast<std::size_t>(length)));
   }
 }
 

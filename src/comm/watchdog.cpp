@@ -18,9 +18,10 @@ namespace cflrun::comm::detail {
 namespace {
 
 constexpr int kArrivalTag = 7001;
-constexpr int kPingTag = 7002;  // rank 0 -> worker: are you alive? (only when a collective is stuck)
-constexpr int kPongTag = 7003;  // worker -> rank 0: yes
-constexpr int kFailureTag = 7004;  // worker -> rank 0: this rank failed, with its error message
+constexpr int kPingTag =
+    7002;  // rank 0 -> worker: are you alive? (only when a collective is stuck)
+constexpr int kPongTag = 7003;        // worker -> rank 0: yes
+constexpr int kFailureTag = 7004;     // worker -> rank 0: this rank failed, with its error message
 constexpr double kPingSeconds = 3.0;  // how long rank 0 waits for the answers
 // How long rank 0, freeing the communicator, waits for the arrival messages still on their way
 // (workers send the last one just before the last collective, which rank 0 may finish first).
@@ -76,8 +77,8 @@ Watchdog::Watchdog(MPI_Comm comm, int rank, int size)
   std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME, '\0');
   std::string host = this_host();
   host.resize(MPI_MAX_PROCESSOR_NAME - 1);
-  check(MPI_Allgather(host.c_str(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-                      comm_),
+  check(MPI_Allgather(host.c_str(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
+                      MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm_),
         "MPI_Allgather (host names)");
   for (int r = 0; r < size; ++r) {
     hosts_.emplace_back(names.data() + static_cast<std::ptrdiff_t>(r) * MPI_MAX_PROCESSOR_NAME);
@@ -91,7 +92,8 @@ Watchdog::Watchdog(MPI_Comm comm, int rank, int size)
     reached_.assign(receives_.size(), 0);
     for (int w = 1; w < size_; ++w) {
       const auto i = static_cast<std::size_t>(w - 1);
-      check(MPI_Recv_init(&incoming_[i], 1, MPI_LONG, w, kArrivalTag, comm_, &receives_[i]), "MPI_Recv_init");
+      check(MPI_Recv_init(&incoming_[i], 1, MPI_LONG, w, kArrivalTag, comm_, &receives_[i]),
+            "MPI_Recv_init");
       check(MPI_Start(&receives_[i]), "MPI_Start");
     }
   }
@@ -114,7 +116,9 @@ Watchdog::~Watchdog() {
   }
 }
 
-double Watchdog::limit_seconds() const { return rank_ == 0 ? timeout_seconds_ : 2.0 * timeout_seconds_; }
+double Watchdog::limit_seconds() const {
+  return rank_ == 0 ? timeout_seconds_ : 2.0 * timeout_seconds_;
+}
 
 void Watchdog::arrive() {
   ++collective_;
@@ -144,7 +148,8 @@ void Watchdog::read_arrivals() {
 void Watchdog::drain_arrivals() noexcept {
   const auto start = std::chrono::steady_clock::now();
   const auto all_reached = [this] {
-    return std::all_of(reached_.begin(), reached_.end(), [this](long n) { return n >= collective_; });
+    return std::all_of(reached_.begin(), reached_.end(),
+                       [this](long n) { return n >= collective_; });
   };
   try {
     read_arrivals();
@@ -165,7 +170,8 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
     std::this_thread::sleep_for(poll);
     const auto now = std::chrono::steady_clock::now();
     if (now - last_poll > kStallSeconds) {
-      start += now - last_poll;  // this rank did not run (stopped, then continued): not the others' delay
+      start += now -
+               last_poll;  // this rank did not run (stopped, then continued): not the others' delay
     }
     last_poll = now;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
@@ -185,7 +191,8 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
 }
 
 bool Watchdog::continued_since_last_collective() const {
-  const auto since = std::chrono::duration_cast<std::chrono::nanoseconds>(last_completed_.time_since_epoch());
+  const auto since =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(last_completed_.time_since_epoch());
   return continued_at_ns.load() > since.count();
 }
 
@@ -202,20 +209,22 @@ void Watchdog::check_failures() const {
   int length = 0;
   MPI_Get_count(&status, MPI_CHAR, &length);
   std::string message(static_cast<std::size_t>(std::max(length, 0)), '\0');
-  check(MPI_Recv(message.data(), length, MPI_CHAR, status.MPI_SOURCE, kFailureTag, comm_, MPI_STATUS_IGNORE),
+  check(MPI_Recv(message.data(), length, MPI_CHAR, status.MPI_SOURCE, kFailureTag, comm_,
+                 MPI_STATUS_IGNORE),
         "MPI_Recv");
   throw RankFailed(describe(status.MPI_SOURCE) + " failed: " + message);
 }
 
 void Watchdog::report_failure(const std::string& message, double grace_seconds) noexcept {
   MPI_Request request = MPI_REQUEST_NULL;
-  if (MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kFailureTag, comm_, &request) !=
-      MPI_SUCCESS) {
+  if (MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kFailureTag, comm_,
+                &request) != MPI_SUCCESS) {
     return;
   }
   const auto start = std::chrono::steady_clock::now();
   int done = 0;
-  while (seconds_since(start) < grace_seconds) {  // rank 0 ends the job meanwhile, this rank with it
+  while (seconds_since(start) <
+         grace_seconds) {  // rank 0 ends the job meanwhile, this rank with it
     if (done == 0) {
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     }
@@ -268,7 +277,8 @@ std::vector<int> Watchdog::unresponsive_workers() const {
 
 std::string Watchdog::describe(int rank) const {
   const auto r = static_cast<std::size_t>(rank);
-  return "rank " + std::to_string(rank) + " (host " + hosts_[r] + ", pid " + std::to_string(pids_[r]) + ")";
+  return "rank " + std::to_string(rank) + " (host " + hosts_[r] + ", pid " +
+         std::to_string(pids_[r]) + ")";
 }
 
 void Watchdog::time_out(const char* what) const {
@@ -277,8 +287,9 @@ void Watchdog::time_out(const char* what) const {
   if (continued_since_last_collective()) {
     // Stopped itself (outside a wait, or the stall went unseen) and continued, e.g. by mpiexec as
     // it ends the job: the other ranks timed out on this one, so none of them is to blame.
-    message << "this rank, " << describe(rank_) << ", was stopped and continued (SIGCONT) during collective "
-            << collective_ << " (" << what << "); the other ranks have likely timed out on it and ended the job "
+    message << "this rank, " << describe(rank_)
+            << ", was stopped and continued (SIGCONT) during collective " << collective_ << " ("
+            << what << "); the other ranks have likely timed out on it and ended the job "
             << "(see their messages). Continue from the last checkpoint with --resume";
     throw WatchdogTimeout(message.str());
   }
@@ -303,9 +314,10 @@ void Watchdog::time_out(const char* what) const {
   if (!named.empty()) {
     message << (missing.empty() ? " reached but does not answer in" : " did not reach");
   }
-  message << " collective " << collective_ << " (" << what
-          << ") within " << limit_seconds() << " s (--round-timeout): stopped, hung, or its node is down. The job "
-          << "ends; continue it from the last checkpoint with --resume, or raise --round-timeout (or give off) if "
+  message << " collective " << collective_ << " (" << what << ") within " << limit_seconds()
+          << " s (--round-timeout): stopped, hung, or its node is down. The job "
+          << "ends; continue it from the last checkpoint with --resume, or raise --round-timeout "
+             "(or give off) if "
              "rounds are legitimately this slow";
   throw WatchdogTimeout(message.str());
 }

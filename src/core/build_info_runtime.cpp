@@ -44,19 +44,21 @@ bool cuda_variant() {
 std::string cuda_support() {
   const auto built_for = build_setting("CUDA_VERSION");
   if (!cuda_variant()) {
-    return "none (CPU variant" + (built_for.empty() ? std::string() : "; LibTorch built for CUDA " + built_for) + ")";
+    return "none (CPU variant" +
+           (built_for.empty() ? std::string() : "; LibTorch built for CUDA " + built_for) + ")";
   }
   const auto cudnn = build_setting("CUDNN_VERSION");
   return (built_for.empty() ? "none (LibTorch built without CUDA)" : built_for) +
-         (cudnn.empty() ? "" : ", cuDNN " + cudnn) + ", " + std::to_string(torch::cuda::device_count()) +
-         " GPU(s) visible";
+         (cudnn.empty() ? "" : ", cuDNN " + cudnn) + ", " +
+         std::to_string(torch::cuda::device_count()) + " GPU(s) visible";
 }
 
 std::string cpu_kernels() {
   std::smatch match;
   const std::string onednn = at::get_mkldnn_version();
-  const auto onednn_version =
-      std::regex_search(onednn, match, std::regex("v[0-9.]+")) ? match[0].str() : std::string("none");
+  const auto onednn_version = std::regex_search(onednn, match, std::regex("v[0-9.]+"))
+                                  ? match[0].str()
+                                  : std::string("none");
   return at::get_cpu_capability() + "; BLAS " + blas_name() + "; oneDNN " + onednn_version;
 }
 

@@ -32,8 +32,8 @@ std::string printable(const std::string& message) {
     return escaped(message);
   }
   const auto left_out = message.size() - kHeadBytes - kTailBytes;
-  return escaped(message.substr(0, kHeadBytes)) + " ... [" + std::to_string(left_out) + " bytes left out] ... " +
-         escaped(message.substr(message.size() - kTailBytes));
+  return escaped(message.substr(0, kHeadBytes)) + " ... [" + std::to_string(left_out) +
+         " bytes left out] ... " + escaped(message.substr(message.size() - kTailBytes));
 }
 
 }  // namespace cflrun::core

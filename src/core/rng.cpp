@@ -23,8 +23,7 @@ std::uint64_t derive_seed(std::uint64_t seed, Purpose purpose, std::uint64_t a, 
   return splitmix64(h ^ b);
 }
 
-std::mt19937_64 make_engine(std::uint64_t seed, Purpose purpose, std::uint64_t a,
-                            std::uint64_t b) {
+std::mt19937_64 make_engine(std::uint64_t seed, Purpose purpose, std::uint64_t a, std::uint64_t b) {
   return std::mt19937_64(derive_seed(seed, purpose, a, b));
 }
 

@@ -62,7 +62,8 @@ ClassCounts parse_class_counts(const std::string& text, const std::string& optio
   };
   ClassCounts counts = parse_integer_rows(text, fail);
   if (static_cast<int>(counts.size()) != clusters) {
-    throw fail(std::to_string(counts.size()) + " rows for " + std::to_string(clusters) + " clusters");
+    throw fail(std::to_string(counts.size()) + " rows for " + std::to_string(clusters) +
+               " clusters");
   }
   for (const std::vector<std::int64_t>& row : counts) {
     if (static_cast<int>(row.size()) != num_classes) {

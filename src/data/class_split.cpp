@@ -254,9 +254,8 @@ std::vector<ClusterPool> class_split_pools(const PartitionSpec& spec, const Imag
   std::vector<ClusterPool> pools(label_sets.size());
   for (const bool train : {true, false}) {
     const ClassCounts& counts = train ? spec.train_class_counts : spec.test_class_counts;
-    ClassSplit split =
-        counts.empty() ? drawn_split(spec, dataset, label_sets, train)
-                       : counted_split(spec, dataset, label_sets, counts, train);
+    ClassSplit split = counts.empty() ? drawn_split(spec, dataset, label_sets, train)
+                                      : counted_split(spec, dataset, label_sets, counts, train);
     for (std::size_t k = 0; k < pools.size(); ++k) {
       (train ? pools[k].train : pools[k].test) = std::move(split.pools[k]);
       pools[k].label_map = identity_label_map(dataset.num_classes);

@@ -4,7 +4,8 @@
 
 namespace cflrun::data {
 
-ClientData partitioned_client_data(std::shared_ptr<const ImageDataset> dataset, Partition partition) {
+ClientData partitioned_client_data(std::shared_ptr<const ImageDataset> dataset,
+                                   Partition partition) {
   ClientData data;
   data.sample_shape = dataset->train.images.sizes().slice(1).vec();
   data.num_classes = dataset->num_classes;

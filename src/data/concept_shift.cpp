@@ -22,8 +22,9 @@ constexpr std::array<SwapPair, 4> kOfficialSwaps = {{
     {3, 5, 4, 7},
 }};
 constexpr int kOfficialClasses = 10;
-constexpr std::int64_t kOfficialTrainPerClass = 1250;  // exp111: train samples per class and cluster
-constexpr std::int64_t kOfficialTestPerClass = 200;    // exp111: test samples per class and cluster
+constexpr std::int64_t kOfficialTrainPerClass =
+    1250;                                            // exp111: train samples per class and cluster
+constexpr std::int64_t kOfficialTestPerClass = 200;  // exp111: test samples per class and cluster
 
 std::vector<std::int64_t> apply_swaps(int num_classes, const SwapPair& swaps) {
   std::vector<std::int64_t> map = identity_label_map(num_classes);
@@ -106,10 +107,12 @@ std::vector<ClusterPool> concept_shift_pools(const ImageDataset& dataset, int cl
                                              std::uint64_t data_seed, ClassShare share) {
   std::vector<std::vector<std::int64_t>> maps =
       concept_shift_label_maps(clusters, dataset.num_classes, data_seed);
-  std::vector<torch::Tensor> train = class_shares(dataset.train, dataset.num_classes, clusters,
-                                                  data_seed, PartitionStream::kClassShuffleTrain, share.max_train);
-  std::vector<torch::Tensor> test = class_shares(dataset.test, dataset.num_classes, clusters,
-                                                 data_seed, PartitionStream::kClassShuffleTest, share.max_test);
+  std::vector<torch::Tensor> train =
+      class_shares(dataset.train, dataset.num_classes, clusters, data_seed,
+                   PartitionStream::kClassShuffleTrain, share.max_train);
+  std::vector<torch::Tensor> test =
+      class_shares(dataset.test, dataset.num_classes, clusters, data_seed,
+                   PartitionStream::kClassShuffleTest, share.max_test);
   std::vector<ClusterPool> pools(static_cast<std::size_t>(clusters));
   for (std::size_t k = 0; k < pools.size(); ++k) {
     pools[k].train = std::move(train[k]);

@@ -45,7 +45,8 @@ const DatasetSource* find_dataset_or_null(const std::string& name) {
 const DatasetSource& find_dataset(const std::string& name) {
   const DatasetSource* source = find_dataset_or_null(name);
   if (source == nullptr) {
-    throw ConfigError("--dataset must be one of " + dataset_names(", ") + ", but got '" + name + "'");
+    throw ConfigError("--dataset must be one of " + dataset_names(", ") + ", but got '" + name +
+                      "'");
   }
   return *source;
 }

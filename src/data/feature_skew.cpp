@@ -7,7 +7,8 @@ namespace {
 
 /// Every cluster's pool is the whole split, turned `quarters(k)` quarter turns for cluster k.
 template <typename Quarters>
-std::vector<ClusterPool> whole_split_pools(const ImageDataset& dataset, int clusters, Quarters quarters) {
+std::vector<ClusterPool> whole_split_pools(const ImageDataset& dataset, int clusters,
+                                           Quarters quarters) {
   std::vector<ClusterPool> pools(static_cast<std::size_t>(clusters));
   for (int k = 0; k < clusters; ++k) {
     ClusterPool& pool = pools[static_cast<std::size_t>(k)];
@@ -32,8 +33,8 @@ std::vector<ClusterPool> label_permutation_pools(const ImageDataset& dataset, in
   std::vector<ClusterPool> pools = feature_skew_pools(dataset, clusters);
   for (std::size_t k = 0; k < pools.size(); ++k) {
     pools[k].rotation_quarters = 0;
-    pools[k].label_map =
-        random_class_permutation(dataset.num_classes, pool_seed, PartitionStream::kLabelPermutation, k);
+    pools[k].label_map = random_class_permutation(dataset.num_classes, pool_seed,
+                                                  PartitionStream::kLabelPermutation, k);
   }
   return pools;
 }
@@ -41,17 +42,20 @@ std::vector<ClusterPool> label_permutation_pools(const ImageDataset& dataset, in
 std::vector<std::int64_t> random_class_permutation(int num_classes, std::uint64_t seed,
                                                    PartitionStream stream, std::uint64_t index) {
   std::vector<std::int64_t> order = identity_label_map(num_classes);
-  auto engine = core::make_engine(seed, core::Purpose::kPartition, index, static_cast<std::uint64_t>(stream));
+  auto engine =
+      core::make_engine(seed, core::Purpose::kPartition, index, static_cast<std::uint64_t>(stream));
   core::shuffle_prefix(engine, order, order.size());
   return order;
 }
 
 void shuffle_class_order(ImageDataset& dataset, std::uint64_t pool_seed) {
   const torch::Tensor order = torch::tensor(
-      random_class_permutation(dataset.num_classes, pool_seed, PartitionStream::kClassOrder, 0), torch::kInt64);
+      random_class_permutation(dataset.num_classes, pool_seed, PartitionStream::kClassOrder, 0),
+      torch::kInt64);
   for (ImageSplit* split : {&dataset.train, &dataset.test}) {
     if (split->labels.dim() != 1 || split->labels.scalar_type() != torch::kInt64) {
-      throw ShapeError("shuffle_class_order: labels must be [N] int64, but got " + split->labels.toString());
+      throw ShapeError("shuffle_class_order: labels must be [N] int64, but got " +
+                       split->labels.toString());
     }
     split->labels = order.index_select(0, split->labels);
   }
@@ -60,8 +64,9 @@ void shuffle_class_order(ImageDataset& dataset, std::uint64_t pool_seed) {
 std::vector<ClusterPool> rotation_pools(const ImageDataset& dataset, int clusters) {
   check_cluster_count(PartitionKind::kRotation, clusters, dataset.num_classes);
   if (clusters == 3) {
-    throw ConfigError("--partition rotation takes --clusters 1, 2 (0 and 180 degrees) or 4 (multiples of 90), "
-                      "as in IFCA Sec. 6.2, but got 3");
+    throw ConfigError(
+        "--partition rotation takes --clusters 1, 2 (0 and 180 degrees) or 4 (multiples of 90), "
+        "as in IFCA Sec. 6.2, but got 3");
   }
   const int step = clusters == 2 ? 2 : 1;
   return whole_split_pools(dataset, clusters, [step](int k) { return step * k; });

@@ -34,26 +34,32 @@ torch::Tensor read_component(const IdxImageSource& source, const std::filesystem
 }
 
 /// Reads images and labels of one split and checks that they form a valid split.
-ImageSplit load_split(const IdxImageSource& source, const std::filesystem::path& dir, const std::string& prefix) {
+ImageSplit load_split(const IdxImageSource& source, const std::filesystem::path& dir,
+                      const std::string& prefix) {
   std::filesystem::path images_path;
   std::filesystem::path labels_path;
-  const torch::Tensor images = read_component(source, dir, prefix + "-images-idx3-ubyte", &images_path);
-  const torch::Tensor labels = read_component(source, dir, prefix + "-labels-idx1-ubyte", &labels_path);
+  const torch::Tensor images =
+      read_component(source, dir, prefix + "-images-idx3-ubyte", &images_path);
+  const torch::Tensor labels =
+      read_component(source, dir, prefix + "-labels-idx1-ubyte", &labels_path);
   if (images.dim() != 3 || images.size(1) != kImageSide || images.size(2) != kImageSide) {
-    fail(source, "IDX file " + images_path.string() + ": expected images of shape [N, 28, 28], found " +
-                     shape_text(images));
+    fail(source, "IDX file " + images_path.string() +
+                     ": expected images of shape [N, 28, 28], found " + shape_text(images));
   }
   if (labels.dim() != 1) {
-    fail(source, "IDX file " + labels_path.string() + ": expected labels of shape [N], found " + shape_text(labels));
+    fail(source, "IDX file " + labels_path.string() + ": expected labels of shape [N], found " +
+                     shape_text(labels));
   }
   if (labels.size(0) != images.size(0)) {
-    fail(source, "IDX files " + images_path.string() + " and " + labels_path.string() + " disagree: " +
-                     std::to_string(images.size(0)) + " images but " + std::to_string(labels.size(0)) + " labels");
+    fail(source, "IDX files " + images_path.string() + " and " + labels_path.string() +
+                     " disagree: " + std::to_string(images.size(0)) + " images but " +
+                     std::to_string(labels.size(0)) + " labels");
   }
   const int max_label = labels.max().item<int>();
   if (max_label >= source.num_classes()) {
     fail(source, "IDX file " + labels_path.string() + ": expected labels in [0, " +
-                     std::to_string(source.num_classes()) + "), found " + std::to_string(max_label));
+                     std::to_string(source.num_classes()) + "), found " +
+                     std::to_string(max_label));
   }
   return ImageSplit{images.unsqueeze(/*dim=*/1), labels.to(torch::kInt64)};
 }

@@ -12,9 +12,13 @@ namespace cflrun::data {
 namespace {
 
 /// The dataset of `source` in `dir`, loaded once per process: `cflrun check` dry-runs many configs
-/// of the same data, and a run loads it once anyway. Not thread-safe (setup runs on the main thread).
-std::shared_ptr<const ImageDataset> shared_dataset(const ImageSource& source, const std::filesystem::path& dir) {
-  static std::map<std::pair<std::string, std::filesystem::path>, std::shared_ptr<const ImageDataset>> loaded;
+/// of the same data, and a run loads it once anyway. Not thread-safe (setup runs on the main
+/// thread).
+std::shared_ptr<const ImageDataset> shared_dataset(const ImageSource& source,
+                                                   const std::filesystem::path& dir) {
+  static std::map<std::pair<std::string, std::filesystem::path>,
+                  std::shared_ptr<const ImageDataset>>
+      loaded;
   auto& entry = loaded[{source.name(), dir}];
   if (!entry) {
     entry = std::make_shared<const ImageDataset>(source.load(dir));
@@ -34,7 +38,8 @@ PartitionSpec partition_spec(const DataRequest& request, int num_classes) {
         parse_class_counts(request.train_class_counts, "train-class-counts", clusters, num_classes);
   }
   if (!request.test_class_counts.empty()) {
-    spec.test_class_counts = parse_class_counts(request.test_class_counts, "test-class-counts", clusters, num_classes);
+    spec.test_class_counts =
+        parse_class_counts(request.test_class_counts, "test-class-counts", clusters, num_classes);
   }
   return spec;
 }
@@ -42,7 +47,8 @@ PartitionSpec partition_spec(const DataRequest& request, int num_classes) {
 }  // namespace
 
 ClientData ImageSource::client_data(const DataRequest& request) const {
-  auto dataset = shared_dataset(*this, request.data_dir.empty() ? default_data_dir() : request.data_dir);
+  auto dataset =
+      shared_dataset(*this, request.data_dir.empty() ? default_data_dir() : request.data_dir);
   if (request.partition_spec.official_fidelity && official_code_permutes_labels()) {
     auto relabelled = std::make_shared<ImageDataset>(*dataset);  // shares the images, new labels
     shuffle_class_order(*relabelled, request.partition_spec.effective_pool_seed());

@@ -4,12 +4,14 @@ namespace cflrun::data {
 namespace {
 
 /// [n] int64 indices, ascending, of the samples whose label is in [first, first + count).
-torch::Tensor indices_of_classes(const torch::Tensor& labels, std::int64_t first, std::int64_t count) {
+torch::Tensor indices_of_classes(const torch::Tensor& labels, std::int64_t first,
+                                 std::int64_t count) {
   return torch::nonzero(labels.ge(first).logical_and(labels.lt(first + count))).flatten();
 }
 
 /// Cluster k holds ALL samples of classes [k * width, (k + 1) * width) of each split.
-std::vector<ClusterPool> consecutive_class_pools(const ImageDataset& dataset, int clusters, int width) {
+std::vector<ClusterPool> consecutive_class_pools(const ImageDataset& dataset, int clusters,
+                                                 int width) {
   std::vector<ClusterPool> pools(static_cast<std::size_t>(clusters));
   for (int k = 0; k < clusters; ++k) {
     ClusterPool& pool = pools[static_cast<std::size_t>(k)];

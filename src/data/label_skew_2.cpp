@@ -116,8 +116,9 @@ LabelSets label_skew_2_label_sets(int clusters, int num_classes, int labels_per_
 
 LabelSets parse_label_sets(const std::string& text, int clusters, int num_classes) {
   const auto fail = [&](const std::string& problem) {
-    return ConfigError("--label-sets '" + text + "': " + problem + "; give " + std::to_string(clusters) +
-                       " sets of labels in [0, " + std::to_string(num_classes) +
+    return ConfigError("--label-sets '" + text + "': " + problem + "; give " +
+                       std::to_string(clusters) + " sets of labels in [0, " +
+                       std::to_string(num_classes) +
                        "), sets separated by '/', labels by ',' (e.g. 2,4,6,9/0,2,3,4/...)");
   };
   LabelSets sets = parse_integer_rows(text, fail);

@@ -15,8 +15,8 @@ namespace {
 constexpr int kFeatureSkewMaxClusters = 4;  // rotations by 0, 90, 180 and 270 degrees
 constexpr int kClassesPerLabelSkew1Cluster = 2;
 constexpr PartitionKind kAllKinds[] = {
-    PartitionKind::kLabelSkew1, PartitionKind::kConceptShift, PartitionKind::kFeatureSkew,
-    PartitionKind::kLabelSkew2, PartitionKind::kLabelSkew3,   PartitionKind::kLabelSkew4,
+    PartitionKind::kLabelSkew1, PartitionKind::kConceptShift,    PartitionKind::kFeatureSkew,
+    PartitionKind::kLabelSkew2, PartitionKind::kLabelSkew3,      PartitionKind::kLabelSkew4,
     PartitionKind::kRotation,   PartitionKind::kClassPerCluster,
 };
 
@@ -67,9 +67,10 @@ void check_pool_capacity(const PartitionSpec& spec, const std::vector<ClusterPoo
     if (per_client >= 1) {
       return;  // official: each client gets min(per_client, train_samples) test samples
     }
-    throw DataError(partition_name(spec.kind) + ": cluster " + std::to_string(smallest - pools.begin()) +
-                    " has " + std::to_string(size) + " test samples, fewer than its " +
-                    std::to_string(spec.clients_per_cluster) + " clients; lower --clients-per-cluster");
+    throw DataError(partition_name(spec.kind) + ": cluster " +
+                    std::to_string(smallest - pools.begin()) + " has " + std::to_string(size) +
+                    " test samples, fewer than its " + std::to_string(spec.clients_per_cluster) +
+                    " clients; lower --clients-per-cluster");
   }
   if (samples <= per_client) {
     return;
@@ -83,8 +84,9 @@ void check_pool_capacity(const PartitionSpec& spec, const std::vector<ClusterPoo
       std::to_string(samples) + "; lower " + flag + " or --clients-per-cluster");
 }
 
-/// --test-samples, or under official fidelity min(test pool // clients per cluster, --train-samples)
-/// (official assign_data_to_clients_RR_without_replacement with its datapoints_per_client cap).
+/// --test-samples, or under official fidelity min(test pool // clients per cluster,
+/// --train-samples) (official assign_data_to_clients_RR_without_replacement with its
+/// datapoints_per_client cap).
 std::int64_t test_samples_per_client(const PartitionSpec& spec, const ClusterPool& pool) {
   if (!spec.official_fidelity) {
     return spec.test_samples;
@@ -218,8 +220,9 @@ std::vector<ClusterPool> cluster_pools(const PartitionSpec& spec, const ImageDat
     case PartitionKind::kLabelSkew1:
       return label_skew_1_pools(dataset, spec.clusters);
     case PartitionKind::kConceptShift:
-      return concept_shift_pools(dataset, spec.clusters, spec.effective_pool_seed(),
-                                 spec.official_fidelity ? official_concept_shift_share() : ClassShare{});
+      return concept_shift_pools(
+          dataset, spec.clusters, spec.effective_pool_seed(),
+          spec.official_fidelity ? official_concept_shift_share() : ClassShare{});
     case PartitionKind::kFeatureSkew:
       return spec.official_fidelity && official_code_permutes_labels(dataset)
                  ? label_permutation_pools(dataset, spec.clusters, spec.effective_pool_seed())
@@ -229,7 +232,8 @@ std::vector<ClusterPool> cluster_pools(const PartitionSpec& spec, const ImageDat
     case PartitionKind::kLabelSkew3:
       return label_skew_3_pools(spec, dataset);
     case PartitionKind::kLabelSkew4:
-      return label_skew_4_pools(dataset, spec.clusters, spec.dominant_share, spec.effective_pool_seed());
+      return label_skew_4_pools(dataset, spec.clusters, spec.dominant_share,
+                                spec.effective_pool_seed());
     case PartitionKind::kRotation:
       return rotation_pools(dataset, spec.clusters);
     case PartitionKind::kClassPerCluster:

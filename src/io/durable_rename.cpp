@@ -5,7 +5,8 @@
 
 namespace cflrun::io {
 
-std::error_code durable_rename(const std::filesystem::path& from, const std::filesystem::path& to) noexcept {
+std::error_code durable_rename(const std::filesystem::path& from,
+                               const std::filesystem::path& to) noexcept {
   const int fd = ::open(from.c_str(), O_RDONLY);
   if (fd >= 0) {
     ::fsync(fd);

@@ -35,7 +35,8 @@ std::pair<std::uint32_t, std::uint64_t> checksum_rest(std::ifstream& file) {
 
 std::string seal_text(std::uint32_t crc, std::uint64_t bytes) {
   std::array<char, 96> text{};
-  std::snprintf(text.data(), text.size(), "%s%08x %llu\n", kSealPrefix, crc, static_cast<unsigned long long>(bytes));
+  std::snprintf(text.data(), text.size(), "%s%08x %llu\n", kSealPrefix, crc,
+                static_cast<unsigned long long>(bytes));
   return text.data();
 }
 
@@ -49,21 +50,25 @@ void seal_file(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
   file.seekg(static_cast<std::streamoff>(kChecksumBlockBytes));
   if (!file) {
-    throw Hdf5Error("cannot read " + path.string() + " to checksum it (missing, or shorter than its " +
+    throw Hdf5Error("cannot read " + path.string() +
+                    " to checksum it (missing, or shorter than its " +
                     std::to_string(kChecksumBlockBytes) + "-byte user block)");
   }
   const auto [crc, bytes] = checksum_rest(file);
   std::string block = seal_text(crc, bytes);
   block.resize(kChecksumBlockBytes, '\0');
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  const bool written = fd >= 0 && ::pwrite(fd, block.data(), block.size(), 0) == static_cast<ssize_t>(block.size()) &&
-                       ::fsync(fd) == 0;
+  const bool written =
+      fd >= 0 &&
+      ::pwrite(fd, block.data(), block.size(), 0) == static_cast<ssize_t>(block.size()) &&
+      ::fsync(fd) == 0;
   const int error = errno;
   if (fd >= 0) {
     ::close(fd);
   }
   if (!written) {
-    throw Hdf5Error("cannot write the checksum of " + path.string() + ": " + std::generic_category().message(error));
+    throw Hdf5Error("cannot write the checksum of " + path.string() + ": " +
+                    std::generic_category().message(error));
   }
 }
 
@@ -74,7 +79,8 @@ ChecksumCheck check_file_checksum(const std::filesystem::path& path) {
   if (!file) {
     return {ChecksumState::kUnsealed, path.string() + " cannot be read or has no checksum block"};
   }
-  if (std::all_of(block.begin(), block.end(), [](char c) { return c == '\0'; }) || block.rfind("\x89HDF", 0) == 0) {
+  if (std::all_of(block.begin(), block.end(), [](char c) { return c == '\0'; }) ||
+      block.rfind("\x89HDF", 0) == 0) {
     return {ChecksumState::kUnsealed, path.string() + " carries no checksum (not sealed)"};
   }
   const auto end = block.find('\n');
@@ -85,8 +91,8 @@ ChecksumCheck check_file_checksum(const std::filesystem::path& path) {
   const auto [crc, bytes] = checksum_rest(file);
   const auto found = seal_text(crc, bytes);
   if (block.substr(0, end + 1) != found) {
-    return damaged(path, "does not match its checksum (sealed: " + block.substr(0, end) + "; read: " +
-                             found.substr(0, found.size() - 1) + "): it is damaged");
+    return damaged(path, "does not match its checksum (sealed: " + block.substr(0, end) +
+                             "; read: " + found.substr(0, found.size() - 1) + "): it is damaged");
   }
   return {ChecksumState::kVerified, ""};
 }

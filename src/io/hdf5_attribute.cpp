@@ -123,30 +123,36 @@ void write_string_array_attribute(hid_t object, const std::string& name,
 namespace {
 
 /// Writes a scalar numeric attribute, reusing an existing one of the same class and size.
-void write_scalar_attribute(hid_t object, const std::string& name, H5T_class_t type_class, hid_t file_type,
-                            hid_t memory_type, const void* value, std::size_t size) {
+void write_scalar_attribute(hid_t object, const std::string& name, H5T_class_t type_class,
+                            hid_t file_type, hid_t memory_type, const void* value,
+                            std::size_t size) {
   if (has_attribute(object, name)) {
     const Hdf5Handle attribute = open_attribute(object, name);
     const Hdf5Handle type = make_handle(H5Aget_type(attribute.get()), H5Tclose,
                                         "cannot get the type of " + attribute_label(object, name));
     if (H5Tget_class(type.get()) == type_class && H5Tget_size(type.get()) == size) {
-      check_hdf5(H5Awrite(attribute.get(), memory_type, value), "cannot write " + attribute_label(object, name));
+      check_hdf5(H5Awrite(attribute.get(), memory_type, value),
+                 "cannot write " + attribute_label(object, name));
       return;
     }
   }
-  const Hdf5Handle space = make_handle(H5Screate(H5S_SCALAR), H5Sclose, "cannot create a scalar dataspace");
+  const Hdf5Handle space =
+      make_handle(H5Screate(H5S_SCALAR), H5Sclose, "cannot create a scalar dataspace");
   const Hdf5Handle attribute = create_attribute(object, name, file_type, space.get());
-  check_hdf5(H5Awrite(attribute.get(), memory_type, value), "cannot write " + attribute_label(object, name));
+  check_hdf5(H5Awrite(attribute.get(), memory_type, value),
+             "cannot write " + attribute_label(object, name));
 }
 
 }  // namespace
 
 void write_int64_attribute(hid_t object, const std::string& name, std::int64_t value) {
-  write_scalar_attribute(object, name, H5T_INTEGER, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, sizeof(value));
+  write_scalar_attribute(object, name, H5T_INTEGER, H5T_STD_I64LE, H5T_NATIVE_INT64, &value,
+                         sizeof(value));
 }
 
 void write_double_attribute(hid_t object, const std::string& name, double value) {
-  write_scalar_attribute(object, name, H5T_FLOAT, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, sizeof(value));
+  write_scalar_attribute(object, name, H5T_FLOAT, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value,
+                         sizeof(value));
 }
 
 std::vector<std::string> read_string_array_attribute(hid_t object, const std::string& name) {
@@ -185,8 +191,8 @@ std::string read_string_attribute(hid_t object, const std::string& name) {
 namespace {
 
 /// Reads a scalar numeric attribute of the given class, converted by HDF5 to `memory_type`.
-void read_scalar_attribute(hid_t object, const std::string& name, H5T_class_t type_class, const char* expected,
-                           hid_t memory_type, void* value) {
+void read_scalar_attribute(hid_t object, const std::string& name, H5T_class_t type_class,
+                           const char* expected, hid_t memory_type, void* value) {
   const std::string label = attribute_label(object, name);
   const Hdf5Handle attribute = open_attribute(object, name);
   const Hdf5Handle type =
@@ -210,7 +216,8 @@ std::int64_t read_int64_attribute(hid_t object, const std::string& name) {
 
 double read_double_attribute(hid_t object, const std::string& name) {
   double value = 0.0;
-  read_scalar_attribute(object, name, H5T_FLOAT, "floating-point number", H5T_NATIVE_DOUBLE, &value);
+  read_scalar_attribute(object, name, H5T_FLOAT, "floating-point number", H5T_NATIVE_DOUBLE,
+                        &value);
   return value;
 }
 

@@ -20,11 +20,14 @@ Hdf5Handle make_file_access_properties() {
 
 }  // namespace
 
-Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate, std::uint64_t user_block_bytes) {
+Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate,
+                            std::uint64_t user_block_bytes) {
   silence_hdf5_error_printing();
   const Hdf5Handle access = make_file_access_properties();
-  const Hdf5Handle creation = make_handle(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "cannot create HDF5 file creation properties");
-  check_hdf5(H5Pset_userblock(creation.get(), user_block_bytes), "cannot reserve a user block in " + path.string());
+  const Hdf5Handle creation = make_handle(H5Pcreate(H5P_FILE_CREATE), H5Pclose,
+                                          "cannot create HDF5 file creation properties");
+  check_hdf5(H5Pset_userblock(creation.get(), user_block_bytes),
+             "cannot reserve a user block in " + path.string());
   const unsigned flags = truncate ? H5F_ACC_TRUNC : H5F_ACC_EXCL;
   return make_handle(H5Fcreate(path.c_str(), flags, creation.get(), access.get()), H5Fclose,
                      "cannot create HDF5 file " + path.string());
@@ -46,7 +49,8 @@ Hdf5Handle open_hdf5_file_read_write(const std::filesystem::path& path) {
 
 void reserve_file_space(hid_t file, const std::filesystem::path& path, std::uint64_t bytes) {
   void* handle = nullptr;
-  check_hdf5(H5Fget_vfd_handle(file, H5P_DEFAULT, &handle), "cannot reach the file of " + path.string());
+  check_hdf5(H5Fget_vfd_handle(file, H5P_DEFAULT, &handle),
+             "cannot reach the file of " + path.string());
   const int fd = *static_cast<int*>(handle);  // the sec2 driver's descriptor
   struct stat status {};
   if (handle == nullptr || fstat(fd, &status) != 0) {

@@ -41,8 +41,10 @@ std::string system_error_of(const std::string& stack) {
   }
   const auto start = at + kKey.size();
   const auto end = stack.find('\'', start);
-  std::string error = stack.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (stack.find("errno = 28,") != std::string::npos || stack.find("errno = 122,") != std::string::npos) {
+  std::string error =
+      stack.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (stack.find("errno = 28,") != std::string::npos ||
+      stack.find("errno = 122,") != std::string::npos) {
     error += " (the disk or quota is full: free space there or choose another --out)";
   }
   return error;

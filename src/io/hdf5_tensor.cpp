@@ -9,24 +9,35 @@ namespace cflrun::io {
 
 Hdf5Types hdf5_types_of(torch::ScalarType type) {
   switch (type) {
-    case torch::kFloat32: return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT};
-    case torch::kFloat64: return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE};
-    case torch::kInt64: return {H5T_STD_I64LE, H5T_NATIVE_INT64};
-    case torch::kInt32: return {H5T_STD_I32LE, H5T_NATIVE_INT32};
-    case torch::kBool: return {H5T_STD_B8LE, H5T_NATIVE_B8};
-    default: throw ShapeError(std::string("cannot store a tensor of dtype ") + c10::toString(type) +
-                              "; use float32, float64, int64, int32 or bool");
+    case torch::kFloat32:
+      return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT};
+    case torch::kFloat64:
+      return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE};
+    case torch::kInt64:
+      return {H5T_STD_I64LE, H5T_NATIVE_INT64};
+    case torch::kInt32:
+      return {H5T_STD_I32LE, H5T_NATIVE_INT32};
+    case torch::kBool:
+      return {H5T_STD_B8LE, H5T_NATIVE_B8};
+    default:
+      throw ShapeError(std::string("cannot store a tensor of dtype ") + c10::toString(type) +
+                       "; use float32, float64, int64, int32 or bool");
   }
 }
 
 torch::ScalarType dtype_of_dataset(hid_t dataset) {
-  const Hdf5Handle type = make_handle(H5Dget_type(dataset), H5Tclose, "cannot get the type of " + describe_object(dataset));
+  const Hdf5Handle type = make_handle(H5Dget_type(dataset), H5Tclose,
+                                      "cannot get the type of " + describe_object(dataset));
   const auto size = H5Tget_size(type.get());
   switch (H5Tget_class(type.get())) {
-    case H5T_FLOAT: return size == 4 ? torch::kFloat32 : torch::kFloat64;
-    case H5T_INTEGER: return size == 8 ? torch::kInt64 : torch::kInt32;
-    case H5T_BITFIELD: return torch::kBool;
-    default: throw DataError("unsupported tensor type in " + describe_object(dataset));
+    case H5T_FLOAT:
+      return size == 4 ? torch::kFloat32 : torch::kFloat64;
+    case H5T_INTEGER:
+      return size == 8 ? torch::kInt64 : torch::kInt32;
+    case H5T_BITFIELD:
+      return torch::kBool;
+    default:
+      throw DataError("unsupported tensor type in " + describe_object(dataset));
   }
 }
 

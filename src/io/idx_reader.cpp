@@ -41,13 +41,20 @@ std::string hex_byte(int value) {
 
 std::string idx_type_name(int type) {
   switch (type) {
-    case 0x08: return "unsigned byte";
-    case 0x09: return "signed byte";
-    case 0x0B: return "int16";
-    case 0x0C: return "int32";
-    case 0x0D: return "float32";
-    case 0x0E: return "float64";
-    default: return "not an IDX type";
+    case 0x08:
+      return "unsigned byte";
+    case 0x09:
+      return "signed byte";
+    case 0x0B:
+      return "int16";
+    case 0x0C:
+      return "int32";
+    case 0x0D:
+      return "float32";
+    case 0x0E:
+      return "float64";
+    default:
+      return "not an IDX type";
   }
 }
 
@@ -62,8 +69,10 @@ std::string join_sizes(const std::vector<std::int64_t>& sizes) {
 /// zlib's description of the stream's error state, with its code; empty if there is none.
 std::string zlib_error(gzFile file, const std::filesystem::path& path, int* code) {
   const char* raw = gzerror(file, code);
-  if (*code == Z_OK) return "";
-  if (*code == Z_ERRNO) return std::strerror(errno);
+  if (*code == Z_OK)
+    return "";
+  if (*code == Z_ERRNO)
+    return std::strerror(errno);
   // gzerror prefixes the path that gzopen received; the caller names the file already.
   const std::string message = raw;
   const std::string prefix = path.string() + ": ";
@@ -72,10 +81,13 @@ std::string zlib_error(gzFile file, const std::filesystem::path& path, int* code
 
 GzHandle open_idx(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) fail(path, "file does not exist");
-  if (!std::filesystem::is_regular_file(path, ec)) fail(path, "not a regular file");
+  if (!std::filesystem::exists(path, ec))
+    fail(path, "file does not exist");
+  if (!std::filesystem::is_regular_file(path, ec))
+    fail(path, "not a regular file");
   GzHandle file(gzopen(path.c_str(), "rb"));
-  if (!file) fail(path, std::string("cannot be opened: ") + std::strerror(errno));
+  if (!file)
+    fail(path, std::string("cannot be opened: ") + std::strerror(errno));
   return file;
 }
 
@@ -88,7 +100,8 @@ std::int64_t read_up_to(gzFile file, const std::filesystem::path& path, void* bu
   while (total < count) {
     const auto chunk = static_cast<unsigned>(std::min(count - total, kReadChunkBytes));
     const int got = gzread(file, bytes + total, chunk);
-    if (got <= 0) break;
+    if (got <= 0)
+      break;
     total += got;
   }
   int code = Z_OK;
@@ -104,7 +117,8 @@ std::int64_t read_up_to(gzFile file, const std::filesystem::path& path, void* bu
 void read_exactly(gzFile file, const std::filesystem::path& path, void* buffer, std::int64_t count,
                   const std::string& what) {
   const std::int64_t got = read_up_to(file, path, buffer, count);
-  if (got == count) return;
+  if (got == count)
+    return;
   int code = Z_OK;
   const std::string message = zlib_error(file, path, &code);
   fail(path, "expected " + std::to_string(count) + " bytes of " + what + ", found " +
@@ -114,8 +128,8 @@ void read_exactly(gzFile file, const std::filesystem::path& path, void* buffer, 
 
 void check_magic(const std::filesystem::path& path, const std::array<unsigned char, 4>& magic) {
   if (magic[0] != 0 || magic[1] != 0) {
-    fail(path, "expected the IDX magic to start with 0x00 0x00, found " + hex_byte(magic[0]) +
-                   " " + hex_byte(magic[1]) + " (not an IDX file)");
+    fail(path, "expected the IDX magic to start with 0x00 0x00, found " + hex_byte(magic[0]) + " " +
+                   hex_byte(magic[1]) + " (not an IDX file)");
   }
   if (magic[2] != kTypeUnsignedByte) {
     fail(path, "expected data type 0x08 (unsigned byte), found " + hex_byte(magic[2]) + " (" +
@@ -133,8 +147,8 @@ std::vector<std::int64_t> read_sizes(gzFile file, const std::filesystem::path& p
   std::vector<std::int64_t> sizes(static_cast<std::size_t>(dims));
   for (std::size_t d = 0; d < sizes.size(); ++d) {
     const unsigned char* b = &raw[d * kBytesPerSize];
-    sizes[d] = (std::int64_t{b[0]} << 24) | (std::int64_t{b[1]} << 16) |
-               (std::int64_t{b[2]} << 8) | std::int64_t{b[3]};
+    sizes[d] = (std::int64_t{b[0]} << 24) | (std::int64_t{b[1]} << 16) | (std::int64_t{b[2]} << 8) |
+               std::int64_t{b[3]};
   }
   std::int64_t total = 1;
   for (const std::int64_t size : sizes) {
@@ -171,8 +185,10 @@ std::filesystem::path find_idx_file(const std::filesystem::path& dir, const std:
   const std::filesystem::path compressed = dir / (stem + ".gz");
   const std::filesystem::path plain = dir / stem;
   std::error_code ec;
-  if (std::filesystem::exists(compressed, ec)) return compressed;
-  if (std::filesystem::exists(plain, ec)) return plain;
+  if (std::filesystem::exists(compressed, ec))
+    return compressed;
+  if (std::filesystem::exists(plain, ec))
+    return plain;
   throw DataError("IDX file " + stem + " not found: tried " + compressed.string() + " and " +
                   plain.string());
 }

@@ -127,8 +127,9 @@ double ResultReader::read_f64_attribute(const std::string& group, const std::str
   if (H5Lexists(impl_->file.get(), group.c_str(), H5P_DEFAULT) <= 0) {
     throw DataError(impl_->path.string() + " has no group " + group + " (was the run completed?)");
   }
-  const Hdf5Handle handle = make_handle(H5Gopen2(impl_->file.get(), group.c_str(), H5P_DEFAULT), H5Gclose,
-                                        "cannot open " + group + " in " + impl_->path.string());
+  const Hdf5Handle handle =
+      make_handle(H5Gopen2(impl_->file.get(), group.c_str(), H5P_DEFAULT), H5Gclose,
+                  "cannot open " + group + " in " + impl_->path.string());
   return read_double_attribute(handle.get(), name);
 }
 

@@ -12,8 +12,9 @@ namespace {
 std::string dataset_difference(const torch::Tensor& read, const torch::Tensor& kept, bool whole) {
   if (read.scalar_type() != kept.scalar_type() || read.dim() != kept.dim() ||
       read.sizes().slice(1) != kept.sizes().slice(1)) {
-    return "has type " + std::string(c10::toString(read.scalar_type())) + " " + c10::str(read.sizes()) +
-           ", expected " + c10::toString(kept.scalar_type()) + " " + c10::str(kept.sizes());
+    return "has type " + std::string(c10::toString(read.scalar_type())) + " " +
+           c10::str(read.sizes()) + ", expected " + c10::toString(kept.scalar_type()) + " " +
+           c10::str(kept.sizes());
   }
   const auto rounds = kept.size(0);
   if (read.size(0) < rounds || (whole && read.size(0) != rounds)) {
@@ -21,19 +22,23 @@ std::string dataset_difference(const torch::Tensor& read, const torch::Tensor& k
   }
   const auto prefix = read.narrow(0, 0, rounds).contiguous();
   const auto expected = kept.contiguous();
-  if (std::memcmp(prefix.data_ptr(), expected.data_ptr(), static_cast<std::size_t>(expected.nbytes())) != 0) {
-    return "differs from the rounds written in one or more of its first " + std::to_string(rounds) + " rounds";
+  if (std::memcmp(prefix.data_ptr(), expected.data_ptr(),
+                  static_cast<std::size_t>(expected.nbytes())) != 0) {
+    return "differs from the rounds written in one or more of its first " + std::to_string(rounds) +
+           " rounds";
   }
   return "";
 }
 
 }  // namespace
 
-std::string row_difference(const std::filesystem::path& path, const NamedTensors& rows, bool whole) noexcept {
+std::string row_difference(const std::filesystem::path& path, const NamedTensors& rows,
+                           bool whole) noexcept {
   try {
     const Hdf5Handle file = open_hdf5_file_read_only(path);
     for (const auto& [name, kept] : rows) {
-      const auto difference = dataset_difference(read_dataset_tensor(file.get(), name), kept, whole);
+      const auto difference =
+          dataset_difference(read_dataset_tensor(file.get(), name), kept, whole);
       if (!difference.empty()) {
         return path.string() + ": " + name + " " + difference;
       }

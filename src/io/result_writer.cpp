@@ -122,10 +122,11 @@ void ResultWriter::Impl::create_datasets() {
   rows = detail::row_datasets_of(layout);
   for (auto& dataset : rows) {
     create_parent_group(f, dataset.path);
-    dataset.handle = create_row_dataset(f, dataset.path, hdf5_types_of(dataset.dtype).file, dataset.row_shape,
-                                        dataset.compress);
+    dataset.handle = create_row_dataset(f, dataset.path, hdf5_types_of(dataset.dtype).file,
+                                        dataset.row_shape, dataset.compress);
     if (dataset.path == schema::kSeconds) {
-      write_string_array_attribute(dataset.handle.get(), schema::kPhasesAttribute, layout.phase_names);
+      write_string_array_attribute(dataset.handle.get(), schema::kPhasesAttribute,
+                                   layout.phase_names);
     }
   }
 }
@@ -145,7 +146,8 @@ void ResultWriter::Impl::append(const std::vector<const void*>& values) {
     write_int64_attribute(file.get(), schema::kCompletedRounds, completed_rounds + 1);
     flush();
   } catch (const Hdf5Error& e) {
-    throw Hdf5Error(std::string(e.what()) + "; " + path.string() + " keeps its " + std::to_string(completed_rounds) +
+    throw Hdf5Error(std::string(e.what()) + "; " + path.string() + " keeps its " +
+                    std::to_string(completed_rounds) +
                     " finished round(s) (completed_rounds; a row after them is not valid)");
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -168,7 +170,8 @@ void ResultWriter::Impl::validate(const RoundRecord& record) const {
     check_size(field.member, field.values(record).count, detail::row_values(field, layout),
                detail::describe_row(field, layout));
   }
-  check_size("extra", record.extra.size(), layout.extra_datasets.size(), "one per extra dataset of the layout");
+  check_size("extra", record.extra.size(), layout.extra_datasets.size(),
+             "one per extra dataset of the layout");
   for (const auto& dataset : layout.extra_datasets) {
     const auto found = record.extra.find(dataset.path);
     std::size_t values = 1;
@@ -191,7 +194,8 @@ ResultWriter::ResultWriter(const std::filesystem::path& path, const ResultLayout
     impl_->file = create_hdf5_file(path, overwrite, kChecksumBlockBytes);
     impl_->create_structure();
   } catch (...) {
-    impl_.reset();  // a file that could not even be set up (e.g. a full disk, even 0 bytes) is removed
+    impl_.reset();  // a file that could not even be set up (e.g. a full disk, even 0 bytes) is
+                    // removed
     std::error_code ignored;
     std::filesystem::remove(path, ignored);
     throw;
@@ -235,8 +239,9 @@ void ResultWriter::write_summary(const std::vector<std::pair<std::string, double
       H5Lexists(file, schema::kSummaryGroup, H5P_DEFAULT) > 0
           ? make_handle(H5Gopen2(file, schema::kSummaryGroup, H5P_DEFAULT), H5Gclose,
                         "cannot open group /summary in " + impl_->path.string())
-          : make_handle(H5Gcreate2(file, schema::kSummaryGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                        "cannot create group /summary in " + impl_->path.string());
+          : make_handle(
+                H5Gcreate2(file, schema::kSummaryGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                H5Gclose, "cannot create group /summary in " + impl_->path.string());
   for (const auto& [name, value] : figures) {
     write_double_attribute(group.get(), name, value);
   }
@@ -259,8 +264,9 @@ void ResultWriter::write_mixture(const std::vector<double>& mixture) {
   const auto clients = static_cast<std::size_t>(impl_->layout.num_clients);
   const auto sources = static_cast<std::size_t>(impl_->layout.num_sources);
   if (sources == 0 || mixture.size() != clients * sources) {
-    throw ShapeError("ResultWriter::write_mixture: got " + std::to_string(mixture.size()) + " shares for " +
-                     std::to_string(clients) + " clients and " + std::to_string(sources) +
+    throw ShapeError("ResultWriter::write_mixture: got " + std::to_string(mixture.size()) +
+                     " shares for " + std::to_string(clients) + " clients and " +
+                     std::to_string(sources) +
                      " sources; pass M x S shares of a mixture partition");
   }
   write_dataset(impl_->file.get(), schema::kMixture, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
@@ -288,14 +294,16 @@ void ResultWriter::append_rows(const NamedTensors& rows) {
   const auto count = tensors.empty() ? 0 : tensors.front().size(0);
   for (const auto& tensor : tensors) {
     if (tensor.size(0) != count) {
-      throw DataError("the kept rounds for " + w.path.string() + " differ in length between datasets (" +
-                      std::to_string(count) + " and " + std::to_string(tensor.size(0)) + "); they are damaged");
+      throw DataError("the kept rounds for " + w.path.string() +
+                      " differ in length between datasets (" + std::to_string(count) + " and " +
+                      std::to_string(tensor.size(0)) + "); they are damaged");
     }
   }
   for (std::int64_t t = 0; t < count; ++t) {
     std::vector<const void*> values;
     for (const auto& tensor : tensors) {
-      values.push_back(static_cast<const unsigned char*>(tensor.data_ptr()) + t * tensor.stride(0) * tensor.element_size());
+      values.push_back(static_cast<const unsigned char*>(tensor.data_ptr()) +
+                       t * tensor.stride(0) * tensor.element_size());
     }
     w.append(values);
   }
@@ -316,18 +324,20 @@ void ResultWriter::complete_into(const std::filesystem::path& final_path) {
   if (!difference.empty()) {
     mark_file_failed(written, "verification failed: " + difference);
     throw Hdf5Error("the result file read back differs from the rounds written (" + difference +
-                    "); it stays as " + written.string() + "; continue with --resume (from the checkpoint) or run "
+                    "); it stays as " + written.string() +
+                    "; continue with --resume (from the checkpoint) or run "
                     "again with --overwrite");
   }
   seal_file(written);
   const auto check = check_file_checksum(written);
   if (check.state != ChecksumState::kVerified) {
-    throw Hdf5Error(check.problem + " after sealing; it stays as " + written.string() + "; run again with --overwrite");
+    throw Hdf5Error(check.problem + " after sealing; it stays as " + written.string() +
+                    "; run again with --overwrite");
   }
   const auto error = durable_rename(written, final_path);
   if (error) {
-    throw Hdf5Error("cannot rename " + written.string() + " to " + final_path.string() + ": " + error.message() +
-                    "; the complete result is in " + written.string());
+    throw Hdf5Error("cannot rename " + written.string() + " to " + final_path.string() + ": " +
+                    error.message() + "; the complete result is in " + written.string());
   }
 }
 

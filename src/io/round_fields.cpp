@@ -36,8 +36,13 @@ template <auto Member>
 RoundField field(const char* path, const char* member, std::vector<Extent> row, bool compress,
                  bool (*present)(const ResultLayout&) = always) {
   using Value = std::decay_t<decltype(std::declval<const RoundRecord&>().*Member)>;
-  return {path,     member,  c10::CppTypeToScalarType<typename Element<Value>::type>::value,
-          std::move(row), compress, present, &values_of<Member>};
+  return {path,
+          member,
+          c10::CppTypeToScalarType<typename Element<Value>::type>::value,
+          std::move(row),
+          compress,
+          present,
+          &values_of<Member>};
 }
 
 std::size_t extent_size(Extent extent, const ResultLayout& layout) {
@@ -69,7 +74,8 @@ const std::vector<RoundField>& round_fields() {
       field<&R::accuracy>(schema::kAccuracy, "accuracy", {}, false),
       field<&R::test_loss>(schema::kTestLoss, "test_loss", {}, false),
       field<&R::train_loss>(schema::kTrainLoss, "train_loss", {}, false),
-      field<&R::worker_compute_seconds>(schema::kWorkerComputeSeconds, "worker_compute_seconds", {}, false),
+      field<&R::worker_compute_seconds>(schema::kWorkerComputeSeconds, "worker_compute_seconds", {},
+                                        false),
       field<&R::bytes_sent>(schema::kBytesSent, "bytes_sent", {}, false),
       field<&R::bytes_received>(schema::kBytesReceived, "bytes_received", {}, false),
       field<&R::seconds>(schema::kSeconds, "seconds", {E::kPhases}, false),
@@ -79,9 +85,10 @@ const std::vector<RoundField>& round_fields() {
       field<&R::live_models>(schema::kLiveModels, "live_models", {}, false),
       field<&R::loss_vectors>(schema::kLossVectors, "loss_vectors", {E::kClients, E::kModels}, true,
                               with_loss_vectors),
-      field<&R::source_accuracy>(schema::kSourceAccuracy, "source_accuracy", {E::kModels, E::kSources}, true,
-                                 with_sources),
-      field<&R::source_loss>(schema::kSourceLoss, "source_loss", {E::kModels, E::kSources}, true, with_sources),
+      field<&R::source_accuracy>(schema::kSourceAccuracy, "source_accuracy",
+                                 {E::kModels, E::kSources}, true, with_sources),
+      field<&R::source_loss>(schema::kSourceLoss, "source_loss", {E::kModels, E::kSources}, true,
+                             with_sources),
   };
   return fields;
 }
@@ -120,7 +127,8 @@ std::string describe_row(const RoundField& field, const ResultLayout& layout) {
   for (const auto extent : field.row) {
     words += (words.empty() ? "" : " x ") + extent_words(extent, layout);
   }
-  return words.empty() ? "one value per round" : words + (field.row.size() > 1 ? ", row-major" : "");
+  return words.empty() ? "one value per round"
+                       : words + (field.row.size() > 1 ? ", row-major" : "");
 }
 
 }  // namespace cflrun::io::detail

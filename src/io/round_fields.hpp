@@ -26,12 +26,12 @@ struct FieldValues {
 
 /// One run-level per-round dataset.
 struct RoundField {
-  const char* path;                          ///< e.g. "/rounds/ari" (schema::kAri).
-  const char* member;                        ///< the RoundRecord member, for messages.
-  torch::ScalarType dtype;                   ///< element type, that of the member.
-  std::vector<Extent> row;                   ///< shape of one round's row; {} = one value.
-  bool compress;                             ///< deflate its chunks (rows of M values or more).
-  bool (*present)(const ResultLayout&);      ///< whether a run of this layout has the dataset.
+  const char* path;                           ///< e.g. "/rounds/ari" (schema::kAri).
+  const char* member;                         ///< the RoundRecord member, for messages.
+  torch::ScalarType dtype;                    ///< element type, that of the member.
+  std::vector<Extent> row;                    ///< shape of one round's row; {} = one value.
+  bool compress;                              ///< deflate its chunks (rows of M values or more).
+  bool (*present)(const ResultLayout&);       ///< whether a run of this layout has the dataset.
   FieldValues (*values)(const RoundRecord&);  ///< the member's values in a record.
 };
 

@@ -24,16 +24,22 @@ std::vector<RowDataset> row_datasets_of(const ResultLayout& layout) {
     }
   }
   for (const auto& dataset : layout.extra_datasets) {
-    all.push_back({dataset.path, torch::kFloat32, std::vector<hsize_t>(dataset.shape.begin(), dataset.shape.end()),
-                   true, {}, {}});
+    all.push_back({dataset.path,
+                   torch::kFloat32,
+                   std::vector<hsize_t>(dataset.shape.begin(), dataset.shape.end()),
+                   true,
+                   {},
+                   {}});
   }
   return all;
 }
 
-torch::Tensor checked_rows(const NamedTensors& rows, const RowDataset& dataset, const std::filesystem::path& path) {
+torch::Tensor checked_rows(const NamedTensors& rows, const RowDataset& dataset,
+                           const std::filesystem::path& path) {
   const auto found = rows.find(dataset.path);
   std::vector<std::int64_t> row(dataset.row_shape.begin(), dataset.row_shape.end());
-  if (found == rows.end() || found->second.scalar_type() != dataset.dtype || found->second.dim() != 1 + static_cast<std::int64_t>(row.size()) ||
+  if (found == rows.end() || found->second.scalar_type() != dataset.dtype ||
+      found->second.dim() != 1 + static_cast<std::int64_t>(row.size()) ||
       found->second.sizes().slice(1) != c10::IntArrayRef(row)) {
     throw DataError("the kept rounds for " + path.string() + " lack " + dataset.path + " of " +
                     c10::toString(dataset.dtype) + " rows " + c10::str(row) +
@@ -54,7 +60,8 @@ std::map<std::string, const void*> row_pointers(const RoundRecord& record) {
 }
 
 torch::Tensor kept_tensor(const RowDataset& dataset) {
-  std::vector<std::int64_t> shape{static_cast<std::int64_t>(dataset.kept.size() / dataset.row_bytes())};
+  std::vector<std::int64_t> shape{
+      static_cast<std::int64_t>(dataset.kept.size() / dataset.row_bytes())};
   shape.insert(shape.end(), dataset.row_shape.begin(), dataset.row_shape.end());
   auto tensor = torch::empty(shape, dataset.dtype);
   std::memcpy(tensor.data_ptr(), dataset.kept.data(), dataset.kept.size());

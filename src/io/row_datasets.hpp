@@ -34,7 +34,8 @@ std::vector<RowDataset> row_datasets_of(const ResultLayout& layout);
 
 /// The kept rows of `dataset` in `rows`, checked against its type and row shape.
 /// @throws DataError naming `path` if missing or of another type or shape.
-torch::Tensor checked_rows(const NamedTensors& rows, const RowDataset& dataset, const std::filesystem::path& path);
+torch::Tensor checked_rows(const NamedTensors& rows, const RowDataset& dataset,
+                           const std::filesystem::path& path);
 
 /// Where each per-round dataset's row is in `record` (the types match row_datasets_of).
 std::map<std::string, const void*> row_pointers(const RoundRecord& record);

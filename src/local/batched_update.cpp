@@ -60,7 +60,8 @@ void add_step(Schedule& schedule, const Batches& batches, std::size_t step) {
 Schedule make_schedule(const Batches& batches) {
   for (std::size_t c = 1; c < batches.size(); ++c) {
     if (batches[c].size() > batches[c - 1].size()) {
-      throw ShapeError("client-batched update: clients must come in non-increasing order of their steps");
+      throw ShapeError(
+          "client-batched update: clients must come in non-increasing order of their steps");
     }
   }
   Schedule schedule;
@@ -71,8 +72,8 @@ Schedule make_schedule(const Batches& batches) {
 }
 
 /// The client's mini-batches, `order` cut into batch_size pieces (the last may be shorter).
-void cut(std::vector<std::vector<std::int64_t>>& steps, const torch::Tensor& order, std::int64_t offset,
-         std::int64_t batch_size, std::int64_t& steps_left) {
+void cut(std::vector<std::vector<std::int64_t>>& steps, const torch::Tensor& order,
+         std::int64_t offset, std::int64_t batch_size, std::int64_t& steps_left) {
   const auto* values = order.data_ptr<std::int64_t>();
   const auto n = order.numel();
   for (std::int64_t start = 0; start < n && steps_left > 0; start += batch_size, --steps_left) {
@@ -86,8 +87,8 @@ void cut(std::vector<std::vector<std::int64_t>>& steps, const torch::Tensor& ord
 
 void require_clients(const model::ClientBatchedNetwork& network, std::size_t g) {
   if (g == 0 || g > static_cast<std::size_t>(network.capacity())) {
-    throw ShapeError("client-batched update: " + std::to_string(g) + " clients for a network of capacity " +
-                     std::to_string(network.capacity()));
+    throw ShapeError("client-batched update: " + std::to_string(g) +
+                     " clients for a network of capacity " + std::to_string(network.capacity()));
   }
 }
 
@@ -98,24 +99,25 @@ enum class Reduction { kMean, kSum };
 /// each client's rows drawn by torch::dropout on its batch's shape as its own model's forward
 /// pass draws them: client after client in the order of their draw_rank, step after step, layer
 /// after layer, from LibTorch's default generator of the device (padding rows 0).
-std::vector<std::vector<torch::Tensor>> draw_dropout_masks(const std::vector<model::BatchedLayer>& dropouts,
-                                                            const Batches& batches,
-                                                            const std::vector<BatchedClient>& clients,
-                                                            torch::Device device) {
+std::vector<std::vector<torch::Tensor>> draw_dropout_masks(
+    const std::vector<model::BatchedLayer>& dropouts, const Batches& batches,
+    const std::vector<BatchedClient>& clients, torch::Device device) {
   if (dropouts.empty()) {
     return {};
   }
   std::vector<std::size_t> order(clients.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return clients[a].draw_rank < clients[b].draw_rank; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return clients[a].draw_rank < clients[b].draw_rank;
+  });
   std::vector<std::vector<torch::Tensor>> drawn(clients.size());  // [c][s * D + d]
   const auto ones = torch::TensorOptions(device).dtype(torch::kFloat32);
   for (const auto c : order) {
     for (const auto& batch : batches[c]) {
       for (const auto& layer : dropouts) {
         const auto rows = static_cast<std::int64_t>(batch.size());
-        drawn[c].push_back(torch::dropout(torch::ones({rows, layer.features}, ones), layer.probability, true));
+        drawn[c].push_back(
+            torch::dropout(torch::ones({rows, layer.features}, ones), layer.probability, true));
       }
     }
   }
@@ -136,8 +138,10 @@ std::vector<std::vector<torch::Tensor>> draw_dropout_masks(const std::vector<mod
 /// training mode (batch norm over each client's real rows, the clients' dropout masks).
 class ScheduleRunner {
  public:
-  ScheduleRunner(const Schedule& schedule, const Batches& batches, const std::vector<BatchedClient>& clients,
-                 const model::ClientBatchedNetwork& network, const torch::Tensor& inputs, const torch::Tensor& targets)
+  ScheduleRunner(const Schedule& schedule, const Batches& batches,
+                 const std::vector<BatchedClient>& clients,
+                 const model::ClientBatchedNetwork& network, const torch::Tensor& inputs,
+                 const torch::Tensor& targets)
       : schedule_(schedule), inputs_(inputs), targets_(targets) {
     const auto device = inputs.device();
     rows_ = torch::tensor(schedule.rows, torch::kLong).to(device);
@@ -147,8 +151,8 @@ class ScheduleRunner {
   }
 
   /// Client losses of step s, [g_s]: each client's mean or sum over its batch, differentiable.
-  torch::Tensor client_losses(model::ClientBatchedNetwork& network, model::Objective objective, std::size_t s,
-                              Reduction reduction) const {
+  torch::Tensor client_losses(model::ClientBatchedNetwork& network, model::Objective objective,
+                              std::size_t s, Reduction reduction) const {
     const auto g = schedule_.clients[s];
     const auto width = schedule_.widths[s];
     const auto rows = rows_.narrow(0, schedule_.starts[s], g * width);
@@ -165,7 +169,8 @@ class ScheduleRunner {
     }
     const auto outputs = network.forward(inputs.view(shape), pass);
     const auto losses = model::per_sample_loss(objective, outputs.reshape({g * width, -1}), inputs,
-                                               targets_.index_select(0, rows)).view({g, width});
+                                               targets_.index_select(0, rows))
+                            .view({g, width});
     const bool mean = reduction == Reduction::kMean;
     if (schedule_.even[s]) {
       return mean ? losses.mean(1) : losses.sum(1);
@@ -186,15 +191,19 @@ class ScheduleRunner {
 
 }  // namespace
 
-std::vector<double> batched_local_update(model::ClientBatchedNetwork& network, const torch::Tensor& inputs,
-                                         const torch::Tensor& targets, std::vector<BatchedClient>& clients,
+std::vector<double> batched_local_update(model::ClientBatchedNetwork& network,
+                                         const torch::Tensor& inputs, const torch::Tensor& targets,
+                                         std::vector<BatchedClient>& clients,
                                          const LocalUpdateSettings& settings) {
   if (settings.proximal.mu > 0.0 || settings.optimizer != nullptr) {
-    throw ConfigError("client-batched local updates take no proximal term and no kept optimizer (use --client-batch 1)");
+    throw ConfigError(
+        "client-batched local updates take no proximal term and no kept optimizer (use "
+        "--client-batch 1)");
   }
   require_clients(network, clients.size());
   Batches batches(clients.size());
-  std::vector<std::int64_t> last_epoch(clients.size());  // the client's first step of its last epoch
+  std::vector<std::int64_t> last_epoch(
+      clients.size());  // the client's first step of its last epoch
   for (std::size_t c = 0; c < clients.size(); ++c) {
     auto& client = clients[c];
     if (client.count < 1) {
@@ -210,14 +219,18 @@ std::vector<double> batched_local_update(model::ClientBatchedNetwork& network, c
   const auto schedule = make_schedule(batches);
   const ScheduleRunner runner(schedule, batches, clients, network, inputs, targets);
   StackedOptimizer optimizer(network.parameters(), settings);
-  auto losses = torch::zeros({static_cast<std::int64_t>(schedule.clients.size()), static_cast<std::int64_t>(clients.size())},
+  auto losses = torch::zeros({static_cast<std::int64_t>(schedule.clients.size()),
+                              static_cast<std::int64_t>(clients.size())},
                              torch::TensorOptions(inputs.device()).dtype(torch::kFloat32));
   for (std::size_t s = 0; s < schedule.clients.size(); ++s) {
     network.zero_grad();
-    const auto client_losses = runner.client_losses(network, settings.objective, s, Reduction::kMean);
+    const auto client_losses =
+        runner.client_losses(network, settings.objective, s, Reduction::kMean);
     client_losses.sum().backward();
     optimizer.step(schedule.clients[s], static_cast<std::int64_t>(s) + 1);
-    losses[static_cast<std::int64_t>(s)].narrow(0, 0, schedule.clients[s]).copy_(client_losses.detach());
+    losses[static_cast<std::int64_t>(s)]
+        .narrow(0, 0, schedule.clients[s])
+        .copy_(client_losses.detach());
   }
   const auto on_cpu = losses.to(torch::kCPU, torch::kFloat64);
   const auto* values = on_cpu.data_ptr<double>();
@@ -233,14 +246,17 @@ std::vector<double> batched_local_update(model::ClientBatchedNetwork& network, c
   return epoch_losses;
 }
 
-std::vector<double> batched_local_gradient(model::ClientBatchedNetwork& network, const torch::Tensor& inputs,
-                                           const torch::Tensor& targets, const std::vector<BatchedClient>& clients,
+std::vector<double> batched_local_gradient(model::ClientBatchedNetwork& network,
+                                           const torch::Tensor& inputs,
+                                           const torch::Tensor& targets,
+                                           const std::vector<BatchedClient>& clients,
                                            int batch_size, model::Objective objective) {
   require_clients(network, clients.size());
   Batches batches(clients.size());
   for (std::size_t c = 0; c < clients.size(); ++c) {
     std::int64_t all = clients[c].count;
-    cut(batches[c], torch::arange(clients[c].count, torch::kLong), clients[c].offset, batch_size, all);
+    cut(batches[c], torch::arange(clients[c].count, torch::kLong), clients[c].offset, batch_size,
+        all);
   }
   const auto schedule = make_schedule(batches);
   const ScheduleRunner runner(schedule, batches, clients, network, inputs, targets);

@@ -6,8 +6,9 @@
 
 namespace cflrun::local {
 
-double run_batches(std::int64_t n, std::int64_t batch_size, int epochs, bool drop_last, at::Generator& generator,
-                   torch::Device device, const std::function<double(const torch::Tensor& rows)>& step) {
+double run_batches(std::int64_t n, std::int64_t batch_size, int epochs, bool drop_last,
+                   at::Generator& generator, torch::Device device,
+                   const std::function<double(const torch::Tensor& rows)>& step) {
   double mean = 0.0;
   for (int epoch = 0; epoch < epochs; ++epoch) {
     const auto order = torch::randperm(n, generator, torch::kLong).to(device);

@@ -16,7 +16,8 @@ namespace {
 void require_samples(std::int64_t inputs, std::int64_t targets, const char* who) {
   if (inputs == 0 || targets != inputs) {
     throw ShapeError(std::string(who) + ": expected n > 0 inputs with n targets, but got " +
-                     std::to_string(inputs) + " inputs and " + std::to_string(targets) + " targets");
+                     std::to_string(inputs) + " inputs and " + std::to_string(targets) +
+                     " targets");
   }
 }
 
@@ -29,7 +30,8 @@ class Proximal {
       return;
     }
     const auto& centers = term.centers;
-    if (centers.dim() != 2 || term.importance.dim() != 1 || term.importance.size(0) != centers.size(0)) {
+    if (centers.dim() != 2 || term.importance.dim() != 1 ||
+        term.importance.size(0) != centers.size(0)) {
       throw ShapeError("proximal term: expected [K, P] centers and K importance weights, but got " +
                        c10::str(centers.sizes()) + " and " + c10::str(term.importance.sizes()));
     }
@@ -37,7 +39,9 @@ class Proximal {
     const auto anchor = term.importance.to(torch::kFloat32).matmul(centers);  // [P]
     std::int64_t offset = 0;
     for (const auto& parameter : model.parameters()) {
-      anchors_.push_back(anchor.narrow(0, offset, parameter.numel()).view(parameter.sizes()).to(parameter.device()));
+      anchors_.push_back(anchor.narrow(0, offset, parameter.numel())
+                             .view(parameter.sizes())
+                             .to(parameter.device()));
       offset += parameter.numel();
     }
   }
@@ -65,15 +69,18 @@ class Proximal {
 std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(std::vector<torch::Tensor> parameters,
                                                               const LocalUpdateSettings& settings) {
   if (settings.solver == Solver::kSgd) {
-    return std::make_unique<torch::optim::SGD>(
-        std::move(parameters),
-        torch::optim::SGDOptions(settings.learning_rate).momentum(settings.momentum).weight_decay(settings.weight_decay));
+    return std::make_unique<torch::optim::SGD>(std::move(parameters),
+                                               torch::optim::SGDOptions(settings.learning_rate)
+                                                   .momentum(settings.momentum)
+                                                   .weight_decay(settings.weight_decay));
   }
   return std::make_unique<torch::optim::Adam>(
-      std::move(parameters), torch::optim::AdamOptions(settings.learning_rate).weight_decay(settings.weight_decay));
+      std::move(parameters),
+      torch::optim::AdamOptions(settings.learning_rate).weight_decay(settings.weight_decay));
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model, const LocalUpdateSettings& settings) {
+std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model,
+                                                              const LocalUpdateSettings& settings) {
   return make_local_optimizer(model.parameters(), settings);
 }
 
@@ -82,8 +89,8 @@ std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings) {
   return settings.max_steps > 0 ? settings.max_steps : settings.local_epochs * batches_per_epoch;
 }
 
-double local_gradient(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
-                      int batch_size, model::Objective objective) {
+double local_gradient(model::Network& model, const torch::Tensor& inputs,
+                      const torch::Tensor& targets, int batch_size, model::Objective objective) {
   const std::int64_t n = inputs.size(0);
   require_samples(n, targets.size(0), "local_gradient");
   model.train();
@@ -93,19 +100,23 @@ double local_gradient(model::Network& model, const torch::Tensor& inputs, const 
     const auto rows = std::min<std::int64_t>(batch_size, n - start);
     // Summed (not mean) batch losses divided by n give the gradient of the mean over all n.
     const auto batch = inputs.narrow(0, start, rows);
-    auto loss = model::per_sample_loss(objective, model.forward(batch), batch, targets.narrow(0, start, rows)).sum();
+    auto loss = model::per_sample_loss(objective, model.forward(batch), batch,
+                                       targets.narrow(0, start, rows))
+                    .sum();
     (loss / static_cast<double>(n)).backward();
     loss_sum += loss.item<double>();
   }
   return loss_sum / static_cast<double>(n);
 }
 
-double local_update(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
-                    const LocalUpdateSettings& settings, at::Generator& generator) {
+double local_update(model::Network& model, const torch::Tensor& inputs,
+                    const torch::Tensor& targets, const LocalUpdateSettings& settings,
+                    at::Generator& generator) {
   const std::int64_t n = inputs.size(0);
   require_samples(n, targets.size(0), "local_update");
   model.train();
-  const auto fresh = settings.optimizer != nullptr ? nullptr : make_local_optimizer(model, settings);
+  const auto fresh =
+      settings.optimizer != nullptr ? nullptr : make_local_optimizer(model, settings);
   torch::optim::Optimizer& optimizer = settings.optimizer != nullptr ? *settings.optimizer : *fresh;
   const Proximal proximal(model, settings.proximal);
   const std::int64_t batches_per_epoch = (n + settings.batch_size - 1) / settings.batch_size;
@@ -116,12 +127,14 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
     const auto order = torch::randperm(n, generator, torch::kLong).to(inputs.device());
     epoch_loss = 0.0;
     std::int64_t batches = 0;
-    for (std::int64_t start = 0; start < n && steps_left > 0; start += settings.batch_size, ++batches, --steps_left) {
-      const auto batch = order.narrow(0, start, std::min<std::int64_t>(settings.batch_size, n - start));
+    for (std::int64_t start = 0; start < n && steps_left > 0;
+         start += settings.batch_size, ++batches, --steps_left) {
+      const auto batch =
+          order.narrow(0, start, std::min<std::int64_t>(settings.batch_size, n - start));
       optimizer.zero_grad();
       const auto batch_inputs = inputs.index_select(0, batch);
-      const auto loss = model::mean_loss(settings.objective, model.forward(batch_inputs), batch_inputs,
-                                         targets.index_select(0, batch));
+      const auto loss = model::mean_loss(settings.objective, model.forward(batch_inputs),
+                                         batch_inputs, targets.index_select(0, batch));
       proximal.add_to(loss, model).backward();
       optimizer.step();
       epoch_loss += loss.item<double>();

@@ -14,7 +14,8 @@ constexpr double kEpsilon = 1e-8;
 
 }  // namespace
 
-StackedOptimizer::StackedOptimizer(const std::vector<torch::Tensor>& parameters, const LocalUpdateSettings& settings)
+StackedOptimizer::StackedOptimizer(const std::vector<torch::Tensor>& parameters,
+                                   const LocalUpdateSettings& settings)
     : parameters_(parameters), settings_(settings) {
   torch::NoGradGuard no_grad;
   for (const auto& parameter : parameters_) {

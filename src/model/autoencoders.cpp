@@ -43,14 +43,18 @@ torch::Tensor Autoencoder::forward(const torch::Tensor& inputs) { return layers_
 
 ConvAutoencoder::ConvAutoencoder() {
   torch::nn::Sequential layers(
-      torch::nn::Conv2d(down(3, 32)), torch::nn::ReLU(), torch::nn::Conv2d(down(32, 64)), torch::nn::ReLU(),
-      torch::nn::Conv2d(down(64, 128)), torch::nn::ReLU(), torch::nn::Flatten(), torch::nn::Linear(2048, 128),
-      torch::nn::Linear(128, 2048), torch::nn::Unflatten(torch::nn::UnflattenOptions(1, {128, 4, 4})),
-      torch::nn::ConvTranspose2d(up(128, 64)), torch::nn::ReLU(), torch::nn::ConvTranspose2d(up(64, 32)),
-      torch::nn::ReLU(), torch::nn::ConvTranspose2d(up(32, 3)), torch::nn::Tanh(), torch::nn::Flatten());
+      torch::nn::Conv2d(down(3, 32)), torch::nn::ReLU(), torch::nn::Conv2d(down(32, 64)),
+      torch::nn::ReLU(), torch::nn::Conv2d(down(64, 128)), torch::nn::ReLU(), torch::nn::Flatten(),
+      torch::nn::Linear(2048, 128), torch::nn::Linear(128, 2048),
+      torch::nn::Unflatten(torch::nn::UnflattenOptions(1, {128, 4, 4})),
+      torch::nn::ConvTranspose2d(up(128, 64)), torch::nn::ReLU(),
+      torch::nn::ConvTranspose2d(up(64, 32)), torch::nn::ReLU(),
+      torch::nn::ConvTranspose2d(up(32, 3)), torch::nn::Tanh(), torch::nn::Flatten());
   layers_ = register_module("layers", layers);
 }
 
-torch::Tensor ConvAutoencoder::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
+torch::Tensor ConvAutoencoder::forward(const torch::Tensor& inputs) {
+  return layers_->forward(inputs);
+}
 
 }  // namespace cflrun::model

@@ -24,7 +24,9 @@ struct Slots {
   std::size_t buffer = 0;
 };
 
-std::vector<std::int64_t> pair(const torch::ExpandingArray<2>& values) { return {(*values)[0], (*values)[1]}; }
+std::vector<std::int64_t> pair(const torch::ExpandingArray<2>& values) {
+  return {(*values)[0], (*values)[1]};
+}
 
 BatchedLayer weighted(Kind kind, Slots& slots, const torch::Tensor& bias) {
   BatchedLayer layer;
@@ -36,11 +38,13 @@ BatchedLayer weighted(Kind kind, Slots& slots, const torch::Tensor& bias) {
 }
 
 /// A 2-d convolution or transposed convolution (their options share ConvNdOptions<2>).
-BatchedLayer convolution(Kind kind, const torch::nn::detail::ConvNdOptions<2>& options, const torch::Tensor& bias,
-                         Slots& slots) {
+BatchedLayer convolution(Kind kind, const torch::nn::detail::ConvNdOptions<2>& options,
+                         const torch::Tensor& bias, Slots& slots) {
   const auto* padding = std::get_if<torch::ExpandingArray<2>>(&options.padding());
-  if (padding == nullptr || options.groups() != 1 || pair(options.dilation()) != std::vector<std::int64_t>{1, 1}) {
-    throw ConfigError("a convolution with named padding, groups or dilation has no client-batched form");
+  if (padding == nullptr || options.groups() != 1 ||
+      pair(options.dilation()) != std::vector<std::int64_t>{1, 1}) {
+    throw ConfigError(
+        "a convolution with named padding, groups or dilation has no client-batched form");
   }
   auto layer = weighted(kind, slots, bias);
   layer.stride = pair(options.stride());
@@ -59,8 +63,9 @@ BatchedLayer plain(Kind kind) {
 BatchedLayer batch_norm(const torch::nn::BatchNorm2dImpl& norm, Slots& slots) {
   const auto& options = norm.options;
   if (!options.affine() || !options.track_running_stats() || !options.momentum().has_value()) {
-    throw ConfigError("a batch norm without affine parameters, running averages or a fixed momentum has no "
-                      "client-batched form");
+    throw ConfigError(
+        "a batch norm without affine parameters, running averages or a fixed momentum has no "
+        "client-batched form");
   }
   auto layer = weighted(Kind::kBatchNorm, slots, norm.bias);
   layer.eps = options.eps();
@@ -94,7 +99,9 @@ BatchedLayer layer_of(const torch::nn::Module& module, Slots& slots) {
     const auto window = pair(pool->options.kernel_size());
     if (window[0] != window[1] || pair(pool->options.stride()) != window ||
         pair(pool->options.padding()) != std::vector<std::int64_t>{0, 0}) {
-      throw ConfigError("a max-pooling other than square, stride = window, no padding has no client-batched form");
+      throw ConfigError(
+          "a max-pooling other than square, stride = window, no padding has no client-batched "
+          "form");
     }
     auto layer = plain(Kind::kMaxPool);
     layer.window = window[0];
@@ -150,7 +157,8 @@ void size_dropouts(std::vector<BatchedLayer>& layers) {
         throw ConfigError("a dropout before any linear layer has no client-batched form");
       }
       layer.features = features;
-    } else if (layer.kind != Kind::kRelu && layer.kind != Kind::kSigmoid && layer.kind != Kind::kTanh) {
+    } else if (layer.kind != Kind::kRelu && layer.kind != Kind::kSigmoid &&
+               layer.kind != Kind::kTanh) {
       features = 0;
     }
   }

@@ -46,8 +46,12 @@ torch::Tensor CifarCnn::forward(const torch::Tensor& inputs) { return layers_->f
 
 std::string CifarCnn::torchscript() const { return sequential_torchscript(layers_, "layers"); }
 
-torch::Tensor CifarCnn::features(const torch::Tensor& inputs) { return sequential_body(layers_, inputs); }
+torch::Tensor CifarCnn::features(const torch::Tensor& inputs) {
+  return sequential_body(layers_, inputs);
+}
 
-torch::Tensor CifarCnn::head(const torch::Tensor& features) { return sequential_head(layers_, features); }
+torch::Tensor CifarCnn::head(const torch::Tensor& features) {
+  return sequential_head(layers_, features);
+}
 
 }  // namespace cflrun::model

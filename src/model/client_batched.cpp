@@ -30,13 +30,17 @@ torch::Tensor channels_to_rows(const torch::Tensor& x, std::int64_t g) {
   return x.reshape({x.size(0), g, -1}).transpose(0, 1);
 }
 
-torch::Tensor stacked(const torch::Tensor& parameter, std::int64_t g) { return parameter.narrow(0, 0, g); }
+torch::Tensor stacked(const torch::Tensor& parameter, std::int64_t g) {
+  return parameter.narrow(0, 0, g);
+}
 
-torch::Tensor bias_of(const std::vector<torch::Tensor>& parameters, const BatchedLayer& layer, std::int64_t g) {
+torch::Tensor bias_of(const std::vector<torch::Tensor>& parameters, const BatchedLayer& layer,
+                      std::int64_t g) {
   return layer.bias ? stacked(parameters[layer.parameter + 1], g).reshape({-1}) : torch::Tensor();
 }
 
-torch::Tensor linear(const std::vector<torch::Tensor>& parameters, const BatchedLayer& layer, const torch::Tensor& x) {
+torch::Tensor linear(const std::vector<torch::Tensor>& parameters, const BatchedLayer& layer,
+                     const torch::Tensor& x) {
   const auto g = x.size(0);
   const auto weight = stacked(parameters[layer.parameter], g).transpose(1, 2);  // [g, in, out]
   if (!layer.bias) {
@@ -47,13 +51,15 @@ torch::Tensor linear(const std::vector<torch::Tensor>& parameters, const Batched
 
 torch::Tensor convolution(const std::vector<torch::Tensor>& parameters, const BatchedLayer& layer,
                           const torch::Tensor& x, std::int64_t g) {
-  const auto& w = parameters[layer.parameter];  // [G, out, in, k, k] (transposed: [G, in, out, k, k])
+  const auto& w =
+      parameters[layer.parameter];  // [G, out, in, k, k] (transposed: [G, in, out, k, k])
   const auto weight = stacked(w, g).reshape({g * w.size(1), w.size(2), w.size(3), w.size(4)});
   if (layer.kind == Kind::kConvTranspose) {
-    return torch::conv_transpose2d(x, weight, bias_of(parameters, layer, g), layer.stride, layer.padding,
-                                   layer.output_padding, g);
+    return torch::conv_transpose2d(x, weight, bias_of(parameters, layer, g), layer.stride,
+                                   layer.padding, layer.output_padding, g);
   }
-  return torch::conv2d(x, weight, bias_of(parameters, layer, g), layer.stride, layer.padding, {1, 1}, g);
+  return torch::conv2d(x, weight, bias_of(parameters, layer, g), layer.stride, layer.padding,
+                       {1, 1}, g);
 }
 
 /// The float buffers of `reference` in flat-state order (batch norm's running mean and variance).
@@ -69,13 +75,15 @@ std::vector<torch::Tensor> float_buffers(const Network& reference) {
 
 /// Whether the layers account for every float buffer: two per batch norm, nothing else.
 bool buffers_covered(const Network& reference, const std::vector<BatchedLayer>& layers) {
-  const auto norms = std::count_if(layers.begin(), layers.end(),
-                                   [](const BatchedLayer& layer) { return layer.kind == Kind::kBatchNorm; });
+  const auto norms = std::count_if(layers.begin(), layers.end(), [](const BatchedLayer& layer) {
+    return layer.kind == Kind::kBatchNorm;
+  });
   return float_buffers(reference).size() == 2 * static_cast<std::size_t>(norms);
 }
 
 /// [G, ...shape] zeros on `device` for each of `tensors`.
-std::vector<torch::Tensor> stacked_like(const std::vector<torch::Tensor>& tensors, int capacity, torch::Device device) {
+std::vector<torch::Tensor> stacked_like(const std::vector<torch::Tensor>& tensors, int capacity,
+                                        torch::Device device) {
   std::vector<torch::Tensor> stacks;
   for (const auto& tensor : tensors) {
     std::vector<std::int64_t> shape{capacity};
@@ -88,36 +96,45 @@ std::vector<torch::Tensor> stacked_like(const std::vector<torch::Tensor>& tensor
 /// Training-mode batch norm over the rows marked valid only ([g, B] 1/0): each client's channel
 /// mean and biased variance over its real rows and all pixels; its running averages move towards
 /// them (unbiased variance), as BatchNorm2d would over that client's real batch alone.
-torch::Tensor masked_batch_norm(const torch::Tensor& x, const torch::Tensor& valid, const torch::Tensor& weight,
-                                const torch::Tensor& bias, torch::Tensor& running_mean, torch::Tensor& running_var,
+torch::Tensor masked_batch_norm(const torch::Tensor& x, const torch::Tensor& valid,
+                                const torch::Tensor& weight, const torch::Tensor& bias,
+                                torch::Tensor& running_mean, torch::Tensor& running_var,
                                 const BatchedLayer& layer, std::int64_t g) {
   const auto b = x.size(0);
   const auto channels = x.size(1) / g;
   const auto x5 = x.view({b, g, channels, x.size(2), x.size(3)});
   const auto mask = valid.t().reshape({b, g, 1, 1, 1}).to(x.dtype());
-  const auto count = (valid.sum(1) * static_cast<double>(x.size(2) * x.size(3))).to(x.dtype()).unsqueeze(1);  // [g, 1]
+  const auto count = (valid.sum(1) * static_cast<double>(x.size(2) * x.size(3)))
+                         .to(x.dtype())
+                         .unsqueeze(1);                  // [g, 1]
   const auto mean = (x5 * mask).sum({0, 3, 4}) / count;  // [g, C]
   const auto centred = x5 - mean.view({1, g, channels, 1, 1});
   const auto variance = (centred.square() * mask).sum({0, 3, 4}) / count;
   {
     torch::NoGradGuard no_grad;
     running_mean.mul_(1.0 - layer.momentum).add_(mean.detach().reshape({-1}), layer.momentum);
-    running_var.mul_(1.0 - layer.momentum).add_((variance.detach() * count / (count - 1.0)).reshape({-1}), layer.momentum);
+    running_var.mul_(1.0 - layer.momentum)
+        .add_((variance.detach() * count / (count - 1.0)).reshape({-1}), layer.momentum);
   }
-  const auto scale = (torch::rsqrt(variance + layer.eps) * weight.view({g, channels})).view({1, g, channels, 1, 1});
+  const auto scale = (torch::rsqrt(variance + layer.eps) * weight.view({g, channels}))
+                         .view({1, g, channels, 1, 1});
   return (centred * scale + bias.view({1, g, channels, 1, 1})).view(x.sizes());
 }
 
 }  // namespace
 
-ClientBatchedNetwork::ClientBatchedNetwork(const Network& reference, int capacity, torch::Device device)
-    : capacity_(capacity), state_size_(flat_state_size(reference)), layers_(batched_layers(reference)) {
+ClientBatchedNetwork::ClientBatchedNetwork(const Network& reference, int capacity,
+                                           torch::Device device)
+    : capacity_(capacity),
+      state_size_(flat_state_size(reference)),
+      layers_(batched_layers(reference)) {
   if (capacity < 1) {
     throw ConfigError("--client-batch must be at least 1, but got " + std::to_string(capacity));
   }
   if (!buffers_covered(reference, layers_)) {
-    throw ConfigError("this model keeps buffers other than batch norm's; it has no client-batched form "
-                      "(use --client-batch 1)");
+    throw ConfigError(
+        "this model keeps buffers other than batch norm's; it has no client-batched form "
+        "(use --client-batch 1)");
   }
   parameters_ = stacked_like(reference.parameters(), capacity, device);
   for (auto& parameter : parameters_) {
@@ -142,9 +159,11 @@ std::vector<BatchedLayer> ClientBatchedNetwork::dropout_layers() const {
 }
 
 void ClientBatchedNetwork::load(const torch::Tensor& states) {
-  if (states.dim() != 2 || states.size(0) < 1 || states.size(0) > capacity_ || states.size(1) != state_size_) {
-    throw ShapeError("ClientBatchedNetwork::load: expected [g, " + std::to_string(state_size_) + "] states with 1 <= g <= " +
-                     std::to_string(capacity_) + ", but got " + c10::str(states.sizes()));
+  if (states.dim() != 2 || states.size(0) < 1 || states.size(0) > capacity_ ||
+      states.size(1) != state_size_) {
+    throw ShapeError("ClientBatchedNetwork::load: expected [g, " + std::to_string(state_size_) +
+                     "] states with 1 <= g <= " + std::to_string(capacity_) + ", but got " +
+                     c10::str(states.sizes()));
   }
   torch::NoGradGuard no_grad;
   const auto g = states.size(0);
@@ -176,8 +195,9 @@ torch::Tensor ClientBatchedNetwork::gradients(int g) const {
   std::vector<torch::Tensor> pieces;
   for (const auto& parameter : parameters_) {
     const auto& grad = parameter.grad();
-    pieces.push_back(grad.defined() ? stacked(grad, g).reshape({g, -1})
-                                    : torch::zeros({g, parameter.numel() / capacity_}, parameter.options()));
+    pieces.push_back(grad.defined()
+                         ? stacked(grad, g).reshape({g, -1})
+                         : torch::zeros({g, parameter.numel() / capacity_}, parameter.options()));
   }
   for (const auto& buffer : buffers_) {  // no gradient, as model::flatten_gradients
     pieces.push_back(torch::zeros({g, buffer.numel() / capacity_}, buffer.options()));
@@ -191,8 +211,8 @@ void ClientBatchedNetwork::zero_grad() {
   }
 }
 
-torch::Tensor ClientBatchedNetwork::batch_norm(const BatchedLayer& layer, const torch::Tensor& x, std::int64_t g,
-                                               const BatchedPass& pass) {
+torch::Tensor ClientBatchedNetwork::batch_norm(const BatchedLayer& layer, const torch::Tensor& x,
+                                               std::int64_t g, const BatchedPass& pass) {
   const auto weight = stacked(parameters_[layer.parameter], g).reshape({-1});
   const auto bias = stacked(parameters_[layer.parameter + 1], g).reshape({-1});
   auto mean = stacked(buffers_[layer.buffer], g).view({-1});  // views: updated in place
@@ -204,13 +224,14 @@ torch::Tensor ClientBatchedNetwork::batch_norm(const BatchedLayer& layer, const 
                            at::globalContext().userEnabledCuDNN());
 }
 
-torch::Tensor ClientBatchedNetwork::dropout(const torch::Tensor& x, std::size_t index, const BatchedPass& pass) const {
+torch::Tensor ClientBatchedNetwork::dropout(const torch::Tensor& x, std::size_t index,
+                                            const BatchedPass& pass) const {
   if (!pass.training) {
     return x;
   }
   if (index >= pass.dropout_masks.size() || !pass.dropout_masks[index].sizes().equals(x.sizes())) {
-    throw ShapeError("ClientBatchedNetwork::forward: a training pass needs a " + c10::str(x.sizes()) +
-                     " mask for dropout layer " + std::to_string(index));
+    throw ShapeError("ClientBatchedNetwork::forward: a training pass needs a " +
+                     c10::str(x.sizes()) + " mask for dropout layer " + std::to_string(index));
   }
   return x * pass.dropout_masks[index];
 }
@@ -218,8 +239,8 @@ torch::Tensor ClientBatchedNetwork::dropout(const torch::Tensor& x, std::size_t 
 torch::Tensor ClientBatchedNetwork::forward(const torch::Tensor& inputs, const BatchedPass& pass) {
   const auto g = inputs.size(0);
   if (g < 1 || g > capacity_) {
-    throw ShapeError("ClientBatchedNetwork::forward: inputs for " + std::to_string(g) + " clients, but it holds " +
-                     std::to_string(capacity_));
+    throw ShapeError("ClientBatchedNetwork::forward: inputs for " + std::to_string(g) +
+                     " clients, but it holds " + std::to_string(capacity_));
   }
   torch::Tensor x = inputs;
   bool channels = false;  // x is [B, g * C, H, W] (else [g, B, ...])

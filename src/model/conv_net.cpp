@@ -12,9 +12,10 @@ constexpr int kFlatFeatures = kConv2Channels * 4 * 4;
 }  // namespace
 
 ConvNetImpl::ConvNetImpl(int num_classes)
-    : conv1_(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, kConv1Channels, kKernel)))),
-      conv2_(register_module("conv2", torch::nn::Conv2d(
-                                          torch::nn::Conv2dOptions(kConv1Channels, kConv2Channels, kKernel)))),
+    : conv1_(register_module(
+          "conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, kConv1Channels, kKernel)))),
+      conv2_(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(
+                                          kConv1Channels, kConv2Channels, kKernel)))),
       fc_(register_module("fc", torch::nn::Linear(kFlatFeatures, num_classes))) {}
 
 torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) { return head(features(images)); }

@@ -17,7 +17,9 @@ constexpr std::int64_t kConv1Channels = 32;
 constexpr std::int64_t kConv2Channels = 64;
 
 /// The side of the second pooling's output for an input of `side` pixels.
-std::int64_t pooled_side(std::int64_t side) { return ((side - kKernel + 1) / kPool - kKernel + 1) / kPool; }
+std::int64_t pooled_side(std::int64_t side) {
+  return ((side - kKernel + 1) / kPool - kKernel + 1) / kPool;
+}
 
 void add_block(torch::nn::Sequential& layers, std::int64_t in, std::int64_t out) {
   layers->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kKernel)));
@@ -43,8 +45,12 @@ torch::Tensor FedAvgCnn::forward(const torch::Tensor& inputs) { return layers_->
 
 std::string FedAvgCnn::torchscript() const { return sequential_torchscript(layers_, "layers"); }
 
-torch::Tensor FedAvgCnn::features(const torch::Tensor& inputs) { return sequential_body(layers_, inputs); }
+torch::Tensor FedAvgCnn::features(const torch::Tensor& inputs) {
+  return sequential_body(layers_, inputs);
+}
 
-torch::Tensor FedAvgCnn::head(const torch::Tensor& features) { return sequential_head(layers_, features); }
+torch::Tensor FedAvgCnn::head(const torch::Tensor& features) {
+  return sequential_head(layers_, features);
+}
 
 }  // namespace cflrun::model

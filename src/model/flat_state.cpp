@@ -25,7 +25,7 @@ std::vector<torch::Tensor> state_tensors(const torch::nn::Module& module) {
 }  // namespace
 
 FlatRange trailing_layers(const torch::nn::Module& module, int layers) {
-  std::vector<std::string> layer_names;   // distinct module paths, in parameter order
+  std::vector<std::string> layer_names;    // distinct module paths, in parameter order
   std::vector<std::int64_t> layer_starts;  // flat offset of each layer's first parameter
   std::int64_t offset = 0;
   for (const auto& item : module.named_parameters(/*recurse=*/true)) {
@@ -40,8 +40,8 @@ FlatRange trailing_layers(const torch::nn::Module& module, int layers) {
   const auto count = static_cast<int>(layer_names.size());
   if (layers < 1 || layers >= count) {
     throw ConfigError("--cluster-layers must be between 1 and " + std::to_string(count - 1) +
-                      " (the model has " + std::to_string(count) + " layers; at least one must be shared), but got " +
-                      std::to_string(layers));
+                      " (the model has " + std::to_string(count) +
+                      " layers; at least one must be shared), but got " + std::to_string(layers));
   }
   const std::int64_t start = layer_starts[static_cast<std::size_t>(count - layers)];
   return {start, offset - start};

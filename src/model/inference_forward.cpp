@@ -15,10 +15,12 @@ std::string attribute_name(std::string path) {
   return path;
 }
 
-std::unique_ptr<torch::jit::Module> freeze_for_inference(Network& network, const std::string& script) {
+std::unique_ptr<torch::jit::Module> freeze_for_inference(Network& network,
+                                                         const std::string& script) {
   torch::jit::Module module("CflrunInference");
   for (const auto& parameter : network.named_parameters()) {
-    module.register_parameter(attribute_name(parameter.key()), parameter.value().detach().clone(), false);
+    module.register_parameter(attribute_name(parameter.key()), parameter.value().detach().clone(),
+                              false);
   }
   for (const auto& buffer : network.named_buffers()) {
     module.register_buffer(attribute_name(buffer.key()), buffer.value().detach().clone());
@@ -33,7 +35,8 @@ std::unique_ptr<torch::jit::Module> freeze_for_inference(Network& network, const
 
 InferenceForward::InferenceForward(Network& network) : network_(&network) {
   const auto script = network.torchscript();
-  const bool on_cpu = network.parameters().empty() || network.parameters().front().device().is_cpu();
+  const bool on_cpu =
+      network.parameters().empty() || network.parameters().front().device().is_cpu();
   if (!script.empty() && on_cpu) {
     frozen_ = freeze_for_inference(network, script);
   }

@@ -10,9 +10,10 @@
 namespace cflrun::model {
 namespace {
 
-constexpr Architecture kAll[] = {Architecture::kCnn,         Architecture::kCifarCnn,        Architecture::kMlp,
-                                 Architecture::kAutoencoder, Architecture::kConvAutoencoder, Architecture::kLinear,
-                                 Architecture::kFedAvgCnn};
+constexpr Architecture kAll[] = {
+    Architecture::kCnn,         Architecture::kCifarCnn,        Architecture::kMlp,
+    Architecture::kAutoencoder, Architecture::kConvAutoencoder, Architecture::kLinear,
+    Architecture::kFedAvgCnn};
 /// The classifiers with a body/head split, for the error messages of the models without one.
 constexpr const char* kClassifiers = "--model cnn, fedavg_cnn, cifar_cnn or mlp";
 
@@ -24,12 +25,13 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return "{" + text + "}";
 }
 
-void require_shape(Architecture architecture, const NetworkShape& shape, const std::vector<std::int64_t>& expected,
-                   const char* datasets) {
+void require_shape(Architecture architecture, const NetworkShape& shape,
+                   const std::vector<std::int64_t>& expected, const char* datasets) {
   if (shape.sample_shape != expected) {
     throw ConfigError("--model " + architecture_name(architecture) + " takes samples of shape " +
                       shape_text(expected) + " (" + datasets + "), but the data has " +
-                      shape_text(shape.sample_shape) + "; choose --model auto or a model for this --dataset");
+                      shape_text(shape.sample_shape) +
+                      "; choose --model auto or a model for this --dataset");
   }
 }
 
@@ -40,17 +42,19 @@ std::int64_t features(const NetworkShape& shape) {
 
 void require_classes(Architecture architecture, const NetworkShape& shape) {
   if (shape.num_classes < 1) {
-    throw ConfigError("--model " + architecture_name(architecture) +
-                      " is a classifier, but the data has no classes (--dataset linreg); use --model linear");
+    throw ConfigError(
+        "--model " + architecture_name(architecture) +
+        " is a classifier, but the data has no classes (--dataset linreg); use --model linear");
   }
 }
 
 /// PFLlib's FedAvgCNN in its (F)MNIST ([1, 28, 28]) or its CIFAR-10 ([3, 32, 32]) shape.
 std::shared_ptr<Network> make_fedavg_cnn(const NetworkShape& shape) {
   const bool colour = !shape.sample_shape.empty() && shape.sample_shape.front() == 3;
-  const std::vector<std::int64_t> expected = colour ? std::vector<std::int64_t>{3, 32, 32}
-                                                    : std::vector<std::int64_t>{1, 28, 28};
-  require_shape(Architecture::kFedAvgCnn, shape, expected, "MNIST, Fashion-MNIST; {3, 32, 32} for CIFAR-10");
+  const std::vector<std::int64_t> expected =
+      colour ? std::vector<std::int64_t>{3, 32, 32} : std::vector<std::int64_t>{1, 28, 28};
+  require_shape(Architecture::kFedAvgCnn, shape, expected,
+                "MNIST, Fashion-MNIST; {3, 32, 32} for CIFAR-10");
   require_classes(Architecture::kFedAvgCnn, shape);
   return std::make_shared<FedAvgCnn>(expected[0], expected[1], shape.num_classes);
 }
@@ -122,7 +126,8 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
       return std::make_shared<ConvAutoencoder>();
     case Architecture::kLinear:
       if (shape.num_classes != 0) {
-        throw ConfigError("--model linear predicts one real value (--dataset linreg); use a classifier here");
+        throw ConfigError(
+            "--model linear predicts one real value (--dataset linreg); use a classifier here");
       }
       return std::make_shared<LinearModel>(features(shape));
     case Architecture::kFedAvgCnn:
@@ -136,11 +141,13 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
 namespace cflrun::model {
 
 torch::Tensor Network::features(const torch::Tensor& /*inputs*/) {
-  throw ConfigError(std::string("this model has no body/head split; use a classifier (") + kClassifiers + ")");
+  throw ConfigError(std::string("this model has no body/head split; use a classifier (") +
+                    kClassifiers + ")");
 }
 
 torch::Tensor Network::head(const torch::Tensor& /*features*/) {
-  throw ConfigError(std::string("this model has no body/head split; use a classifier (") + kClassifiers + ")");
+  throw ConfigError(std::string("this model has no body/head split; use a classifier (") +
+                    kClassifiers + ")");
 }
 
 bool has_head(Architecture architecture) {
@@ -165,7 +172,8 @@ int feature_size(Architecture architecture) {
 
 FlatRange head_range(const Network& network) {
   if (!network.has_head()) {
-    throw ConfigError(std::string("this model has no head; use a classifier (") + kClassifiers + ")");
+    throw ConfigError(std::string("this model has no head; use a classifier (") + kClassifiers +
+                      ")");
   }
   return trailing_layers(network, 1);
 }

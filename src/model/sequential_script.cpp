@@ -54,23 +54,25 @@ std::optional<std::string> line_for(const torch::nn::Module& module, const std::
       return std::nullopt;
     }
     return "x = torch.conv2d(x, " + self + "_weight, " + bias_of(self, conv->bias) + ", " +
-           list(conv->options.stride()) + ", " + *padding + ", " + list(conv->options.dilation()) + ", " +
-           std::to_string(conv->options.groups()) + ")";
+           list(conv->options.stride()) + ", " + *padding + ", " + list(conv->options.dilation()) +
+           ", " + std::to_string(conv->options.groups()) + ")";
   }
   if (const auto* norm = module.as<torch::nn::BatchNorm2d>()) {
     if (!norm->options.affine() || !norm->options.track_running_stats()) {
       return std::nullopt;
     }
-    return "x = torch.batch_norm(x, " + self + "_weight, " + self + "_bias, " + self + "_running_mean, " + self +
-           "_running_var, False, 0.0, " + exact(norm->options.eps()) + ", False)";
+    return "x = torch.batch_norm(x, " + self + "_weight, " + self + "_bias, " + self +
+           "_running_mean, " + self + "_running_var, False, 0.0, " + exact(norm->options.eps()) +
+           ", False)";
   }
   if (const auto* linear = module.as<torch::nn::Linear>()) {
     return "x = torch.linear(x, " + self + "_weight, " + bias_of(self, linear->bias) + ")";
   }
   if (const auto* pool = module.as<torch::nn::MaxPool2d>()) {
     const auto& o = pool->options;
-    return "x = torch.max_pool2d(x, " + list(o.kernel_size()) + ", " + list(o.stride()) + ", " + list(o.padding()) +
-           ", " + list(o.dilation()) + ", " + (o.ceil_mode() ? "True" : "False") + ")";
+    return "x = torch.max_pool2d(x, " + list(o.kernel_size()) + ", " + list(o.stride()) + ", " +
+           list(o.padding()) + ", " + list(o.dilation()) + ", " +
+           (o.ceil_mode() ? "True" : "False") + ")";
   }
   if (const auto* flatten = module.as<torch::nn::Flatten>()) {
     return "x = torch.flatten(x, " + std::to_string(flatten->options.start_dim()) + ", " +

@@ -11,20 +11,26 @@ constexpr std::int64_t kMlpHidden = 200;  // IFCA Sec. 6.2
 }  // namespace
 
 Mlp::Mlp(std::int64_t inputs, int num_classes)
-    : layers_(register_module("layers", torch::nn::Sequential(torch::nn::Flatten(),
-                                                              torch::nn::Linear(inputs, kMlpHidden), torch::nn::ReLU(),
-                                                              torch::nn::Linear(kMlpHidden, num_classes)))) {}
+    : layers_(register_module(
+          "layers",
+          torch::nn::Sequential(torch::nn::Flatten(), torch::nn::Linear(inputs, kMlpHidden),
+                                torch::nn::ReLU(), torch::nn::Linear(kMlpHidden, num_classes)))) {}
 
 torch::Tensor Mlp::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
 
-torch::Tensor Mlp::features(const torch::Tensor& inputs) { return sequential_body(layers_, inputs); }
+torch::Tensor Mlp::features(const torch::Tensor& inputs) {
+  return sequential_body(layers_, inputs);
+}
 
-torch::Tensor Mlp::head(const torch::Tensor& features) { return sequential_head(layers_, features); }
+torch::Tensor Mlp::head(const torch::Tensor& features) {
+  return sequential_head(layers_, features);
+}
 
 LinearModel::LinearModel(std::int64_t inputs)
     : layers_(register_module(
-          "layers", torch::nn::Sequential(torch::nn::Flatten(),
-                                          torch::nn::Linear(torch::nn::LinearOptions(inputs, 1).bias(false))))) {}
+          "layers", torch::nn::Sequential(
+                        torch::nn::Flatten(),
+                        torch::nn::Linear(torch::nn::LinearOptions(inputs, 1).bias(false))))) {}
 
 torch::Tensor LinearModel::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
 

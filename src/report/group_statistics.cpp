@@ -21,7 +21,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const std::set<std::string>& bookkeeping_keys() {
   static const auto keys = [] {
     using core::OptionKind;
-    auto keys = cli::option_names({OptionKind::kSeed, OptionKind::kPlacement, OptionKind::kBookkeeping});
+    auto keys =
+        cli::option_names({OptionKind::kSeed, OptionKind::kPlacement, OptionKind::kBookkeeping});
     // Build, machine and layout facts (src/run/experiment_setup.cpp); "blas" in files of builds
     // before d5601f2 (PyPI LibTorch).
     keys.insert({"version", "git_commit", "torch_version", "cuda", "cpu_kernels", "blas", "ranks",
@@ -203,8 +204,10 @@ RunFilter parse_filters(const std::vector<std::string>& texts) {
   for (const auto& text : texts) {
     const auto equals = text.find('=');
     if (equals == std::string::npos || equals == 0) {
-      throw ConfigError("--filter must be KEY=VALUE (a /config key and its value, e.g. "
-                        "algorithm=clove), but got '" + text + "'");
+      throw ConfigError(
+          "--filter must be KEY=VALUE (a /config key and its value, e.g. "
+          "algorithm=clove), but got '" +
+          text + "'");
     }
     filter[text.substr(0, equals)].push_back(text.substr(equals + 1));
   }

@@ -35,8 +35,9 @@ const MetricInfo& metric_info(Metric metric) {
 }
 
 const std::vector<Metric>& all_metrics() {
-  static const std::vector<Metric> metrics{Metric::kAccuracy, Metric::kTestLoss, Metric::kAri,
-                                           Metric::kAriRound10, Metric::kFirstRoundAri09, Metric::kClusters};
+  static const std::vector<Metric> metrics{
+      Metric::kAccuracy,   Metric::kTestLoss,        Metric::kAri,
+      Metric::kAriRound10, Metric::kFirstRoundAri09, Metric::kClusters};
   return metrics;
 }
 

@@ -9,7 +9,8 @@ namespace {
 /// The seeds behind every cell of the paper (its Sec. 5.1: seeds 1, 2, 3).
 constexpr int kPaperSeeds = 3;
 
-const PaperValue* find_value(const std::vector<PaperValue>& values, const RunGroup& group, Metric metric) {
+const PaperValue* find_value(const std::vector<PaperValue>& values, const RunGroup& group,
+                             Metric metric) {
   for (const auto& value : values) {
     if (value.metric == metric && value.partition == group.value("partition") &&
         value.dataset == group.value("dataset") && value.algorithm == group.value("algorithm")) {
@@ -36,16 +37,23 @@ std::string difference(const Statistic& measured, const PaperValue& paper) {
 }
 
 std::vector<Column> comparison_columns() {
-  return {{"paper table", "table", false}, {"partition", "partition", false}, {"dataset", "dataset", false},
-          {"algorithm", "algorithm", false}, {"rounds", "rounds", false},     {"metric", "metric", false},
-          {"n", "n", false},                 {"cflrun", "cflrun", true},       {"paper", "paper", true},
+  return {{"paper table", "table", false},
+          {"partition", "partition", false},
+          {"dataset", "dataset", false},
+          {"algorithm", "algorithm", false},
+          {"rounds", "rounds", false},
+          {"metric", "metric", false},
+          {"n", "n", false},
+          {"cflrun", "cflrun", true},
+          {"paper", "paper", true},
           {"difference", "difference", false}};
 }
 
 }  // namespace
 
-Table paper_comparison_table(const std::vector<RunGroup>& groups, const std::vector<PaperValue>& values,
-                             const std::string& source, int& unmatched) {
+Table paper_comparison_table(const std::vector<RunGroup>& groups,
+                             const std::vector<PaperValue>& values, const std::string& source,
+                             int& unmatched) {
   Table table;
   table.caption = {"cflrun beside the CLoVE paper (values: " + source +
                        "); mean +- std over seeds; difference = cflrun mean - paper mean",
@@ -62,10 +70,11 @@ Table paper_comparison_table(const std::vector<RunGroup>& groups, const std::vec
       matched = true;
       const Statistic measured = group.statistic(metric);
       const Statistic reference{paper->mean, paper->std, kPaperSeeds, kPaperSeeds};
-      table.rows.push_back({paper->table, group.value("partition"), group.value("dataset"), group.value("algorithm"),
-                            group.value("rounds"), metric_info(metric).name, std::to_string(group.runs.size()),
-                            StatisticCell{measured, metric, false}, StatisticCell{reference, metric, false},
-                            difference(measured, *paper)});
+      table.rows.push_back({paper->table, group.value("partition"), group.value("dataset"),
+                            group.value("algorithm"), group.value("rounds"),
+                            metric_info(metric).name, std::to_string(group.runs.size()),
+                            StatisticCell{measured, metric, false},
+                            StatisticCell{reference, metric, false}, difference(measured, *paper)});
     }
     unmatched += matched ? 0 : 1;
   }

@@ -35,8 +35,8 @@ double parse_number(const std::string& text, const std::string& where) {
 PaperValue parse_row(const std::string& line, const std::string& where) {
   const auto fields = split_fields(line);
   if (fields.size() != kFields) {
-    throw DataError(where + ": expected " + std::to_string(kFields) + " comma-separated fields (" + kHeader +
-                    "), but got " + std::to_string(fields.size()));
+    throw DataError(where + ": expected " + std::to_string(kFields) + " comma-separated fields (" +
+                    kHeader + "), but got " + std::to_string(fields.size()));
   }
   PaperValue value;
   value.table = fields[0];
@@ -58,8 +58,9 @@ PaperValue parse_row(const std::string& line, const std::string& where) {
 std::vector<PaperValue> read_paper_values(const std::filesystem::path& path) {
   std::ifstream file(path);
   if (!file) {
-    throw DataError("--paper " + path.string() + ": cannot open the file; run from the source tree (" +
-                    kDefaultPaperValues + ") or give --paper FILE");
+    throw DataError("--paper " + path.string() +
+                    ": cannot open the file; run from the source tree (" + kDefaultPaperValues +
+                    ") or give --paper FILE");
   }
   std::vector<PaperValue> values;
   bool header_seen = false;
@@ -80,7 +81,8 @@ std::vector<PaperValue> read_paper_values(const std::filesystem::path& path) {
     values.push_back(parse_row(line, where));
   }
   if (values.empty()) {
-    throw DataError("--paper " + path.string() + ": no values (expected a header line '" + kHeader + "' and rows)");
+    throw DataError("--paper " + path.string() + ": no values (expected a header line '" + kHeader +
+                    "' and rows)");
   }
   return values;
 }

@@ -22,20 +22,21 @@ namespace po = boost::program_options;
 namespace cflrun::report {
 namespace {
 
-
 constexpr const char* kUsage =
     "Usage: cflrun report FILES_OR_DIRS... [--format markdown|csv|latex] [--filter KEY=VALUE]...\n"
     "                     [--rows KEY [--columns KEY] [--tables KEY[,KEY...]] [--metric NAME]]\n"
     "\n"
     "Tables of final-round metrics, mean +- std over seeds (NumPy std, ddof 0), from cflrun\n"
     "result files, computed as the official CLoVE notebook computes the paper's Tables 1, 2, 4\n"
-    "(clove-official-setup.md Sec. 12). A directory stands for the *.h5 files in it and its subdirectories.\n"
+    "(clove-official-setup.md Sec. 12). A directory stands for the *.h5 files in it and its "
+    "subdirectories.\n"
     "Runs whose /config differs only by seed and per-run bookkeeping (data-seed, out, threads,\n"
     "ranks, device, version, ...) form one group. Only complete runs count; incomplete, failed\n"
     "and unreadable files are listed on stderr.\n"
     "\n"
     "Metrics per run, then mean +- std over the group's runs:\n"
-    "  accuracy             last-round mean test accuracy x 100 (unsupervised and linreg runs: test loss)\n"
+    "  accuracy             last-round mean test accuracy x 100 (unsupervised and linreg runs: "
+    "test loss)\n"
     "  test_loss            last-round mean test loss\n"
     "  ari                  last-round ARI ('-' where undefined: fedavg, local)\n"
     "  ari_round10          100 x ARI(round 10) / final ARI ('-' if fewer than 10 rounds)\n"
@@ -47,7 +48,8 @@ constexpr const char* kUsage =
     "per partition, cells = --metric. Any other key varying within a cell is an error: select\n"
     "runs with --filter or add the key to --tables.\n"
     "\n"
-    "With --paper [FILE]: one row per cell the CLoVE paper reports (Tables 1, 2, 4, 9; FILE, default\n"
+    "With --paper [FILE]: one row per cell the CLoVE paper reports (Tables 1, 2, 4, 9; FILE, "
+    "default\n"
     "jobs/paper/paper_values.csv), cflrun's value beside the paper's and the difference.\n"
     "\n"
     "Example: cflrun report results/sweep --rows algorithm --columns dataset --tables partition\n"
@@ -68,23 +70,25 @@ struct ReportOptions {
 po::options_description describe(std::string& format, std::string& metric, ReportOptions& o,
                                  std::vector<std::string>& tables) {
   po::options_description options("Options");
-  options.add_options()
-      ("format", po::value(&format)->default_value("markdown"), "markdown | csv | latex")
-      ("rows", po::value(&o.layout.rows), "config key whose values are the rows (e.g. algorithm)")
-      ("columns", po::value(&o.layout.columns),
-       "config key whose values are the columns (e.g. dataset); needs --rows")
-      ("tables", po::value(&tables)->composing(),
-       "config key(s) splitting tables, comma-separated or repeated (e.g. partition); needs --rows")
-      ("metric", po::value(&metric)->default_value("accuracy"),
-       "metric of the --rows cells (without --rows: the only metric column): accuracy | "
-       "test_loss | ari | ari_round10 | first_round_ari_0.9 | clusters (models the algorithm maintained in "
-       "the last round: CFL's count grows)")
-      ("filter", po::value(&o.filters)->composing(),
-       "keep runs whose config KEY equals VALUE (repeatable; values of one key are alternatives)")
-      ("paper", po::value(&o.paper)->implicit_value(kDefaultPaperValues),
-       "compare with the CLoVE paper: each cell it reports beside cflrun's, with the difference (file of "
-       "the paper's values; default jobs/paper/paper_values.csv)")
-      ("help,h", "print this help and exit");
+  options.add_options()("format", po::value(&format)->default_value("markdown"),
+                        "markdown | csv | latex")(
+      "rows", po::value(&o.layout.rows), "config key whose values are the rows (e.g. algorithm)")(
+      "columns", po::value(&o.layout.columns),
+      "config key whose values are the columns (e.g. dataset); needs --rows")(
+      "tables", po::value(&tables)->composing(),
+      "config key(s) splitting tables, comma-separated or repeated (e.g. partition); needs --rows")(
+      "metric", po::value(&metric)->default_value("accuracy"),
+      "metric of the --rows cells (without --rows: the only metric column): accuracy | "
+      "test_loss | ari | ari_round10 | first_round_ari_0.9 | clusters (models the algorithm "
+      "maintained in "
+      "the last round: CFL's count grows)")(
+      "filter", po::value(&o.filters)->composing(),
+      "keep runs whose config KEY equals VALUE (repeatable; values of one key are alternatives)")(
+      "paper", po::value(&o.paper)->implicit_value(kDefaultPaperValues),
+      "compare with the CLoVE paper: each cell it reports beside cflrun's, with the difference "
+      "(file of "
+      "the paper's values; default jobs/paper/paper_values.csv)")("help,h",
+                                                                  "print this help and exit");
   return options;
 }
 
@@ -131,7 +135,9 @@ ReportOptions parse_options(int argc, const char* const argv[], std::string& hel
     throw ConfigError("give result files or directories to report on (see cflrun report --help)");
   }
   if (!o.paper.empty() && (!o.layout.rows.empty() || o.metric_given)) {
-    throw ConfigError("--paper makes its own table (every metric the paper reports); leave out --rows and --metric");
+    throw ConfigError(
+        "--paper makes its own table (every metric the paper reports); leave out --rows and "
+        "--metric");
   }
   if (o.layout.rows.empty() && (!o.layout.columns.empty() || !o.layout.tables.empty())) {
     throw ConfigError("--columns and --tables need --rows KEY (e.g. --rows algorithm)");
@@ -177,9 +183,11 @@ std::vector<RunSummary> complete_runs(const std::vector<RunSummary>& runs, std::
       incomplete.push_back(describe_incomplete(run));
     }
   }
-  const auto unverified = std::count_if(complete.begin(), complete.end(), [](const RunSummary& run) { return !run.verified; });
+  const auto unverified = std::count_if(complete.begin(), complete.end(),
+                                        [](const RunSummary& run) { return !run.verified; });
   if (unverified > 0) {
-    err << "cflrun report: note: " << unverified << " complete file(s) carry no checksum (written by a cflrun "
+    err << "cflrun report: note: " << unverified
+        << " complete file(s) carry no checksum (written by a cflrun "
         << "before checksums) and could not be verified\n";
   }
   if (!incomplete.empty()) {
@@ -197,13 +205,15 @@ Table paper_table(const ReportOptions& o, const std::vector<RunGroup>& groups, s
   int unmatched = 0;
   Table table = paper_comparison_table(groups, read_paper_values(o.paper), o.paper, unmatched);
   if (unmatched > 0) {
-    err << "cflrun report: note: " << unmatched << " group(s) match no cell of the paper (partition, dataset, "
+    err << "cflrun report: note: " << unmatched
+        << " group(s) match no cell of the paper (partition, dataset, "
         << "algorithm) and are not shown\n";
   }
   return table;
 }
 
-std::vector<Table> build_tables(const ReportOptions& o, const std::vector<RunGroup>& groups, std::ostream& err) {
+std::vector<Table> build_tables(const ReportOptions& o, const std::vector<RunGroup>& groups,
+                                std::ostream& err) {
   if (!o.paper.empty()) {
     return {paper_table(o, groups, err)};
   }
@@ -222,8 +232,8 @@ std::vector<Table> build_tables(const ReportOptions& o, const std::vector<RunGro
 
 int report(const ReportOptions& o, std::ostream& out, std::ostream& err) {
   allow_reading_running_files();
-  const auto runs = filter_runs(read_runs(expand_result_inputs(o.inputs), err),
-                                parse_filters(o.filters));
+  const auto runs =
+      filter_runs(read_runs(expand_result_inputs(o.inputs), err), parse_filters(o.filters));
   const auto complete = complete_runs(runs, err);
   if (complete.empty()) {
     throw DataError("no complete run to report (" + std::to_string(runs.size()) +

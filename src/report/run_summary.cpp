@@ -100,7 +100,8 @@ bool RunSummary::complete() const { return status == io::schema::kStatusComplete
 bool RunSummary::unsupervised() const {
   const auto it = config.find(kUnsupervisedKey);
   const auto dataset = config.find("dataset");
-  const data::DatasetSource* source = dataset == config.end() ? nullptr : data::find_dataset_or_null(dataset->second);
+  const data::DatasetSource* source =
+      dataset == config.end() ? nullptr : data::find_dataset_or_null(dataset->second);
   const bool real_valued = source != nullptr && source->targets() == data::TargetKind::kRealValues;
   return (it != config.end() && it->second == "true") || real_valued;
 }
@@ -115,7 +116,8 @@ RunSummary read_run_summary(const fs::path& path) {
   summary.path = path;
   summary.status = reader.status();
   if (summary.complete() && path.extension() == kPartialExtension) {
-    summary.status = "verified but not yet published (killed before the rename; --resume publishes it)";
+    summary.status =
+        "verified but not yet published (killed before the rename; --resume publishes it)";
   }
   summary.verified = summary.complete() && check.state == io::ChecksumState::kVerified;
   summary.completed_rounds = reader.completed_rounds();
@@ -153,7 +155,8 @@ std::vector<fs::path> expand_result_inputs(const std::vector<std::string>& input
     } else if (fs::exists(path)) {
       add(path);
     } else {
-      throw ConfigError("report input '" + input + "' does not exist; give result files (.h5) or "
+      throw ConfigError("report input '" + input +
+                        "' does not exist; give result files (.h5) or "
                         "directories holding them");
     }
   }

@@ -59,8 +59,10 @@ std::string latex_escape(const std::string& text) {
     } else if (c == '\\') {
       escaped += "\\textbackslash{}";
     } else if (c == '~' || c == '^' || c == '<' || c == '>') {
-      escaped += c == '~' ? "\\textasciitilde{}" : c == '^' ? "\\textasciicircum{}"
-                 : c == '<' ? "\\textless{}" : "\\textgreater{}";
+      escaped += c == '~'   ? "\\textasciitilde{}"
+                 : c == '^' ? "\\textasciicircum{}"
+                 : c == '<' ? "\\textless{}"
+                            : "\\textgreater{}";
     } else {
       escaped += c;
     }
@@ -84,8 +86,8 @@ void check_shape(const Table& table) {
   for (const auto& row : table.rows) {
     if (row.size() != table.columns.size()) {
       throw ShapeError("report table: a row has " + std::to_string(row.size()) +
-                       " cells, expected one per column (" +
-                       std::to_string(table.columns.size()) + ")");
+                       " cells, expected one per column (" + std::to_string(table.columns.size()) +
+                       ")");
     }
   }
 }
@@ -171,9 +173,9 @@ std::string csv(const Table& table) {
   std::vector<std::string> header;
   for (const auto& column : table.columns) {
     if (column.statistic) {
-      header.insert(header.end(), {csv_field(column.csv_name + "_mean"),
-                                   csv_field(column.csv_name + "_std"),
-                                   csv_field(column.csv_name + "_n")});
+      header.insert(header.end(),
+                    {csv_field(column.csv_name + "_mean"), csv_field(column.csv_name + "_std"),
+                     csv_field(column.csv_name + "_n")});
     } else {
       header.push_back(csv_field(column.csv_name));
     }
@@ -218,8 +220,7 @@ std::string format_statistic(const StatisticCell& cell, Format format) {
   if (s.defined > 0) {
     const auto mean = fixed(s.mean, info.decimals);
     const auto spread = fixed(s.std, info.decimals);
-    text = format == Format::kLatex ? "$" + mean + " \\pm " + spread + "$"
-                                    : mean + " +- " + spread;
+    text = format == Format::kLatex ? "$" + mean + " \\pm " + spread + "$" : mean + " +- " + spread;
     if (s.defined < s.total) {
       text += " (" + std::to_string(s.total - s.defined) + "/" + std::to_string(s.total) + " " +
               info.missing_word + ")";

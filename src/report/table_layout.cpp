@@ -96,7 +96,8 @@ void check_layout_keys(const std::vector<RunGroup>& groups, const GridLayout& la
   std::set<std::string> used;
   for (const auto& key : keys) {
     if (!used.insert(key).second) {
-      throw ConfigError("report layout: key '" + key + "' is given twice among --rows, "
+      throw ConfigError("report layout: key '" + key +
+                        "' is given twice among --rows, "
                         "--columns and --tables; use each key once");
     }
     if (present.count(key) == 0) {
@@ -123,10 +124,10 @@ std::string cell_caption(const std::vector<RunGroup>& groups, const GridLayout& 
   if (metric == Metric::kAccuracy && any_unsupervised(groups)) {
     title += " (test loss for unsupervised runs)";
   }
-  std::string prefix = layout.tables.empty()
-                           ? ""
-                           : assignments(layout.tables, shown_values(groups.front(), layout.tables),
-                                         " = ") + ": ";
+  std::string prefix =
+      layout.tables.empty()
+          ? ""
+          : assignments(layout.tables, shown_values(groups.front(), layout.tables), " = ") + ": ";
   const auto count = groups.front().runs.size();
   return prefix + title + ", rows " + layout.rows +
          (layout.columns.empty() ? "" : ", columns " + layout.columns) + "; " + kMethod +

@@ -17,13 +17,17 @@ constexpr int kExitUsage = 2;
 
 const char* const kUsage =
     "Usage: cflrun check CONFIG... [-- OPTION...]\n\n"
-    "Dry-runs every CONFIG as `cflrun --config CONFIG --dry-run OPTION...` would: options checked, data\n"
-    "loaded, partition, algorithm and models built, nothing trained or written. The OPTIONs after --\n"
-    "apply to every config and win over it (e.g. -- --data-dir DIR). Prints ok or FAIL per config;\n"
+    "Dry-runs every CONFIG as `cflrun --config CONFIG --dry-run OPTION...` would: options checked, "
+    "data\n"
+    "loaded, partition, algorithm and models built, nothing trained or written. The OPTIONs after "
+    "--\n"
+    "apply to every config and win over it (e.g. -- --data-dir DIR). Prints ok or FAIL per "
+    "config;\n"
     "exits 1 if any failed. Example: cflrun check jobs/paper/fmnist_*.cfg\n";
 
 /// Dry-runs one config; returns "" or the error message (already printed).
-std::string dry_run(const std::string& config, const std::vector<std::string>& extra, const comm::Communicator& comm) {
+std::string dry_run(const std::string& config, const std::vector<std::string>& extra,
+                    const comm::Communicator& comm) {
   std::vector<std::string> words{"cflrun", "--config", config, "--dry-run"};
   words.insert(words.end(), extra.begin(), extra.end());
   std::vector<const char*> argv;
@@ -31,12 +35,14 @@ std::string dry_run(const std::string& config, const std::vector<std::string>& e
     argv.push_back(word.c_str());
   }
   try {
-    const auto parsed = collective_step(comm, [&] { return cli::parse_command_line(static_cast<int>(argv.size()), argv.data()); });
+    const auto parsed = collective_step(
+        comm, [&] { return cli::parse_command_line(static_cast<int>(argv.size()), argv.data()); });
     run_experiment(parsed.options, comm);
     return {};
   } catch (const ReportedError& e) {
     return e.what();
-  } catch (const std::exception& e) {  // not a cflrun::Error (e.g. LibTorch's): this rank's own failure
+  } catch (
+      const std::exception& e) {  // not a cflrun::Error (e.g. LibTorch's): this rank's own failure
     print_error(comm, e.what());
     return e.what();
   }
@@ -44,8 +50,8 @@ std::string dry_run(const std::string& config, const std::vector<std::string>& e
 
 }  // namespace
 
-int run_check_command(int argc, const char* const argv[], const comm::Communicator& comm, std::ostream& out,
-                      std::ostream& err) {
+int run_check_command(int argc, const char* const argv[], const comm::Communicator& comm,
+                      std::ostream& out, std::ostream& err) {
   std::vector<std::string> configs;
   std::vector<std::string> extra;
   bool after_separator = false;
@@ -70,11 +76,13 @@ int run_check_command(int argc, const char* const argv[], const comm::Communicat
     const std::string failure = dry_run(config, extra, comm);
     failed += failure.empty() ? 0 : 1;
     if (comm.is_root()) {
-      (failure.empty() ? out << "ok: " << config : out << "FAIL: " << config << ": " << failure) << std::endl;
+      (failure.empty() ? out << "ok: " << config : out << "FAIL: " << config << ": " << failure)
+          << std::endl;
     }
   }
   if (comm.is_root()) {
-    out << configs.size() - failed << " of " << configs.size() << " configs passed --dry-run" << std::endl;
+    out << configs.size() - failed << " of " << configs.size() << " configs passed --dry-run"
+        << std::endl;
   }
   return failed == 0 ? 0 : kExitFailed;
 }

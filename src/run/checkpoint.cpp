@@ -47,18 +47,22 @@ std::vector<std::pair<std::string, std::string>> text_pairs(const torch::Tensor&
   std::string text(codes.data_ptr<std::int32_t>(), codes.data_ptr<std::int32_t>() + codes.numel());
   std::vector<std::pair<std::string, std::string>> pairs;
   std::size_t start = 0;
-  for (auto end = text.find('\n'); end != std::string::npos; start = end + 1, end = text.find('\n', start)) {
+  for (auto end = text.find('\n'); end != std::string::npos;
+       start = end + 1, end = text.find('\n', start)) {
     const auto line = text.substr(start, end - start);
     const auto equals = line.find('=');
-    pairs.emplace_back(line.substr(0, equals), equals == std::string::npos ? "" : line.substr(equals + 1));
+    pairs.emplace_back(line.substr(0, equals),
+                       equals == std::string::npos ? "" : line.substr(equals + 1));
   }
   return pairs;
 }
 
-const torch::Tensor& required(const io::NamedTensors& group, const std::string& name, const std::filesystem::path& path) {
+const torch::Tensor& required(const io::NamedTensors& group, const std::string& name,
+                              const std::filesystem::path& path) {
   const auto found = group.find(name);
   if (found == group.end()) {
-    throw DataError("checkpoint " + path.string() + " lacks '" + name + "'; it is damaged or not a cflrun checkpoint");
+    throw DataError("checkpoint " + path.string() + " lacks '" + name +
+                    "'; it is damaged or not a cflrun checkpoint");
   }
   return found->second;
 }
@@ -67,10 +71,11 @@ const torch::Tensor& required(const io::NamedTensors& group, const std::string& 
 
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
   std::map<std::string, io::NamedTensors> groups;
-  groups[kRun] = {{"next_round", torch::tensor({checkpoint.next_round}, torch::kInt64)},
-                  {"config", text_tensor(checkpoint.config)},
-                  {"ranks", torch::tensor({static_cast<std::int64_t>(checkpoint.ranks.size())}, torch::kInt64)},
-                  {"builds", text_tensor(checkpoint.builds)}};
+  groups[kRun] = {
+      {"next_round", torch::tensor({checkpoint.next_round}, torch::kInt64)},
+      {"config", text_tensor(checkpoint.config)},
+      {"ranks", torch::tensor({static_cast<std::int64_t>(checkpoint.ranks.size())}, torch::kInt64)},
+      {"builds", text_tensor(checkpoint.builds)}};
   for (const auto& [path, rows] : checkpoint.rows) {
     groups[kRows][row_name(path)] = rows;
   }
@@ -85,13 +90,17 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& check
     io::write_tensor_groups(fresh, groups);
   } catch (const Error& e) {
     std::error_code ignored;
-    std::filesystem::remove(fresh, ignored);  // the previous checkpoint stays the one to resume from
-    throw Hdf5Error(std::string(e.what()) + (std::filesystem::exists(path) ? "; the previous checkpoint " +
-                                                  path.string() + " is kept" : ""));
+    std::filesystem::remove(fresh,
+                            ignored);  // the previous checkpoint stays the one to resume from
+    throw Hdf5Error(std::string(e.what()) +
+                    (std::filesystem::exists(path)
+                         ? "; the previous checkpoint " + path.string() + " is kept"
+                         : ""));
   }
   const auto error = io::durable_rename(fresh, path);
   if (error) {
-    throw Hdf5Error("cannot rename the checkpoint " + fresh.string() + " to " + path.string() + ": " + error.message());
+    throw Hdf5Error("cannot rename the checkpoint " + fresh.string() + " to " + path.string() +
+                    ": " + error.message());
   }
 }
 
@@ -100,7 +109,8 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   try {
     groups = io::read_tensor_groups(path);
   } catch (const Error& e) {
-    throw DataError("cannot use the checkpoint: " + std::string(e.what()) + "; the run cannot continue from it");
+    throw DataError("cannot use the checkpoint: " + std::string(e.what()) +
+                    "; the run cannot continue from it");
   }
   Checkpoint checkpoint;
   const auto& run = groups[kRun];
@@ -129,7 +139,8 @@ std::vector<double> pack_state(const algo::AlgorithmState& state) {
     packed.push_back(static_cast<double>(tensor.dim()));
     packed.insert(packed.end(), tensor.sizes().begin(), tensor.sizes().end());
     const auto values = tensor.to(torch::kCPU).to(torch::kFloat64).contiguous();
-    packed.insert(packed.end(), values.data_ptr<double>(), values.data_ptr<double>() + values.numel());
+    packed.insert(packed.end(), values.data_ptr<double>(),
+                  values.data_ptr<double>() + values.numel());
   }
   return packed;
 }

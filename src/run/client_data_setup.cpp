@@ -14,7 +14,8 @@ data::MixtureSpec mixture_spec(const cli::RunOptions& options) {
   spec.sources = options.clusters;
   spec.clients_per_source = options.clients_per_cluster;
   spec.max_train_samples = options.train_samples;
-  spec.min_train_samples = options.min_train_samples > 0 ? options.min_train_samples : options.train_samples;
+  spec.min_train_samples =
+      options.min_train_samples > 0 ? options.min_train_samples : options.train_samples;
   spec.test_samples = options.test_samples;
   spec.holdout_samples = options.holdout_samples;
   spec.data_seed = options.effective_data_seed();

@@ -11,8 +11,8 @@
 
 namespace cflrun::run {
 
-ClientGroup::ClientGroup(const data::ClientData& data, int first, int end, model::Objective objective,
-                         torch::Device device)
+ClientGroup::ClientGroup(const data::ClientData& data, int first, int end,
+                         model::Objective objective, torch::Device device)
     : first_(first), objective_(objective), device_(device) {
   std::vector<data::ClientSamples> train;
   std::vector<data::ClientSamples> test;
@@ -35,7 +35,8 @@ ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& sa
     std::vector<std::int64_t> shape{0};
     shape.insert(shape.end(), data.sample_shape.begin(), data.sample_shape.end());
     const auto target_type = data.num_classes > 0 ? torch::kLong : torch::kFloat32;
-    return {torch::empty(shape, device_), torch::empty({0}, torch::TensorOptions(device_).dtype(target_type)),
+    return {torch::empty(shape, device_),
+            torch::empty({0}, torch::TensorOptions(device_).dtype(target_type)),
             torch::empty({0}, longs)};
   }
   std::vector<torch::Tensor> inputs;
@@ -44,9 +45,11 @@ ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& sa
   for (std::size_t i = 0; i < samples.size(); ++i) {
     inputs.push_back(samples[i].inputs);
     targets.push_back(samples[i].targets);
-    owners.push_back(torch::full({samples[i].targets.size(0)}, static_cast<std::int64_t>(i), torch::kLong));
+    owners.push_back(
+        torch::full({samples[i].targets.size(0)}, static_cast<std::int64_t>(i), torch::kLong));
   }
-  return {torch::cat(inputs).to(device_), torch::cat(targets).to(device_), torch::cat(owners).to(device_)};
+  return {torch::cat(inputs).to(device_), torch::cat(targets).to(device_),
+          torch::cat(owners).to(device_)};
 }
 
 std::vector<std::int64_t> ClientGroup::hosted_among(const std::vector<int>& clients) const {
@@ -63,9 +66,11 @@ torch::Tensor ClientGroup::rows_of(const std::vector<std::int64_t>& hosted) cons
   std::vector<torch::Tensor> ranges;
   for (const auto i : hosted) {
     const auto at = static_cast<std::size_t>(i);
-    ranges.push_back(torch::arange(train_offsets_[at], train_offsets_[at] + train_counts_[at], torch::kLong));
+    ranges.push_back(
+        torch::arange(train_offsets_[at], train_offsets_[at] + train_counts_[at], torch::kLong));
   }
-  return ranges.empty() ? torch::empty({0}, torch::kLong).to(device_) : torch::cat(ranges).to(device_);
+  return ranges.empty() ? torch::empty({0}, torch::kLong).to(device_)
+                        : torch::cat(ranges).to(device_);
 }
 
 torch::Tensor ClientGroup::training_rows(const std::vector<std::int64_t>& hosted) const {
@@ -81,16 +86,19 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
   const auto options = torch::TensorOptions(device_).dtype(torch::kFloat64);
   auto loss_sums = torch::zeros({m}, options);
   auto correct_sums = torch::zeros({m}, options);
-  std::vector<std::int64_t> local_model(assignment.begin() + first_, assignment.begin() + first_ + m);
+  std::vector<std::int64_t> local_model(assignment.begin() + first_,
+                                        assignment.begin() + first_ + m);
   const auto model_of_sample =
       torch::tensor(local_model, torch::kLong).to(device_).index_select(0, test_.owner);
   for (int j = 0; j < models.size(); ++j) {
     const auto rows = model_of_sample.eq(j).nonzero().flatten();
     if (rows.numel() > 0) {
-      local::add_scores(models.load(j), objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
+      local::add_scores(models.load(j), objective_, test_.inputs, test_.targets, test_.owner, rows,
+                        loss_sums, correct_sums);
     }
   }
-  return per_client_means(loss_sums, correct_sums, torch::tensor(local_model, torch::kLong).lt(0).to(device_));
+  return per_client_means(loss_sums, correct_sums,
+                          torch::tensor(local_model, torch::kLong).lt(0).to(device_));
 }
 
 ClientEvaluation ClientGroup::evaluate_local_models(ModelSet& models) {
@@ -103,17 +111,20 @@ ClientEvaluation ClientGroup::evaluate_local_models(ModelSet& models) {
   for (std::int64_t i = 0; i < m; ++i) {
     model::load_flat_state(model, local_states_[i]);
     const auto rows = test_.owner.eq(i).nonzero().flatten();
-    local::add_scores(model, objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums, correct_sums);
+    local::add_scores(model, objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums,
+                      correct_sums);
   }
   return per_client_means(loss_sums, correct_sums, torch::zeros({m}, options.dtype(torch::kBool)));
 }
 
-ClientEvaluation ClientGroup::per_client_means(const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,
+ClientEvaluation ClientGroup::per_client_means(const torch::Tensor& loss_sums,
+                                               const torch::Tensor& correct_sums,
                                                const torch::Tensor& absent) const {
   const auto counts = torch::tensor(test_counts_, torch::kFloat64).to(device_);
   const auto nan = std::numeric_limits<double>::quiet_NaN();
   const auto no_accuracy = model::has_accuracy(objective_) ? absent : torch::ones_like(absent);
-  const auto accuracy = (correct_sums / counts).masked_fill(no_accuracy, nan).to(torch::kCPU).contiguous();
+  const auto accuracy =
+      (correct_sums / counts).masked_fill(no_accuracy, nan).to(torch::kCPU).contiguous();
   const auto test_loss = (loss_sums / counts).masked_fill(absent, nan).to(torch::kCPU).contiguous();
   const auto m = static_cast<std::int64_t>(size());
   return {std::vector<double>(accuracy.data_ptr<double>(), accuracy.data_ptr<double>() + m),

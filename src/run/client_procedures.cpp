@@ -16,7 +16,8 @@ namespace {
 
 void require_procedure(const std::shared_ptr<algo::ClientProcedure>& procedure, const char* who) {
   if (!procedure) {
-    throw ConfigError(std::string("ClientGroup::") + who + ": the algorithm has no client procedure");
+    throw ConfigError(std::string("ClientGroup::") + who +
+                      ": the algorithm has no client procedure");
   }
 }
 
@@ -27,7 +28,8 @@ void ClientGroup::set_procedure(std::shared_ptr<algo::ClientProcedure> procedure
   memories_.assign(static_cast<std::size_t>(size()), {});
 }
 
-algo::LocalClient ClientGroup::view(int i, int round, std::uint64_t seed, const torch::Tensor& server_states) {
+algo::LocalClient ClientGroup::view(int i, int round, std::uint64_t seed,
+                                    const torch::Tensor& server_states) {
   const auto at = static_cast<std::size_t>(i);
   algo::LocalClient client;
   client.id = first_ + i;
@@ -55,14 +57,16 @@ std::vector<std::pair<int, std::vector<double>>> ClientGroup::take_reports() {
   return reports;
 }
 
-ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, bool local_models, ModelSet& models,
-                                            const algo::AlgorithmState& payload, int round, std::uint64_t seed) {
+ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, bool local_models,
+                                            ModelSet& models, const algo::AlgorithmState& payload,
+                                            int round, std::uint64_t seed) {
   require_procedure(procedure_, "evaluate_each");
   Stopwatch watch(compute_seconds_);
   std::vector<int> scored;  // the hosted clients with a model to score
   std::vector<algo::LocalClient> views;
   for (int i = 0; i < size(); ++i) {
-    if (local_models || assignment.at(static_cast<std::size_t>(first_ + i)) >= 0) {  // else not participating
+    if (local_models ||
+        assignment.at(static_cast<std::size_t>(first_ + i)) >= 0) {  // else not participating
       scored.push_back(i);
       views.push_back(view(i, round, seed, models.states()));
     }
@@ -78,7 +82,8 @@ ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, 
   const auto model_of = [&](int i) { return assignment.at(static_cast<std::size_t>(first_ + i)); };
   if (procedure_on_threads(models)) {
     on_threads(models, scored.size(), [&](std::size_t n, model::Network& network) {
-      model::load_flat_state(network, local_models ? local_states_[scored[n]] : models.states()[model_of(scored[n])]);
+      model::load_flat_state(
+          network, local_models ? local_states_[scored[n]] : models.states()[model_of(scored[n])]);
       network.train();
       score(n, network);
     });

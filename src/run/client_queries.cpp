@@ -22,7 +22,8 @@ std::vector<double> to_vector(const torch::Tensor& tensor) {
 }  // namespace
 
 torch::Tensor ClientGroup::per_sample_training_losses(ModelSet& models, const torch::Tensor& rows) {
-  auto losses = torch::empty({rows.size(0), models.size()}, torch::TensorOptions(device_).dtype(torch::kFloat64));
+  auto losses = torch::empty({rows.size(0), models.size()},
+                             torch::TensorOptions(device_).dtype(torch::kFloat64));
   const auto chunks = [&](const auto& fill_chunk) {
     const auto rows_per_pass = local::eval_chunk(device_);
     for (std::int64_t start = 0; start < rows.size(0); start += rows_per_pass) {
@@ -36,7 +37,8 @@ torch::Tensor ClientGroup::per_sample_training_losses(ModelSet& models, const to
     model::InferenceForward forward(models.load(j));
     torch::InferenceMode inference;
     chunks([&](const torch::Tensor& inputs, const torch::Tensor& targets, torch::Tensor out) {
-      out.select(/*dim=*/1, j).copy_(model::per_sample_loss(objective_, forward(inputs), inputs, targets));
+      out.select(/*dim=*/1, j)
+          .copy_(model::per_sample_loss(objective_, forward(inputs), inputs, targets));
     });
   }
   return losses;
@@ -59,7 +61,8 @@ torch::Tensor ClientGroup::per_sample_losses(ModelSet& models, const std::vector
 }
 
 double ClientGroup::local_update(const algo::LocalClient& client, model::Network& model,
-                                 const local::LocalUpdateSettings& settings, core::Purpose purpose) {
+                                 const local::LocalUpdateSettings& settings,
+                                 core::Purpose purpose) {
   return train_client(model, client.id - first_, client.round, client.seed, settings, purpose);
 }
 
@@ -74,9 +77,11 @@ void ClientGroup::for_each_client(ModelSet& models, std::size_t count, bool conc
   }
 }
 
-std::vector<double> ClientGroup::client_statistics(algo::ClientStatistic& statistic, algo::ClientServices& services,
-                                                   const torch::Tensor& server_states, const std::vector<int>& clients,
-                                                   int round, std::uint64_t seed) {
+std::vector<double> ClientGroup::client_statistics(algo::ClientStatistic& statistic,
+                                                   algo::ClientServices& services,
+                                                   const torch::Tensor& server_states,
+                                                   const std::vector<int>& clients, int round,
+                                                   std::uint64_t seed) {
   Stopwatch watch(compute_seconds_);
   std::vector<algo::LocalClient> views;
   for (const auto i : hosted_among(clients)) {

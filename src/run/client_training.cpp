@@ -15,7 +15,8 @@
 namespace cflrun::run {
 
 double ClientGroup::train_client(model::Network& model, int i, int round, std::uint64_t seed,
-                                 const local::LocalUpdateSettings& settings, core::Purpose purpose) {
+                                 const local::LocalUpdateSettings& settings,
+                                 core::Purpose purpose) {
   const auto at = static_cast<std::size_t>(i);
   const auto inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]);
   const auto targets = train_.targets.narrow(0, train_offsets_[at], train_counts_[at]);
@@ -26,14 +27,17 @@ double ClientGroup::train_client(model::Network& model, int i, int round, std::u
   return local::local_update(model, inputs, targets, settings, generator);
 }
 
-at::Generator ClientGroup::client_generator(int i, int round, std::uint64_t seed, core::Purpose purpose) const {
+at::Generator ClientGroup::client_generator(int i, int round, std::uint64_t seed,
+                                            core::Purpose purpose) const {
   return core::make_torch_generator(seed, purpose, static_cast<std::uint64_t>(first_ + i),
                                     static_cast<std::uint64_t>(round));
 }
 
-torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& model, const local::LocalUpdateSettings& settings) {
+torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& model,
+                                                     const local::LocalUpdateSettings& settings) {
   if (settings.solver != local::Solver::kAdam) {
-    throw ConfigError("clients keep their optimizer's state across rounds only for --optimizer adam");
+    throw ConfigError(
+        "clients keep their optimizer's state across rounds only for --optimizer adam");
   }
   auto& optimizer = local_optimizers_[static_cast<std::size_t>(i)];
   if (!optimizer) {  // one optimizer per client on the shared working model's parameters
@@ -42,7 +46,8 @@ torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& mode
   return optimizer.get();
 }
 
-std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(const algo::RoundPlan& plan) const {
+std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(
+    const algo::RoundPlan& plan) const {
   std::vector<TrainingStart> starts;
   for (int i = 0; i < size(); ++i) {
     const int client = first_ + i;
@@ -51,7 +56,8 @@ std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(const algo:
       continue;
     }
     if (start == algo::kLocalModel && !local_states_.defined()) {
-      throw ConfigError("round plan: client " + std::to_string(client) + " trains its local model, but the clients "
+      throw ConfigError("round plan: client " + std::to_string(client) +
+                        " trains its local model, but the clients "
                         "keep none (the algorithm must declare keeps_local_models)");
     }
     starts.push_back({i, start});
@@ -59,7 +65,8 @@ std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(const algo:
   return starts;
 }
 
-void ClientGroup::deliver(int i, const torch::Tensor& result, bool gradient, const TrainedClient& receive) {
+void ClientGroup::deliver(int i, const torch::Tensor& result, bool gradient,
+                          const TrainedClient& receive) {
   // Option I sends the locally trained state, Option II the gradient (CLoVE Alg. 1 lines 11-12).
   if (!gradient && local_states_.defined()) {
     local_states_[i].copy_(result);
@@ -67,9 +74,9 @@ void ClientGroup::deliver(int i, const torch::Tensor& result, bool gradient, con
   receive(first_ + i, result.to(torch::kFloat64));
 }
 
-void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, int round, std::uint64_t seed,
-                                const local::LocalUpdateSettings& settings, const TrainedClient& receive,
-                                std::vector<double>& train_loss) {
+void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, int round,
+                                std::uint64_t seed, const local::LocalUpdateSettings& settings,
+                                const TrainedClient& receive, std::vector<double>& train_loss) {
   Stopwatch watch(compute_seconds_);
   train_loss.assign(static_cast<std::size_t>(size()), std::numeric_limits<double>::quiet_NaN());
   auto local = settings;
@@ -97,20 +104,24 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
     local.optimizer = keep_optimizers_ ? kept_optimizer(i, model, settings) : nullptr;
     if (procedure_) {  // the algorithm's own local update (e.g. Per-FedAvg's meta-step)
       auto client_view = view(i, round, seed, models.states());
-      train_loss[static_cast<std::size_t>(i)] = procedure_->train(client_view, model, local, plan.payload);
+      train_loss[static_cast<std::size_t>(i)] =
+          procedure_->train(client_view, model, local, plan.payload);
       if (procedure_->report_length() > 0) {
         reports_.emplace_back(client, procedure_->report(client_view, model));
       }
     } else {
       train_loss[static_cast<std::size_t>(i)] = train_client(model, i, round, seed, local);
     }
-    deliver(i, settings.gradient_averaging ? model::flatten_gradients(model) : model::flatten_state(model),
-            settings.gradient_averaging, receive);
+    deliver(
+        i,
+        settings.gradient_averaging ? model::flatten_gradients(model) : model::flatten_state(model),
+        settings.gradient_averaging, receive);
   }
 }
 
 void ClientGroup::init_local_models(const torch::Tensor& initial, bool keep_optimizers) {
-  local_states_ = initial.to(torch::kFloat32).reshape({1, -1}).repeat({static_cast<std::int64_t>(size()), 1});
+  local_states_ =
+      initial.to(torch::kFloat32).reshape({1, -1}).repeat({static_cast<std::int64_t>(size()), 1});
   keep_optimizers_ = keep_optimizers;
   local_optimizers_.clear();
   local_optimizers_.resize(static_cast<std::size_t>(size()));
@@ -161,7 +172,8 @@ algo::AlgorithmState ClientGroup::state() const {
   for (std::int64_t i = 0; i < m; ++i) {
     const auto& optimizer = local_optimizers_[static_cast<std::size_t>(i)];
     std::int64_t offset = 0;
-    for (const auto& p : optimizer ? optimizer->param_groups()[0].params() : std::vector<torch::Tensor>{}) {
+    for (const auto& p :
+         optimizer ? optimizer->param_groups()[0].params() : std::vector<torch::Tensor>{}) {
       const auto found = optimizer->state().find(state_key(p));
       if (found != optimizer->state().end()) {
         const auto& adam = static_cast<const torch::optim::AdamParamState&>(*found->second);
@@ -178,21 +190,24 @@ algo::AlgorithmState ClientGroup::state() const {
   return state;
 }
 
-void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& model, const local::LocalUpdateSettings& settings) {
+void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& model,
+                          const local::LocalUpdateSettings& settings) {
   for (auto& memory : memories_) {
     memory.clear();
   }
   for (const auto& [name, tensor] : state) {
     if (name.rfind("memory.", 0) == 0) {  // memory.<hosted index>.<name>
       const auto dot = name.find('.', 7);
-      memories_.at(std::stoul(name.substr(7, dot - 7))).emplace(name.substr(dot + 1), tensor.clone());
+      memories_.at(std::stoul(name.substr(7, dot - 7)))
+          .emplace(name.substr(dot + 1), tensor.clone());
     }
   }
   if (!local_states_.defined()) {
     return;
   }
   const auto m = static_cast<std::int64_t>(size());
-  local_states_ = algo::state_tensor(state, kWho, "local_models", {m, local_states_.size(1)}).clone();
+  local_states_ =
+      algo::state_tensor(state, kWho, "local_models", {m, local_states_.size(1)}).clone();
   if (!keep_optimizers_) {
     return;
   }
@@ -216,7 +231,8 @@ void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& mod
       auto adam = std::make_unique<torch::optim::AdamParamState>();
       adam->step(steps[i].item<std::int64_t>());
       adam->exp_avg(first[i].narrow(0, offset, p.numel()).view(p.sizes()).to(p.device()).clone());
-      adam->exp_avg_sq(second[i].narrow(0, offset, p.numel()).view(p.sizes()).to(p.device()).clone());
+      adam->exp_avg_sq(
+          second[i].narrow(0, offset, p.numel()).view(p.sizes()).to(p.device()).clone());
       optimizer->state()[state_key(p)] = std::move(adam);
       offset += p.numel();
     }

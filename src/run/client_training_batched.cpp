@@ -20,32 +20,38 @@ constexpr std::int64_t kStackedBytesPerFloat = 16;
 
 }  // namespace
 
-bool ClientGroup::trains_batched(ModelSet& models, const algo::RoundPlan& plan, std::size_t clients) {
-  if (client_batch_ <= 1 || clients < 2 || procedure_ || keep_optimizers_ || plan.proximal_weights.defined()) {
+bool ClientGroup::trains_batched(ModelSet& models, const algo::RoundPlan& plan,
+                                 std::size_t clients) {
+  if (client_batch_ <= 1 || clients < 2 || procedure_ || keep_optimizers_ ||
+      plan.proximal_weights.defined()) {
     return false;
   }
   return batched_ || model::ClientBatchedNetwork::supports(models.working_model());
 }
 
-void ClientGroup::train_chunk(const std::vector<TrainingStart>& starts, const std::vector<std::size_t>& chunk,
-                              ModelSet& models, int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
-                              std::vector<torch::Tensor>& results, std::vector<double>& train_loss) {
+void ClientGroup::train_chunk(const std::vector<TrainingStart>& starts,
+                              const std::vector<std::size_t>& chunk, ModelSet& models, int round,
+                              std::uint64_t seed, const local::LocalUpdateSettings& settings,
+                              std::vector<torch::Tensor>& results,
+                              std::vector<double>& train_loss) {
   std::vector<torch::Tensor> states;
   std::vector<local::BatchedClient> clients;
   for (const auto n : chunk) {
     const auto [i, start] = starts[n];
     const auto at = static_cast<std::size_t>(i);
     states.push_back(start == algo::kLocalModel ? local_states_[i] : models.states()[start]);
-    clients.push_back({train_offsets_[at], train_counts_[at], client_generator(i, round, seed, core::Purpose::kLocalUpdate),
+    clients.push_back({train_offsets_[at], train_counts_[at],
+                       client_generator(i, round, seed, core::Purpose::kLocalUpdate),
                        static_cast<std::int64_t>(n)});
   }
   batched_->load(torch::stack(states));
   const auto g = static_cast<int>(chunk.size());
   const auto losses =
       settings.gradient_averaging
-          ? local::batched_local_gradient(*batched_, train_.inputs, train_.targets, clients, settings.batch_size,
-                                          settings.objective)
-          : local::batched_local_update(*batched_, train_.inputs, train_.targets, clients, settings);
+          ? local::batched_local_gradient(*batched_, train_.inputs, train_.targets, clients,
+                                          settings.batch_size, settings.objective)
+          : local::batched_local_update(*batched_, train_.inputs, train_.targets, clients,
+                                        settings);
   const auto trained = settings.gradient_averaging ? batched_->gradients(g) : batched_->states(g);
   for (std::size_t c = 0; c < chunk.size(); ++c) {
     results[chunk[c]] = trained[static_cast<std::int64_t>(c)];
@@ -53,33 +59,43 @@ void ClientGroup::train_chunk(const std::vector<TrainingStart>& starts, const st
   }
 }
 
-void ClientGroup::train_batched(const std::vector<TrainingStart>& starts, ModelSet& models, int round,
-                                std::uint64_t seed, const local::LocalUpdateSettings& settings,
+void ClientGroup::train_batched(const std::vector<TrainingStart>& starts, ModelSet& models,
+                                int round, std::uint64_t seed,
+                                const local::LocalUpdateSettings& settings,
                                 const TrainedClient& receive, std::vector<double>& train_loss) {
   auto most = static_cast<std::size_t>(client_batch_);
   if (client_batch_bytes_ > 0) {
-    const auto client_bytes = kStackedBytesPerFloat * model::flat_state_size(models.working_model());
-    most = std::min(most, static_cast<std::size_t>(std::max<std::int64_t>(1, client_batch_bytes_ / client_bytes)));
+    const auto client_bytes =
+        kStackedBytesPerFloat * model::flat_state_size(models.working_model());
+    most = std::min(most, static_cast<std::size_t>(
+                              std::max<std::int64_t>(1, client_batch_bytes_ / client_bytes)));
   }
   const auto capacity = static_cast<int>(std::min(most, starts.size()));
   if (!batched_ || batched_->capacity() < capacity) {
-    batched_ = std::make_unique<model::ClientBatchedNetwork>(models.working_model(), capacity, device_);
+    batched_ =
+        std::make_unique<model::ClientBatchedNetwork>(models.working_model(), capacity, device_);
   }
   // Most samples first, over all clients; with dropout within each chunk of clients in training
   // order only, so that the chunks draw their masks in the order one client at a time would.
-  const auto chunk = batched_->dropout_layers().empty() ? starts.size() : static_cast<std::size_t>(capacity);
+  const auto chunk =
+      batched_->dropout_layers().empty() ? starts.size() : static_cast<std::size_t>(capacity);
   std::vector<std::size_t> order(starts.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   for (std::size_t first = 0; first < order.size(); first += chunk) {
-    const auto end = order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), first + chunk));
-    std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(first), end, [&](std::size_t a, std::size_t b) {
-      return train_counts_[static_cast<std::size_t>(starts[a].i)] > train_counts_[static_cast<std::size_t>(starts[b].i)];
-    });
+    const auto end =
+        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), first + chunk));
+    std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(first), end,
+                     [&](std::size_t a, std::size_t b) {
+                       return train_counts_[static_cast<std::size_t>(starts[a].i)] >
+                              train_counts_[static_cast<std::size_t>(starts[b].i)];
+                     });
   }
   std::vector<torch::Tensor> results(starts.size());
   for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(capacity)) {
     const auto last = std::min(order.size(), first + static_cast<std::size_t>(capacity));
-    train_chunk(starts, {order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(last)},
+    train_chunk(starts,
+                {order.begin() + static_cast<std::ptrdiff_t>(first),
+                 order.begin() + static_cast<std::ptrdiff_t>(last)},
                 models, round, seed, settings, results, train_loss);
   }
   for (std::size_t n = 0; n < starts.size(); ++n) {

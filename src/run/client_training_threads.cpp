@@ -34,7 +34,9 @@ bool has_dropout(model::Network& network) {
 /// results equal its --threads 1 results only while that count is 1.
 class IntraOpThreads {
  public:
-  explicit IntraOpThreads(int threads) : previous_(at::get_num_threads()) { at::set_num_threads(threads); }
+  explicit IntraOpThreads(int threads) : previous_(at::get_num_threads()) {
+    at::set_num_threads(threads);
+  }
   ~IntraOpThreads() { at::set_num_threads(previous_); }
   IntraOpThreads(const IntraOpThreads&) = delete;
   IntraOpThreads& operator=(const IntraOpThreads&) = delete;
@@ -46,8 +48,8 @@ class IntraOpThreads {
 }  // namespace
 
 bool ClientGroup::trains_on_threads(ModelSet& models) const {
-  return training_threads_ > 1 && (!procedure_ || procedure_->runs_concurrently()) && !keep_optimizers_ &&
-         device_.is_cpu() && !has_dropout(models.working_model());
+  return training_threads_ > 1 && (!procedure_ || procedure_->runs_concurrently()) &&
+         !keep_optimizers_ && device_.is_cpu() && !has_dropout(models.working_model());
 }
 
 bool ClientGroup::procedure_on_threads(ModelSet& models) const {
@@ -86,10 +88,10 @@ void ClientGroup::on_threads(ModelSet& models, std::size_t count,
   }
 }
 
-void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts, const algo::RoundPlan& plan,
-                                   ModelSet& models, int round, std::uint64_t seed,
-                                   const local::LocalUpdateSettings& settings, const TrainedClient& receive,
-                                   std::vector<double>& train_loss) {
+void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts,
+                                   const algo::RoundPlan& plan, ModelSet& models, int round,
+                                   std::uint64_t seed, const local::LocalUpdateSettings& settings,
+                                   const TrainedClient& receive, std::vector<double>& train_loss) {
   std::vector<algo::LocalClient> views;  // made here: view() is not safe to call on several threads
   for (std::size_t n = 0; procedure_ && n < starts.size(); ++n) {
     views.push_back(view(starts[n].i, round, seed, models.states()));
@@ -100,7 +102,8 @@ void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts, con
   on_threads(models, starts.size(), [&](std::size_t n, model::Network& network) {
     const auto [i, start] = starts[n];
     auto local = settings;
-    model::load_flat_state(network, start == algo::kLocalModel ? local_states_[i] : models.states()[start]);
+    model::load_flat_state(network,
+                           start == algo::kLocalModel ? local_states_[i] : models.states()[start]);
     if (plan.proximal_weights.defined()) {
       local.proximal.importance = plan.proximal_weights[first_ + i];
     }
@@ -108,7 +111,8 @@ void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts, con
     loss = procedure_ ? procedure_->train(views[n], network, local, plan.payload)
                       : train_client(network, i, round, seed, local);
     client_reports[n] = reports ? procedure_->report(views[n], network) : std::vector<double>{};
-    results[n] = settings.gradient_averaging ? model::flatten_gradients(network) : model::flatten_state(network);
+    results[n] = settings.gradient_averaging ? model::flatten_gradients(network)
+                                             : model::flatten_state(network);
   });
   for (std::size_t n = 0; n < starts.size(); ++n) {
     if (reports) {  // in client order, as one client after another would

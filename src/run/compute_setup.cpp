@@ -23,12 +23,14 @@ torch::Device select_device(const std::string& choice, int local_rank) {
     throw ConfigError("--device must be one of auto, cpu, cuda, but got '" + choice + "'");
   }
   if (!has_gpu && core::cuda_variant()) {
-    throw ConfigError("--device cuda: LibTorch sees no CUDA GPU on this node; use --device cpu or --device auto");
+    throw ConfigError(
+        "--device cuda: LibTorch sees no CUDA GPU on this node; use --device cpu or --device auto");
   }
   if (!has_gpu) {
-    throw ConfigError("--device cuda: this cflrun is the CPU variant (LibTorch's CUDA libraries are not linked); "
-                      "use the CUDA variant (rebuild with -DCFLRUN_CUDA=ON, or build/cuda/cflrun) for GPUs, or "
-                      "--device cpu or --device auto");
+    throw ConfigError(
+        "--device cuda: this cflrun is the CPU variant (LibTorch's CUDA libraries are not linked); "
+        "use the CUDA variant (rebuild with -DCFLRUN_CUDA=ON, or build/cuda/cflrun) for GPUs, or "
+        "--device cpu or --device auto");
   }
   const auto gpus = static_cast<int>(torch::cuda::device_count());
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % gpus));
@@ -36,7 +38,8 @@ torch::Device select_device(const std::string& choice, int local_rank) {
 
 void set_up_precision(const std::string& precision, torch::Device device) {
   if (precision != "fp32" && !device.is_cuda()) {
-    throw ConfigError("--precision " + precision + " applies to GPUs, but this rank computes on the CPU; use "
+    throw ConfigError("--precision " + precision +
+                      " applies to GPUs, but this rank computes on the CPU; use "
                       "--precision fp32, or --device cuda on a GPU node");
   }
   if (!device.is_cuda()) {
@@ -65,7 +68,8 @@ int threads_per_rank(int requested, int ranks_on_node) {
   const int node_cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  const int usable = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 ? CPU_COUNT(&allowed) : node_cores;
+  const int usable =
+      sched_getaffinity(0, sizeof(allowed), &allowed) == 0 ? CPU_COUNT(&allowed) : node_cores;
   if (usable < node_cores) {
     // The launcher (mpirun binding, SLURM cpuset) already gave this rank its share of the node.
     return std::max(1, usable);

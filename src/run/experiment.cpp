@@ -9,10 +9,13 @@ namespace {
 /// Whether --out holds a complete run that may be trusted: its status is complete and its checksum
 /// verifies (a file written before checksums is accepted unverified).
 /// @throws DataError naming the file if it is marked complete but damaged.
-bool holds_verified_complete_run(const std::string& out, std::vector<std::pair<std::string, std::string>>& recorded) {
+bool holds_verified_complete_run(const std::string& out,
+                                 std::vector<std::pair<std::string, std::string>>& recorded) {
   const auto check = io::check_file_checksum(out);
-  if (check.state == io::ChecksumState::kDamaged) {  // before reading: damage may make it unreadable
-    throw DataError(check.problem + "; it cannot be trusted as a complete run: run again with --overwrite to "
+  if (check.state ==
+      io::ChecksumState::kDamaged) {  // before reading: damage may make it unreadable
+    throw DataError(check.problem +
+                    "; it cannot be trusted as a complete run: run again with --overwrite to "
                     "replace it");
   }
   try {
@@ -39,12 +42,14 @@ bool already_complete(const cli::RunOptions& options, const comm::Communicator& 
         !holds_verified_complete_run(options.out, recorded)) {
       return 0;
     }
-    require_same_options(options.to_attributes(), recorded, "--out " + options.out + " holds a complete run",
+    require_same_options(options.to_attributes(), recorded,
+                         "--out " + options.out + " holds a complete run",
                          "choose another --out, or remove the file to run these options there");
     const auto paths = output_paths(options.out);
     std::error_code ignored;
     if (!std::filesystem::exists(paths.partial)) {
-      std::filesystem::remove(paths.checkpoint, ignored);  // left by a kill between publishing and clean-up
+      std::filesystem::remove(paths.checkpoint,
+                              ignored);  // left by a kill between publishing and clean-up
     }
     return 1;
   });
@@ -83,7 +88,8 @@ void run_experiment(const cli::RunOptions& options, const comm::Communicator& co
       const auto start = std::chrono::steady_clock::now();
       experiment.run_round(round);
       experiment.end_round(round);
-      timeout.add_round(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      timeout.add_round(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       comm.set_timeout(timeout.seconds());  // every rank measures its own rounds: close enough
     }
   } catch (const Interrupted&) {

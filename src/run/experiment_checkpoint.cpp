@@ -5,7 +5,9 @@
 namespace cflrun::run::detail {
 namespace {
 
-torch::Tensor series(const std::vector<double>& values) { return torch::tensor(values, torch::kFloat64); }
+torch::Tensor series(const std::vector<double>& values) {
+  return torch::tensor(values, torch::kFloat64);
+}
 
 std::vector<double> values_of(const algo::AlgorithmState& state, const std::string& name) {
   const auto tensor = algo::state_tensor(state, "checkpoint", name).contiguous();
@@ -63,7 +65,8 @@ void Experiment::save_checkpoint(int next_round) {
 void Experiment::read_checkpoint_if_resuming() {
   if (!options_.resume || !std::filesystem::exists(paths_.checkpoint)) {
     if (options_.resume && comm_.is_root()) {
-      std::cout << "cflrun: no checkpoint " << paths_.checkpoint.string() << "; starting from round 1" << std::endl;
+      std::cout << "cflrun: no checkpoint " << paths_.checkpoint.string()
+                << "; starting from round 1" << std::endl;
     }
     return;
   }
@@ -72,9 +75,11 @@ void Experiment::read_checkpoint_if_resuming() {
   }
   // --overwrite may be given already (sweeps pass --resume --overwrite): then starting again means
   // running without --resume.
-  const std::string start_again = options_.overwrite ? "run without --resume to start again" : "start again with --overwrite";
+  const std::string start_again =
+      options_.overwrite ? "run without --resume to start again" : "start again with --overwrite";
   try {
-    checkpoint_ = read_checkpoint(paths_.checkpoint);  // verified: a damaged checkpoint is refused here
+    checkpoint_ =
+        read_checkpoint(paths_.checkpoint);  // verified: a damaged checkpoint is refused here
   } catch (const DataError& e) {
     throw DataError(std::string(e.what()) + ": " + start_again);
   }
@@ -82,7 +87,8 @@ void Experiment::read_checkpoint_if_resuming() {
                        "--resume: the checkpoint " + paths_.checkpoint.string() + " is",
                        "resume with the options of the interrupted run, or " + start_again);
   if (static_cast<int>(checkpoint_->ranks.size()) != comm_.size()) {
-    throw ConfigError("--resume: the checkpoint was written by " + std::to_string(checkpoint_->ranks.size()) +
+    throw ConfigError("--resume: the checkpoint was written by " +
+                      std::to_string(checkpoint_->ranks.size()) +
                       " ranks; resume with the same number of ranks (mpirun -np " +
                       std::to_string(checkpoint_->ranks.size()) + ")");
   }
@@ -101,9 +107,11 @@ void Experiment::restore_checkpoint() {
     restore_server_state(checkpoint_->server);
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
-  restore_rank_state(scatter_rank_states(comm_, comm_.is_root() ? checkpoint_->ranks : std::vector<algo::AlgorithmState>{}));
+  restore_rank_state(scatter_rank_states(
+      comm_, comm_.is_root() ? checkpoint_->ranks : std::vector<algo::AlgorithmState>{}));
   if (comm_.is_root()) {  // also with --quiet: a log must say where a run continued
-    std::cout << "cflrun: resumed from " << paths_.checkpoint.string() << " after round " << first_round_ << std::endl;
+    std::cout << "cflrun: resumed from " << paths_.checkpoint.string() << " after round "
+              << first_round_ << std::endl;
   }
 }
 
@@ -111,7 +119,8 @@ void Experiment::end_round(int round) {
   const int next = round + 1;
   bool due = options_.checkpoint_every > 0 && next % options_.checkpoint_every == 0;
   if (!due && options_.checkpoint_seconds > 0.0) {  // the same on every rank: options only
-    const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint_).count();
+    const double since =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint_).count();
     const int late = comm_.is_root() && since >= options_.checkpoint_seconds ? 1 : 0;
     due = comm_.all_max(late) != 0;  // rank 0's clock decides: every rank must save together
   }
@@ -124,14 +133,14 @@ void Experiment::end_round(int round) {
   if (signal == 0) {
     return;
   }
-  const auto message = std::string(signal_name(signal)) + " after round " + std::to_string(next) + " of " +
-                       std::to_string(options_.rounds) + "; continue with --resume";
+  const auto message = std::string(signal_name(signal)) + " after round " + std::to_string(next) +
+                       " of " + std::to_string(options_.rounds) + "; continue with --resume";
   if (writer_) {
     writer_->mark_interrupted(message);
   }
   if (comm_.is_root()) {
-    std::cerr << "cflrun: interrupted by " << message << " (checkpoint " << paths_.checkpoint.string() << ")"
-              << std::endl;
+    std::cerr << "cflrun: interrupted by " << message << " (checkpoint "
+              << paths_.checkpoint.string() << ")" << std::endl;
   }
   throw Interrupted(message);
 }

@@ -7,7 +7,8 @@
 namespace cflrun::run::detail {
 
 std::vector<double> Experiment::answer_locally(const algo::ClientQuery& query, int round) {
-  if (std::none_of(query.clients.begin(), query.clients.end(), [&](int c) { return clients_->hosts(c); })) {
+  if (std::none_of(query.clients.begin(), query.clients.end(),
+                   [&](int c) { return clients_->hosts(c); })) {
     return {};
   }
   switch (query.kind) {
@@ -15,18 +16,22 @@ std::vector<double> Experiment::answer_locally(const algo::ClientQuery& query, i
       return clients_->loss_vectors(*models_, query.clients);
     case algo::QueryKind::kClientStatistics: {
       if (!statistic_) {
-        throw ConfigError(options_.algorithm + " asked its clients for a statistic it has no client side for");
+        throw ConfigError(options_.algorithm +
+                          " asked its clients for a statistic it has no client side for");
       }
-      RoundServices services(*clients_, models_.get(), client_initial_model_, local_update_settings());
+      RoundServices services(*clients_, models_.get(), client_initial_model_,
+                             local_update_settings());
       const torch::Tensor no_models;  // at set-up, before the models exist
-      return clients_->client_statistics(*statistic_, services, models_ ? models_->states() : no_models,
-                                         query.clients, round, options_.seed);
+      return clients_->client_statistics(*statistic_, services,
+                                         models_ ? models_->states() : no_models, query.clients,
+                                         round, options_.seed);
     }
   }
   throw ConfigError("unknown client query " + std::to_string(static_cast<int>(query.kind)));
 }
 
-std::vector<algo::QueryAnswer> Experiment::answer_queries(const std::vector<algo::ClientQuery>& queries, int round) {
+std::vector<algo::QueryAnswer> Experiment::answer_queries(
+    const std::vector<algo::ClientQuery>& queries, int round) {
   std::vector<std::vector<double>> local;
   for (const auto& query : queries) {
     local.push_back(answer_locally(query, round));
@@ -41,8 +46,8 @@ std::int64_t Experiment::answer_length(algo::QueryKind kind) const {
   return statistic_ ? statistic_->length(num_models_, models_ ? models_->state_size() : 0) : 0;
 }
 
-std::vector<algo::QueryAnswer> Experiment::gather_answers(const std::vector<algo::ClientQuery>& queries,
-                                                          const std::vector<std::vector<double>>& local) {
+std::vector<algo::QueryAnswer> Experiment::gather_answers(
+    const std::vector<algo::ClientQuery>& queries, const std::vector<std::vector<double>>& local) {
   std::vector<std::int64_t> lengths;
   for (const auto& query : queries) {
     lengths.push_back(answer_length(query.kind));
@@ -51,7 +56,8 @@ std::vector<algo::QueryAnswer> Experiment::gather_answers(const std::vector<algo
 }
 
 PlanShape Experiment::plan_shape() const {
-  return {static_cast<std::int64_t>(true_clusters_.size()), num_models_, models_ ? models_->state_size() : 0};
+  return {static_cast<std::int64_t>(true_clusters_.size()), num_models_,
+          models_ ? models_->state_size() : 0};
 }
 
 }  // namespace cflrun::run::detail

@@ -13,7 +13,8 @@ double mean_over(const std::vector<double>& values, const std::vector<int>& clie
   for (int c : clients) {
     sum += values[static_cast<std::size_t>(c)];
   }
-  return clients.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(clients.size());
+  return clients.empty() ? std::numeric_limits<double>::quiet_NaN()
+                         : sum / static_cast<double>(clients.size());
 }
 
 }  // namespace
@@ -43,7 +44,7 @@ void Experiment::record_clients(const std::vector<int>& assignment, const std::v
     chosen.push_back(assignment[static_cast<std::size_t>(c)]);
   }
   rec.ari = algorithm_->traits().clusters_clients ? cluster::adjusted_rand_index(truth, chosen)
-                                           : std::numeric_limits<double>::quiet_NaN();
+                                                  : std::numeric_limits<double>::quiet_NaN();
   rec.accuracy = mean_over(accuracy, participants_);
   rec.test_loss = mean_over(test_loss, participants_);
   // Only the clients that trained this round have a training loss (FedSoft draws some of them).
@@ -63,9 +64,11 @@ algo::RoundFacts Experiment::round_facts(const RoundOutcome& outcome) const {
   facts.shared_size = models_->shared_size();
   std::vector<bool> all_models(true_clusters_.size(), false);
   const auto count_answers = [&](const algo::ClientQuery& query) {
-    const bool own = query.kind == algo::QueryKind::kClientStatistics;  // else loss vectors, on all K models
+    const bool own =
+        query.kind == algo::QueryKind::kClientStatistics;  // else loss vectors, on all K models
     const auto input = own ? statistic_->input() : algo::StatisticInput::kAllModels;
-    const auto floats = own ? statistic_->length(facts.num_models, facts.state_size) : facts.num_models;
+    const auto floats =
+        own ? statistic_->length(facts.num_models, facts.state_size) : facts.num_models;
     for (int client : query.clients) {
       all_models[static_cast<std::size_t>(client)] =
           all_models[static_cast<std::size_t>(client)] || input == algo::StatisticInput::kAllModels;
@@ -99,14 +102,16 @@ void Experiment::record_loss_vectors(const RoundOutcome& outcome, io::RoundRecor
     }
     const auto values = answer.values.to(torch::kFloat32).contiguous();
     for (std::size_t i = 0; i < answer.query.clients.size(); ++i) {
-      std::copy(values.data_ptr<float>() + i * k, values.data_ptr<float>() + (i + 1) * k,
-                rec.loss_vectors.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(answer.query.clients[i]) * k));
+      std::copy(
+          values.data_ptr<float>() + i * k, values.data_ptr<float>() + (i + 1) * k,
+          rec.loss_vectors.begin() +
+              static_cast<std::ptrdiff_t>(static_cast<std::size_t>(answer.query.clients[i]) * k));
     }
   }
 }
 
-void Experiment::record(int round, const RoundOutcome& outcome, const std::vector<double>& evaluations,
-                        io::RoundRecord& rec) {
+void Experiment::record(int round, const RoundOutcome& outcome,
+                        const std::vector<double>& evaluations, io::RoundRecord& rec) {
   record_clients(outcome.plan.assignment, outcome.plan.start, evaluations, rec);
   const auto traffic = algorithm_->traffic(round_facts(outcome));
   rec.bytes_sent = traffic.sent;
@@ -118,7 +123,8 @@ void Experiment::record(int round, const RoundOutcome& outcome, const std::vecto
   rec.live_models = algorithm_->live_models();
 }
 
-void Experiment::publish(int round, io::RoundRecord& rec, std::chrono::steady_clock::time_point& start) {
+void Experiment::publish(int round, io::RoundRecord& rec,
+                         std::chrono::steady_clock::time_point& start) {
   if (holdouts_) {  // mixture partitions: every model on every source's holdout set
     auto scores = holdouts_->evaluate(*models_);
     rec.source_accuracy = std::move(scores.accuracy);
@@ -138,8 +144,8 @@ void Experiment::publish(int round, io::RoundRecord& rec, std::chrono::steady_cl
   }
   total_seconds_ += round_seconds;
   if (!options_.quiet) {
-    std::cout << progress_line(round + 1, options_.rounds, rec.ari, rec.accuracy, rec.test_loss, round_seconds,
-                               total_seconds_ / (round + 1))
+    std::cout << progress_line(round + 1, options_.rounds, rec.ari, rec.accuracy, rec.test_loss,
+                               round_seconds, total_seconds_ / (round + 1))
               << std::endl;
   }
 }
@@ -148,18 +154,23 @@ void Experiment::finish() {
   if (!writer_) {
     return;
   }
-  const auto metrics = report::compute_run_metrics(ari_series_, accuracy_series_, test_loss_series_,
-                                                   /*unsupervised=*/objective_of(options_) != model::Objective::kClassification);
-  const auto value = [](const std::optional<double>& v) { return v.value_or(std::numeric_limits<double>::quiet_NaN()); };
+  const auto metrics = report::compute_run_metrics(
+      ari_series_, accuracy_series_, test_loss_series_,
+      /*unsupervised=*/objective_of(options_) != model::Objective::kClassification);
+  const auto value = [](const std::optional<double>& v) {
+    return v.value_or(std::numeric_limits<double>::quiet_NaN());
+  };
   // The last round's accuracy itself: accuracy_percent / 100 need not give back the same double.
-  const double final_accuracy = metrics.accuracy_percent ? accuracy_series_.back() : std::numeric_limits<double>::quiet_NaN();
+  const double final_accuracy =
+      metrics.accuracy_percent ? accuracy_series_.back() : std::numeric_limits<double>::quiet_NaN();
   writer_->write_summary({{"final_accuracy", final_accuracy},
                           {"final_test_loss", test_loss_series_.back()},
                           {"final_ari", value(metrics.ari)},
                           {"ari_round10_percent", value(metrics.ari_round10_percent)},
                           {"first_round_ari_0_9", value(metrics.first_round_ari_0_9)},
-                          {"stability_switch_round", stability_->switched() ? stability_->switch_round() + 1.0
-                                                                            : std::numeric_limits<double>::quiet_NaN()}});
+                          {"stability_switch_round",
+                           stability_->switched() ? stability_->switch_round() + 1.0
+                                                  : std::numeric_limits<double>::quiet_NaN()}});
   writer_->complete_into(paths_.out);  // <out>.partial becomes <out> in one rename
   writer_.reset();
   std::error_code error;
@@ -168,7 +179,8 @@ void Experiment::finish() {
 }
 
 void Experiment::fail(const std::string& message) {
-  if (!writer_ || !writer_->is_open()) {  // closed by a complete_into that failed: its error names the file
+  if (!writer_ ||
+      !writer_->is_open()) {  // closed by a complete_into that failed: its error names the file
     return;
   }
   writer_->mark_failed(message);

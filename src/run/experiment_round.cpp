@@ -6,9 +6,11 @@
 namespace cflrun::run::detail {
 
 std::vector<int> Experiment::draw_round_participants(int round) const {
-  auto participants = draw_participants(static_cast<int>(true_clusters_.size()), options_.participation, options_.seed, round);
+  auto participants = draw_participants(static_cast<int>(true_clusters_.size()),
+                                        options_.participation, options_.seed, round);
   if (round + 1 < options_.join_round) {  // newcomers are absent before their join round
-    participants.erase(std::remove_if(participants.begin(), participants.end(), [&](int c) { return is_newcomer(c); }),
+    participants.erase(std::remove_if(participants.begin(), participants.end(),
+                                      [&](int c) { return is_newcomer(c); }),
                        participants.end());
   }
   return participants;
@@ -65,7 +67,10 @@ void Experiment::plan_stable_round(RoundOutcome& outcome, Clock& start) {
   if (comm_.is_root()) {
     std::vector<int> models;
     for (std::size_t i = 0, n = 0; i < participants_.size(); ++i) {
-      models.push_back(last[i] >= 0 ? last[i] : static_cast<int>(answers.front().values[n++].argmin().item<std::int64_t>()));
+      models.push_back(
+          last[i] >= 0
+              ? last[i]
+              : static_cast<int>(answers.front().values[n++].argmin().item<std::int64_t>()));
     }
     outcome.plan = algo::hard_plan(participants_, models, num_models_, train_samples_);
   }
@@ -83,7 +88,8 @@ local::LocalUpdateSettings Experiment::local_update_settings() const {
   settings.weight_decay = options_.weight_decay;
   settings.objective = objective_of(options_);
   // FedSoft's proximal term, or FedProx's (--prox-mu); 0 = none.
-  settings.proximal.mu = algorithm_->traits().proximal_mu > 0.0 ? algorithm_->traits().proximal_mu : options_.prox_mu;
+  settings.proximal.mu =
+      algorithm_->traits().proximal_mu > 0.0 ? algorithm_->traits().proximal_mu : options_.prox_mu;
   return settings;
 }
 
@@ -92,7 +98,8 @@ void Experiment::add_fedprox_anchors(algo::RoundPlan& plan) const {
     return;
   }
   // FedProx (Li et al. 2020, Eq. 2): each client's update stays near the model it starts from.
-  plan.proximal_weights = torch::zeros({static_cast<std::int64_t>(plan.start.size()), num_models_}, torch::kFloat64);
+  plan.proximal_weights =
+      torch::zeros({static_cast<std::int64_t>(plan.start.size()), num_models_}, torch::kFloat64);
   for (std::size_t c = 0; c < plan.start.size(); ++c) {
     if (plan.start[c] >= 0) {
       plan.proximal_weights[static_cast<std::int64_t>(c)][plan.start[c]] = 1.0;
@@ -106,7 +113,8 @@ std::vector<double> Experiment::train(int round, RoundOutcome& outcome) {
   }
   WeightedSums sums(outcome.plan.weights, models_->state_size());
   const auto& heads = outcome.plan.head_weights;  // FedPAC: the heads' own weights
-  const auto head = heads.defined() ? model::head_range(models_->working_model()) : model::FlatRange{};
+  const auto head =
+      heads.defined() ? model::head_range(models_->working_model()) : model::FlatRange{};
   auto head_sums = heads.defined() ? WeightedSums(heads, head.size) : WeightedSums();
   clients_->local_updates(
       outcome.plan, *models_, round, options_.seed, local_update_settings(),
@@ -154,8 +162,11 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
   std::vector<double> updates;  // per trained client: its update (trained - start)
   for (std::size_t i = 0; i < trained.size(); ++i) {
     const int start = plan.start[static_cast<std::size_t>(trained[i])];
-    const auto update = (results[i].to(torch::kFloat64) - models_->states()[start].to(torch::kFloat64)).contiguous();
-    updates.insert(updates.end(), update.data_ptr<double>(), update.data_ptr<double>() + update.numel());
+    const auto update =
+        (results[i].to(torch::kFloat64) - models_->states()[start].to(torch::kFloat64))
+            .contiguous();
+    updates.insert(updates.end(), update.data_ptr<double>(),
+                   update.data_ptr<double>() + update.numel());
   }
   const auto table = gather_client_rows(comm_, trained, updates, models_->state_size());
   algo::Aggregation aggregation;
@@ -176,9 +187,12 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
   return comm_.reduce_sum(sums.values());
 }
 
-void Experiment::average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome) {
+void Experiment::average(int round, const std::vector<double>& weighted_sums,
+                         RoundOutcome& outcome) {
   if (comm_.is_root()) {
-    const auto head = outcome.plan.head_weights.defined() ? model::head_range(models_->working_model()) : model::FlatRange{};
+    const auto head = outcome.plan.head_weights.defined()
+                          ? model::head_range(models_->working_model())
+                          : model::FlatRange{};
     const auto previous_heads = models_->states().narrow(1, head.offset, head.size).clone();
     if (options_.aggregation == "gradient") {
       models_->gradient_step(weighted_sums, options_.lr);
@@ -203,13 +217,16 @@ std::vector<double> Experiment::evaluate(int round, const RoundOutcome& outcome)
   std::vector<double> local;
   if (clients_->size() > 0) {
     const auto evaluation =
-        procedure_ ? clients_->evaluate_each(outcome.plan.assignment, algorithm_->traits().evaluates_local_models, *models_,
+        procedure_ ? clients_->evaluate_each(outcome.plan.assignment,
+                                             algorithm_->traits().evaluates_local_models, *models_,
                                              outcome.plan.payload, round, options_.seed)
-        : algorithm_->traits().evaluates_local_models ? clients_->evaluate_local_models(*models_)
-                                               : clients_->evaluate(outcome.plan.assignment, *models_);
+        : algorithm_->traits().evaluates_local_models
+            ? clients_->evaluate_local_models(*models_)
+            : clients_->evaluate(outcome.plan.assignment, *models_);
     for (int i = 0; i < clients_->size(); ++i) {
       const auto at = static_cast<std::size_t>(i);
-      local.insert(local.end(), {evaluation.accuracy[at], evaluation.test_loss[at], outcome.train_loss[at]});
+      local.insert(local.end(),
+                   {evaluation.accuracy[at], evaluation.test_loss[at], outcome.train_loss[at]});
     }
   }
   local.push_back(clients_->take_compute_seconds());
@@ -223,7 +240,8 @@ void Experiment::run_round(int round) {
   RoundOutcome outcome;
   if (stability_->check(round, participants_)) {
     if (comm_.is_root() && round == stability_->switch_round() && !options_.quiet) {
-      std::cout << "round " << round + 1 << ": assignments stable; clustering stops, per-cluster FedAvg from now on"
+      std::cout << "round " << round + 1
+                << ": assignments stable; clustering stops, per-cluster FedAvg from now on"
                 << std::endl;
     }
     plan_stable_round(outcome, start);
@@ -237,7 +255,8 @@ void Experiment::run_round(int round) {
   phase_seconds_[kLocalUpdate] = seconds_since(start);
   average(round, weighted_sums, outcome);
   phase_seconds_[kAggregate] = seconds_since(start);
-  if (procedure_) {  // the clients are scored with what this round produced (e.g. FedProto's prototypes)
+  if (procedure_) {  // the clients are scored with what this round produced (e.g. FedProto's
+                     // prototypes)
     auto payload = comm_.is_root() ? algorithm_->evaluation_payload(round) : algo::AlgorithmState{};
     share_named_tensors(comm_, payload);
     if (!payload.empty()) {

@@ -14,7 +14,9 @@ namespace {
 std::string build_history_text(const std::vector<std::pair<std::string, std::string>>& builds) {
   std::string text;
   for (const auto& [round, build] : builds) {
-    text += text.empty() ? "round " : "\nround ";  // appended piecewise: GCC 12 warns falsely on "x" + std::string
+    text += text.empty()
+                ? "round "
+                : "\nround ";  // appended piecewise: GCC 12 warns falsely on "x" + std::string
     text += round;
     text += ": ";
     text += build;
@@ -42,18 +44,21 @@ void Experiment::set_up_compute() {
 
 void Experiment::check_output_files() const {
   if (!options_.overwrite && std::filesystem::exists(paths_.out)) {
-    throw ConfigError("--out " + options_.out + " already exists; pass --overwrite to replace it (only when this "
+    throw ConfigError("--out " + options_.out +
+                      " already exists; pass --overwrite to replace it (only when this "
                       "run completes) or choose another --out");
   }
   if (options_.resume || options_.overwrite) {
     return;
   }
   if (std::filesystem::exists(paths_.checkpoint)) {
-    throw ConfigError("an interrupted run left " + paths_.partial.string() + " and its checkpoint; pass --resume to "
+    throw ConfigError("an interrupted run left " + paths_.partial.string() +
+                      " and its checkpoint; pass --resume to "
                       "continue it, or --overwrite to start again");
   }
   if (std::filesystem::exists(paths_.partial)) {
-    throw ConfigError("a run that failed or was killed before its first checkpoint left " + paths_.partial.string() +
+    throw ConfigError("a run that failed or was killed before its first checkpoint left " +
+                      paths_.partial.string() +
                       " (nothing to resume); pass --overwrite to start again");
   }
 }
@@ -69,7 +74,8 @@ void Experiment::set_up_data() {
     mixture_.assign(shares.data_ptr<double>(), shares.data_ptr<double>() + shares.numel());
   }
   const auto hosted = hosted_by(comm_.rank());
-  clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_), device_);
+  clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_),
+                                           device_);
   clients_->set_training_threads(options_.parallel_clients ? threads_ : 1);
   clients_->set_client_batch(client_batch_for(options_.client_batch, device_),
                              options_.client_batch == 0 ? kGpuClientBatchBytes : 0);
@@ -96,22 +102,26 @@ algo::AlgorithmContext Experiment::algorithm_context() const {
   context.cluster_layers = options_.cluster_layers;
   context.stable_rounds = options_.stable_rounds;
   context.batch_size = options_.batch_size;
-  context.num_classes = objective_of(options_) == model::Objective::kClassification ? network_shape_.num_classes : 0;
+  context.num_classes =
+      objective_of(options_) == model::Objective::kClassification ? network_shape_.num_classes : 0;
   context.classifier_with_head = context.num_classes > 0 && model::has_head(architecture_);
   context.feature_size = context.classifier_with_head ? model::feature_size(architecture_) : 0;
-  context.sample_size = std::accumulate(network_shape_.sample_shape.begin(), network_shape_.sample_shape.end(),
-                                        std::int64_t{1}, std::multiplies<>());
+  context.sample_size =
+      std::accumulate(network_shape_.sample_shape.begin(), network_shape_.sample_shape.end(),
+                      std::int64_t{1}, std::multiplies<>());
   return context;
 }
 
 void Experiment::set_up_algorithm() {
-  algorithm_ = algo::make_algorithm(options_.algorithm, options_.algorithm_options, algorithm_context());
+  algorithm_ =
+      algo::make_algorithm(options_.algorithm, options_.algorithm_options, algorithm_context());
   if (options_.prox_mu > 0.0 && algorithm_->traits().proximal_mu > 0.0) {
     throw ConfigError("--prox-mu (FedProx) cannot be combined with " + options_.algorithm +
                       ", which has its own proximal term; remove --prox-mu");
   }
   if (algorithm_->traits().keeps_optimizers && options_.optimizer != "adam") {
-    throw ConfigError(options_.algorithm + " keeps each client's optimizer across rounds, which cflrun supports "
+    throw ConfigError(options_.algorithm +
+                      " keeps each client's optimizer across rounds, which cflrun supports "
                       "for --optimizer adam only");
   }
   num_models_ = algorithm_->num_models();
@@ -119,12 +129,13 @@ void Experiment::set_up_algorithm() {
   procedure_ = side.procedure;
   statistic_ = side.statistic;
   const auto hosted = hosted_by(comm_.rank());
-  stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end, options_.stable_rounds,
-                                                  options_.stable_fraction);
+  stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end,
+                                                  options_.stable_rounds, options_.stable_fraction);
 }
 
 ClientRange Experiment::hosted_by(int rank) const {
-  return hosted_clients(rank, comm_.size(), static_cast<int>(true_clusters_.size()), options_.server_hosts_clients);
+  return hosted_clients(rank, comm_.size(), static_cast<int>(true_clusters_.size()),
+                        options_.server_hosts_clients);
 }
 
 bool Experiment::is_newcomer(int client) const {
@@ -152,14 +163,16 @@ void Experiment::set_up_round() {
   if (queries.empty()) {
     return;
   }
-  std::vector<std::vector<double>> local;  // computed in a collective step: a client that cannot answer
-  collective_step(comm_, [&] {             // (e.g. too few samples) ends every rank, not only its own
+  std::vector<std::vector<double>>
+      local;                    // computed in a collective step: a client that cannot answer
+  collective_step(comm_, [&] {  // (e.g. too few samples) ends every rank, not only its own
     for (const auto& query : queries) {
       local.push_back(answer_locally(query, /*round=*/0));
     }
   });
   collective_step(comm_, [&] {
-    const auto answers = gather_answers(queries, local);  // every rank gathers before rank 0 may throw
+    const auto answers =
+        gather_answers(queries, local);  // every rank gathers before rank 0 may throw
     if (comm_.is_root()) {
       algorithm_->set_up(answers);
       num_models_ = algorithm_->num_models();
@@ -169,7 +182,8 @@ void Experiment::set_up_round() {
 }
 
 void Experiment::set_up_models() {
-  const int per_round = participants_per_round(static_cast<int>(true_clusters_.size()), options_.participation);
+  const int per_round =
+      participants_per_round(static_cast<int>(true_clusters_.size()), options_.participation);
   if (algorithm_->traits().clusters_clients && per_round < num_models_) {
     throw ConfigError("--participation " + std::to_string(options_.participation) + " gives " +
                       std::to_string(per_round) + " clients per round, fewer than the " +
@@ -178,16 +192,21 @@ void Experiment::set_up_models() {
   models_ = std::make_unique<ModelSet>(num_models_, architecture_, network_shape_, device_);
   if (options_.cluster_layers > 0) {
     if (!algorithm_->traits().clusters_clients) {
-      throw ConfigError("--cluster-layers (weight sharing) needs a clustering algorithm (clove, ifca), not " +
-                        options_.algorithm);
+      throw ConfigError(
+          "--cluster-layers (weight sharing) needs a clustering algorithm (clove, ifca), not " +
+          options_.algorithm);
     }
     models_->share_all_but_last_layers(options_.cluster_layers);
   }
-  if (algorithm_->traits().builds_client_initial_model()) {  // one client initial model, separate from the K models
-    client_initial_model_ = models_->fresh_state(options_.seed, static_cast<std::uint64_t>(num_models_));
+  if (algorithm_->traits()
+          .builds_client_initial_model()) {  // one client initial model, separate from the K models
+    client_initial_model_ =
+        models_->fresh_state(options_.seed, static_cast<std::uint64_t>(num_models_));
   }
-  if (algorithm_->traits().keeps_local_models && !algorithm_->traits().local_models_start_from_server_model) {
-    clients_->init_local_models(client_initial_model_, algorithm_->traits().keeps_optimizers);  // local models start there
+  if (algorithm_->traits().keeps_local_models &&
+      !algorithm_->traits().local_models_start_from_server_model) {
+    clients_->init_local_models(client_initial_model_,
+                                algorithm_->traits().keeps_optimizers);  // local models start there
   }
   if (procedure_) {
     clients_->set_procedure(procedure_);
@@ -213,9 +232,10 @@ void Experiment::open_result_file() {
   for (const auto& dataset : algorithm_->extra_datasets()) {
     layout.extra_datasets.push_back({dataset.path, dataset.shape});
   }
-  // --resume: the partial file is written afresh from the checkpoint's rounds, so a file a kill left
-  // half written (or that is damaged or swapped) cannot carry into the result.
-  const auto old_partial = first_round_ > 0 ? io::row_difference(paths_.partial, checkpoint_->rows, false) : "";
+  // --resume: the partial file is written afresh from the checkpoint's rounds, so a file a kill
+  // left half written (or that is damaged or swapped) cannot carry into the result.
+  const auto old_partial =
+      first_round_ > 0 ? io::row_difference(paths_.partial, checkpoint_->rows, false) : "";
   note_build();
   writer_ = std::make_unique<io::ResultWriter>(paths_.partial, layout, /*overwrite=*/true);
   auto attributes = options_.to_attributes();
@@ -246,7 +266,8 @@ void Experiment::note_build() {
   builds_ = checkpoint_ ? checkpoint_->builds : decltype(builds_){};
   if (!builds_.empty() && builds_.back().second != build) {
     std::cout << "cflrun: warning: resuming a run begun by another build (" << builds_.back().second
-              << "); its results may differ from one build's; /config/build_history records both" << std::endl;
+              << "); its results may differ from one build's; /config/build_history records both"
+              << std::endl;
   }
   if (builds_.empty() || builds_.back().second != build) {
     builds_.emplace_back(std::to_string(first_round_ + 1), build);
@@ -258,13 +279,14 @@ void Experiment::append_checkpoint_rows(const std::string& old_partial) {
   if (writer_->completed_rounds() != first_round_) {
     throw DataError("the checkpoint " + paths_.checkpoint.string() + " holds " +
                     std::to_string(writer_->completed_rounds()) + " rounds of results for " +
-                    std::to_string(first_round_) + " finished rounds; it is damaged: start again with --overwrite "
+                    std::to_string(first_round_) +
+                    " finished rounds; it is damaged: start again with --overwrite "
                     "(and without --resume)");
   }
   if (!old_partial.empty()) {  // also with --quiet: the log must say the file was replaced
-    std::cout << "cflrun: the partial result file " << paths_.partial.string() << " did not match the checkpoint ("
-              << old_partial
-              << "); its " << first_round_ << " rounds were written again from the checkpoint" << std::endl;
+    std::cout << "cflrun: the partial result file " << paths_.partial.string()
+              << " did not match the checkpoint (" << old_partial << "); its " << first_round_
+              << " rounds were written again from the checkpoint" << std::endl;
   }
 }
 
@@ -277,21 +299,23 @@ void Experiment::set_up() {
   set_up_round();
   collective_step(comm_, [&] { set_up_models(); });
   if (comm_.is_root()) {
-    models_->initialize(options_.seed, options_.init == "same" || algorithm_->traits().same_initial_models);
+    models_->initialize(options_.seed,
+                        options_.init == "same" || algorithm_->traits().same_initial_models);
     std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
               << core::torch_version() << ", CPU kernels " << core::cpu_kernels() << "\n"
               << options_.algorithm << " on " << options_.dataset << " "
-              << data::find_dataset(options_.dataset).layout(data_request(options_))
-              << ": "
+              << data::find_dataset(options_.dataset).layout(data_request(options_)) << ": "
               << true_clusters_.size() << " clients in " << options_.clusters << " clusters, "
- << num_models_ << " models (" << options_.effective_model() << ", "
-              << models_->state_size() << " floats each), " << comm_.size() << " rank(s) x " << threads_
-              << " thread(s) on " << device_.str() << " -> " << (options_.dry_run ? "nothing (--dry-run)" : options_.out)
-              << std::endl;
+              << num_models_ << " models (" << options_.effective_model() << ", "
+              << models_->state_size() << " floats each), " << comm_.size() << " rank(s) x "
+              << threads_ << " thread(s) on " << device_.str() << " -> "
+              << (options_.dry_run ? "nothing (--dry-run)" : options_.out) << std::endl;
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
-  if (algorithm_->traits().keeps_local_models && algorithm_->traits().local_models_start_from_server_model) {
-    clients_->init_local_models(models_->states()[0], algorithm_->traits().keeps_optimizers);  // FedALA: the global model
+  if (algorithm_->traits().keeps_local_models &&
+      algorithm_->traits().local_models_start_from_server_model) {
+    clients_->init_local_models(models_->states()[0],
+                                algorithm_->traits().keeps_optimizers);  // FedALA: the global model
   }
   if (!options_.dry_run) {
     // The checkpoint first: a resume that fails to restore leaves the interrupted file untouched.

@@ -1,8 +1,8 @@
 #pragma once
 // Private to src/run: the state of one experiment on one rank, shared by experiment_setup.cpp
-// (set-up: data, the algorithm's set-up round, models, result file), experiment_round.cpp (the round protocol of
-// algo/algorithm.hpp), experiment_exchange.cpp (queries and plans between ranks) and
-// experiment_record.cpp (what rank 0 records).
+// (set-up: data, the algorithm's set-up round, models, result file), experiment_round.cpp (the
+// round protocol of algo/algorithm.hpp), experiment_exchange.cpp (queries and plans between ranks)
+// and experiment_record.cpp (what rank 0 records).
 #include <cflrun/run/experiment.hpp>
 
 #include <algorithm>
@@ -63,10 +63,11 @@ struct RoundOutcome {
   std::vector<algo::ClientQuery> queries;  // every rank: the algorithm's queries of this round
   std::vector<algo::QueryAnswer> answers;  // rank 0: their answers
   algo::RoundPlan plan;                    // every rank (weights and models only where needed)
-  std::vector<int> newcomers;              // stability switch: participants that answered loss vectors
-  std::vector<double> train_loss;          // this rank's hosted clients
-  std::vector<bool> trained_models;        // rank 0: [K] whether model s had a non-zero weight
-  std::vector<double> weighted_head_sums;  // rank 0, with head weights: K*H head sums then K weights
+  std::vector<int> newcomers;        // stability switch: participants that answered loss vectors
+  std::vector<double> train_loss;    // this rank's hosted clients
+  std::vector<bool> trained_models;  // rank 0: [K] whether model s had a non-zero weight
+  std::vector<double>
+      weighted_head_sums;  // rank 0, with head weights: K*H head sums then K weights
 };
 
 /// Everything a run holds between rounds, on one rank.
@@ -103,7 +104,8 @@ class Experiment {
   ClientRange hosted_by(int rank) const;
   void check_output_files() const;
   void open_result_file();
-  /// --resume: the checkpoint's rounds into the fresh partial file, saying whether the old one was intact.
+  /// --resume: the checkpoint's rounds into the fresh partial file, saying whether the old one was
+  /// intact.
   void append_checkpoint_rows(const std::string& old_partial);
   /// The builds that ran this run's rounds, this one included (/config/build_history).
   void note_build();
@@ -129,7 +131,8 @@ class Experiment {
   std::vector<double> evaluate(int round, const RoundOutcome& outcome);
   // the clients' answers (experiment_exchange.cpp; the wire format is round_exchange.hpp)
   std::vector<double> answer_locally(const algo::ClientQuery& query, int round);
-  std::vector<algo::QueryAnswer> answer_queries(const std::vector<algo::ClientQuery>& queries, int round);
+  std::vector<algo::QueryAnswer> answer_queries(const std::vector<algo::ClientQuery>& queries,
+                                                int round);
   /// Floats of one client's answer to `kind` (K loss values, or the statistic's length).
   std::int64_t answer_length(algo::QueryKind kind) const;
   /// Rank 0: every rank's answers (`local`, one per query) gathered into QueryAnswers. Collective.
@@ -139,7 +142,8 @@ class Experiment {
   PlanShape plan_shape() const;
   // the record (experiment_record.cpp)
   algo::RoundFacts round_facts(const RoundOutcome& outcome) const;
-  void record(int round, const RoundOutcome& outcome, const std::vector<double>& evaluations, io::RoundRecord& rec);
+  void record(int round, const RoundOutcome& outcome, const std::vector<double>& evaluations,
+              io::RoundRecord& rec);
   void record_clients(const std::vector<int>& assignment, const std::vector<int>& start,
                       const std::vector<double>& evaluations, io::RoundRecord& rec);
   void record_loss_vectors(const RoundOutcome& outcome, io::RoundRecord& rec) const;
@@ -147,10 +151,11 @@ class Experiment {
 
   const cli::RunOptions& options_;
   const comm::Communicator& comm_;
-  OutputPaths paths_;                       // --out and the files beside it
-  int first_round_ = 0;                     // > 0 when resuming
-  std::optional<Checkpoint> checkpoint_;    // rank 0, with --resume: what to continue from
-  std::vector<std::pair<std::string, std::string>> builds_;  // rank 0: (first round, build) that ran the rounds
+  OutputPaths paths_;                     // --out and the files beside it
+  int first_round_ = 0;                   // > 0 when resuming
+  std::optional<Checkpoint> checkpoint_;  // rank 0, with --resume: what to continue from
+  std::vector<std::pair<std::string, std::string>>
+      builds_;  // rank 0: (first round, build) that ran the rounds
   torch::Device device_{torch::kCPU};
   int threads_ = 1;
   std::unique_ptr<algo::Algorithm> algorithm_;  // every rank; decisions on rank 0
@@ -165,8 +170,9 @@ class Experiment {
   std::shared_ptr<algo::ClientStatistic> statistic_;  // the answer to its own query, or null
   std::unique_ptr<StabilityMonitor> stability_;
   std::unique_ptr<io::ResultWriter> writer_;
-  std::unique_ptr<SourceHoldouts> holdouts_;  // rank 0, mixture partitions: every source's holdout set
-  std::vector<double> mixture_;               // rank 0, mixture partitions: [M * S] true shares
+  std::unique_ptr<SourceHoldouts>
+      holdouts_;                 // rank 0, mixture partitions: every source's holdout set
+  std::vector<double> mixture_;  // rank 0, mixture partitions: [M * S] true shares
   std::vector<int> true_clusters_;
   std::vector<int> participants_;  // this round's participating clients, increasing ids
   std::vector<double> ari_series_, accuracy_series_, test_loss_series_;  // per round, rank 0

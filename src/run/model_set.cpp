@@ -13,7 +13,8 @@
 
 namespace cflrun::run {
 
-ModelSet::ModelSet(int num_models, model::Architecture architecture, model::NetworkShape shape, torch::Device device)
+ModelSet::ModelSet(int num_models, model::Architecture architecture, model::NetworkShape shape,
+                   torch::Device device)
     : architecture_(architecture),
       shape_(std::move(shape)),
       working_(model::make_network(architecture_, shape_)),
@@ -52,21 +53,25 @@ std::shared_ptr<model::Network> ModelSet::make_network() const {
 
 model::Network& ModelSet::load(int j) {
   if (j < 0 || j >= size()) {
-    throw std::out_of_range("ModelSet::load: model " + std::to_string(j) + " of " + std::to_string(size()));
+    throw std::out_of_range("ModelSet::load: model " + std::to_string(j) + " of " +
+                            std::to_string(size()));
   }
   model::load_flat_state(*working_, states_[j]);
   working_->train();
   return *working_;
 }
 
-void ModelSet::update(const std::vector<double>& weighted_sums, double learning_rate, bool gradient) {
+void ModelSet::update(const std::vector<double>& weighted_sums, double learning_rate,
+                      bool gradient) {
   const std::int64_t k = size();
   const std::int64_t p = state_size();
   if (static_cast<std::int64_t>(weighted_sums.size()) != k * (p + 1)) {
     throw ShapeError("ModelSet: expected " + std::to_string(k * (p + 1)) +
-                     " values (K*P sums then K counts), but got " + std::to_string(weighted_sums.size()));
+                     " values (K*P sums then K counts), but got " +
+                     std::to_string(weighted_sums.size()));
   }
-  auto all = torch::from_blob(const_cast<double*>(weighted_sums.data()), {k * (p + 1)}, torch::kFloat64);
+  auto all =
+      torch::from_blob(const_cast<double*>(weighted_sums.data()), {k * (p + 1)}, torch::kFloat64);
   const auto sums = all.narrow(0, 0, k * p).view({k, p});
   const auto counts = all.narrow(0, k * p, k);
   for (std::int64_t j = 0; j < k; ++j) {
@@ -86,8 +91,8 @@ void ModelSet::update(const std::vector<double>& weighted_sums, double learning_
   }
 }
 
-void ModelSet::update_shared(const torch::Tensor& sums, const torch::Tensor& counts, double learning_rate,
-                             bool gradient) {
+void ModelSet::update_shared(const torch::Tensor& sums, const torch::Tensor& counts,
+                             double learning_rate, bool gradient) {
   const double n = counts.sum().item<double>();
   if (n <= 0.0) {
     return;
@@ -100,16 +105,20 @@ void ModelSet::update_shared(const torch::Tensor& sums, const torch::Tensor& cou
   states_.narrow(1, cluster_part_.offset, cluster_part_.size).copy_(part);
 }
 
-void ModelSet::average(const std::vector<double>& weighted_sums) { update(weighted_sums, 0.0, false); }
+void ModelSet::average(const std::vector<double>& weighted_sums) {
+  update(weighted_sums, 0.0, false);
+}
 
 void ModelSet::average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head,
                              const torch::Tensor& previous_heads) {
   const std::int64_t k = size();
   if (static_cast<std::int64_t>(weighted_head_sums.size()) != k * (head.size + 1)) {
     throw ShapeError("ModelSet::average_heads: expected " + std::to_string(k * (head.size + 1)) +
-                     " values (K*H head sums then K weights), but got " + std::to_string(weighted_head_sums.size()));
+                     " values (K*H head sums then K weights), but got " +
+                     std::to_string(weighted_head_sums.size()));
   }
-  const auto all = torch::from_blob(const_cast<double*>(weighted_head_sums.data()), {k * (head.size + 1)}, torch::kFloat64);
+  const auto all = torch::from_blob(const_cast<double*>(weighted_head_sums.data()),
+                                    {k * (head.size + 1)}, torch::kFloat64);
   for (std::int64_t j = 0; j < k; ++j) {
     const double weight = all[k * head.size + j].item<double>();
     auto part = states_[j].narrow(0, head.offset, head.size);
@@ -121,7 +130,8 @@ void ModelSet::average_heads(const std::vector<double>& weighted_head_sums, mode
   }
 }
 
-void ModelSet::gradient_step(const std::vector<double>& weighted_gradient_sums, double learning_rate) {
+void ModelSet::gradient_step(const std::vector<double>& weighted_gradient_sums,
+                             double learning_rate) {
   update(weighted_gradient_sums, learning_rate, true);
 }
 

@@ -20,7 +20,8 @@ namespace {
 
 /// The options that do not change a run's results: placement and bookkeeping.
 const std::set<std::string>& result_neutral_options() {
-  static const auto names = cli::option_names({core::OptionKind::kPlacement, core::OptionKind::kBookkeeping});
+  static const auto names =
+      cli::option_names({core::OptionKind::kPlacement, core::OptionKind::kBookkeeping});
   return names;
 }
 
@@ -67,20 +68,22 @@ RunLock::RunLock(const std::filesystem::path& path) : path_(path) {
 bool RunLock::try_lock() {
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    throw ConfigError("cannot create the lock file " + path_.string() + " beside --out: " +
-                      std::generic_category().message(errno) + "; check that the directory is writable");
+    throw ConfigError("cannot create the lock file " + path_.string() +
+                      " beside --out: " + std::generic_category().message(errno) +
+                      "; check that the directory is writable");
   }
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const auto holder = read_all(fd_);
     ::close(fd_);
     fd_ = -1;
-    throw ConfigError("another run is writing this --out (" + (holder.empty() ? std::string("unknown") : holder) +
-                      ", lock " + path_.string() + "); wait for it to end, or choose another --out");
+    throw ConfigError("another run is writing this --out (" +
+                      (holder.empty() ? std::string("unknown") : holder) + ", lock " +
+                      path_.string() + "); wait for it to end, or choose another --out");
   }
   struct stat locked {};
   struct stat named {};
-  if (fstat(fd_, &locked) == 0 && stat(path_.c_str(), &named) == 0 && locked.st_dev == named.st_dev &&
-      locked.st_ino == named.st_ino) {
+  if (fstat(fd_, &locked) == 0 && stat(path_.c_str(), &named) == 0 &&
+      locked.st_dev == named.st_dev && locked.st_ino == named.st_ino) {
     return true;
   }
   ::close(fd_);  // the file was removed (and maybe replaced) between open and flock
@@ -97,8 +100,9 @@ RunLock::~RunLock() {
   }
 }
 
-std::vector<std::string> config_differences(const std::vector<std::pair<std::string, std::string>>& requested,
-                                            const std::vector<std::pair<std::string, std::string>>& recorded) {
+std::vector<std::string> config_differences(
+    const std::vector<std::pair<std::string, std::string>>& requested,
+    const std::vector<std::pair<std::string, std::string>>& recorded) {
   const std::map<std::string, std::string> had(recorded.begin(), recorded.end());
   std::vector<std::string> differences;
   for (const auto& [name, value] : requested) {
@@ -119,8 +123,8 @@ std::vector<std::string> config_differences(const std::vector<std::pair<std::str
 }
 
 void require_same_options(const std::vector<std::pair<std::string, std::string>>& requested,
-                          const std::vector<std::pair<std::string, std::string>>& recorded, const std::string& subject,
-                          const std::string& fix) {
+                          const std::vector<std::pair<std::string, std::string>>& recorded,
+                          const std::string& subject, const std::string& fix) {
   const auto differences = config_differences(requested, recorded);
   if (differences.empty()) {
     return;

@@ -32,8 +32,9 @@ std::string progress_line(int round, int rounds, double ari, double accuracy, do
     std::snprintf(accuracy_text, sizeof(accuracy_text), "  accuracy %.4f", accuracy);
   }
   char line[192];
-  std::snprintf(line, sizeof(line), "round %4d/%d  ARI %s%s  test loss %.4f  %.2f s  ETA %s", round, rounds,
-                ari_text, accuracy_text, test_loss, seconds, duration_text(mean_seconds * (rounds - round)).c_str());
+  std::snprintf(line, sizeof(line), "round %4d/%d  ARI %s%s  test loss %.4f  %.2f s  ETA %s", round,
+                rounds, ari_text, accuracy_text, test_loss, seconds,
+                duration_text(mean_seconds * (rounds - round)).c_str());
   return line;
 }
 

@@ -14,7 +14,8 @@ ClientRange hosted_clients(int rank, int ranks, int num_clients, bool server_hos
   }
   const std::int64_t hosts = server_only ? ranks - 1 : ranks;
   const std::int64_t h = server_only ? rank - 1 : rank;
-  return {static_cast<int>(h * num_clients / hosts), static_cast<int>((h + 1) * num_clients / hosts)};
+  return {static_cast<int>(h * num_clients / hosts),
+          static_cast<int>((h + 1) * num_clients / hosts)};
 }
 
 }  // namespace cflrun::run

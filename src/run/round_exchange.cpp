@@ -20,8 +20,8 @@ void share_vector(const comm::Communicator& comm, std::vector<T>& values) {
 }
 
 /// Broadcasts a tensor of `shape` from rank 0, if rank 0 has one (`defined`); others allocate it.
-void share_tensor(const comm::Communicator& comm, torch::Tensor& tensor, const std::vector<std::int64_t>& shape,
-                  torch::ScalarType type) {
+void share_tensor(const comm::Communicator& comm, torch::Tensor& tensor,
+                  const std::vector<std::int64_t>& shape, torch::ScalarType type) {
   int defined = tensor.defined() ? 1 : 0;
   comm.broadcast(&defined, 1);
   if (defined == 0) {
@@ -38,7 +38,8 @@ void share_tensor(const comm::Communicator& comm, torch::Tensor& tensor, const s
 
 }  // namespace
 
-std::vector<algo::ClientQuery> share_queries(const comm::Communicator& comm, std::vector<algo::ClientQuery> queries) {
+std::vector<algo::ClientQuery> share_queries(const comm::Communicator& comm,
+                                             std::vector<algo::ClientQuery> queries) {
   int count = static_cast<int>(queries.size());
   comm.broadcast(&count, 1);
   queries.resize(static_cast<std::size_t>(count));
@@ -65,7 +66,8 @@ void share_plan(const comm::Communicator& comm, algo::RoundPlan& plan, const Pla
   share_named_tensors(comm, plan.payload);
 }
 
-void share_aggregation(const comm::Communicator& comm, algo::Aggregation& aggregation, const PlanShape& shape) {
+void share_aggregation(const comm::Communicator& comm, algo::Aggregation& aggregation,
+                       const PlanShape& shape) {
   share_tensor(comm, aggregation.weights, {shape.models, shape.clients}, torch::kFloat64);
   share_vector(comm, aggregation.assignment);
 }
@@ -108,8 +110,9 @@ std::vector<algo::QueryAnswer> gather_answers(const comm::Communicator& comm,
       const auto n = static_cast<std::int64_t>(queries[q].clients.size());
       const auto length = lengths.at(q);
       if (static_cast<std::int64_t>(gathered.size()) != n * length) {
-        throw ShapeError("the clients' answers hold " + std::to_string(gathered.size()) + " floats, not " +
-                         std::to_string(n) + " clients x " + std::to_string(length));
+        throw ShapeError("the clients' answers hold " + std::to_string(gathered.size()) +
+                         " floats, not " + std::to_string(n) + " clients x " +
+                         std::to_string(length));
       }
       answers.push_back({queries[q], torch::tensor(gathered, torch::kFloat64).view({n, length})});
     }
@@ -117,17 +120,20 @@ std::vector<algo::QueryAnswer> gather_answers(const comm::Communicator& comm,
   return answers;
 }
 
-std::vector<algo::AlgorithmState> gather_rank_states(const comm::Communicator& comm, const algo::AlgorithmState& own) {
+std::vector<algo::AlgorithmState> gather_rank_states(const comm::Communicator& comm,
+                                                     const algo::AlgorithmState& own) {
   const auto gathered = comm.gather(pack_state(own));
   std::vector<algo::AlgorithmState> states;
   std::size_t at = 0;
-  for (int rank = 0; comm.is_root() && rank < comm.size(); ++rank) {  // each part is self-delimiting
+  for (int rank = 0; comm.is_root() && rank < comm.size();
+       ++rank) {  // each part is self-delimiting
     states.push_back(unpack_state(gathered, at));
   }
   return states;
 }
 
-algo::AlgorithmState scatter_rank_states(const comm::Communicator& comm, const std::vector<algo::AlgorithmState>& all) {
+algo::AlgorithmState scatter_rank_states(const comm::Communicator& comm,
+                                         const std::vector<algo::AlgorithmState>& all) {
   std::vector<double> packed;  // every rank's part, then one broadcast: each rank takes its own
   std::vector<int> lengths(static_cast<std::size_t>(comm.size()));
   for (std::size_t r = 0; comm.is_root() && r < all.size(); ++r) {
@@ -136,12 +142,14 @@ algo::AlgorithmState scatter_rank_states(const comm::Communicator& comm, const s
     packed.insert(packed.end(), part.begin(), part.end());
   }
   comm.broadcast(lengths.data(), comm.size());
-  const auto offset = std::accumulate(lengths.begin(), lengths.begin() + comm.rank(), std::int64_t{0});
+  const auto offset =
+      std::accumulate(lengths.begin(), lengths.begin() + comm.rank(), std::int64_t{0});
   const auto total = std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0});
   packed.resize(static_cast<std::size_t>(total));
   comm.broadcast(packed.data(), total);
   const auto begin = packed.begin() + offset;
-  return unpack_state(std::vector<double>(begin, begin + lengths[static_cast<std::size_t>(comm.rank())]));
+  return unpack_state(
+      std::vector<double>(begin, begin + lengths[static_cast<std::size_t>(comm.rank())]));
 }
 
 }  // namespace cflrun::run

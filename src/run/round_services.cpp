@@ -10,9 +10,10 @@ namespace cflrun::run {
 
 ModelSet& RoundServices::models(const char* service) const {
   if (models_ == nullptr) {
-    throw ConfigError(std::string("a client statistic used ") + service +
-                      " at set-up, before the server models exist; a set-up statistic may use only the "
-                      "clients' data");
+    throw ConfigError(
+        std::string("a client statistic used ") + service +
+        " at set-up, before the server models exist; a set-up statistic may use only the "
+        "clients' data");
   }
   return *models_;
 }
@@ -26,7 +27,8 @@ torch::Tensor RoundServices::per_sample_losses(const std::vector<algo::LocalClie
 }
 
 double RoundServices::local_update(const algo::LocalClient& client, model::Network& model,
-                                   const local::LocalUpdateSettings& settings, core::Purpose purpose) {
+                                   const local::LocalUpdateSettings& settings,
+                                   core::Purpose purpose) {
   return clients_.local_update(client, model, settings, purpose);
 }
 
@@ -37,8 +39,9 @@ void RoundServices::for_each_client(std::size_t count, bool concurrent,
 
 const torch::Tensor& RoundServices::client_initial_model() const {
   if (!initial_.defined()) {
-    throw ConfigError("a client statistic asked for the client initial model, but the algorithm's traits do not "
-                      "ask the run to build one (Traits::builds_client_initial_model)");
+    throw ConfigError(
+        "a client statistic asked for the client initial model, but the algorithm's traits do not "
+        "ask the run to build one (Traits::builds_client_initial_model)");
   }
   return initial_;
 }

@@ -22,7 +22,8 @@ RoundTimeout::RoundTimeout(const std::string& option) {
     }
   } catch (const std::exception&) {
   }
-  throw ConfigError("--round-timeout: expected auto, off or a positive number of seconds, got '" + option + "'");
+  throw ConfigError("--round-timeout: expected auto, off or a positive number of seconds, got '" +
+                    option + "'");
 }
 
 void RoundTimeout::add_round(double seconds) {

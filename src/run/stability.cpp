@@ -4,7 +4,8 @@
 
 namespace cflrun::run {
 
-StabilityMonitor::StabilityMonitor(const comm::Communicator& comm, int first, int end, int window, double fraction)
+StabilityMonitor::StabilityMonitor(const comm::Communicator& comm, int first, int end, int window,
+                                   double fraction)
     : comm_(comm),
       first_(first),
       end_(end),
@@ -67,7 +68,8 @@ torch::Tensor as_tensor(const std::vector<int>& values) {
 
 std::vector<int> as_ints(const torch::Tensor& tensor) {
   const auto values = tensor.contiguous();
-  return std::vector<int>(values.data_ptr<std::int64_t>(), values.data_ptr<std::int64_t>() + values.numel());
+  return std::vector<int>(values.data_ptr<std::int64_t>(),
+                          values.data_ptr<std::int64_t>() + values.numel());
 }
 
 }  // namespace
@@ -75,14 +77,16 @@ std::vector<int> as_ints(const torch::Tensor& tensor) {
 algo::AlgorithmState StabilityMonitor::state() const {
   return {{"stability_last_model", as_tensor(last_model_)},
           {"stability_streak", as_tensor(streak_)},
-          {"stability_switch_round", torch::tensor({static_cast<std::int64_t>(switch_round_)}, torch::kInt64)}};
+          {"stability_switch_round",
+           torch::tensor({static_cast<std::int64_t>(switch_round_)}, torch::kInt64)}};
 }
 
 void StabilityMonitor::restore(const algo::AlgorithmState& state) {
   const auto hosted = static_cast<std::int64_t>(last_model_.size());
   last_model_ = as_ints(algo::state_tensor(state, "stability", "stability_last_model", {hosted}));
   streak_ = as_ints(algo::state_tensor(state, "stability", "stability_streak", {hosted}));
-  switch_round_ = static_cast<int>(algo::state_tensor(state, "stability", "stability_switch_round", {1}).item<std::int64_t>());
+  switch_round_ = static_cast<int>(
+      algo::state_tensor(state, "stability", "stability_switch_round", {1}).item<std::int64_t>());
 }
 
 }  // namespace cflrun::run

@@ -17,7 +17,8 @@ void inject_test_fault(int rank, int round) {
   int fault_round = -1;
   char end = '\0';
   if (std::sscanf(fault, "%d:%d%c", &fault_rank, &fault_round, &end) != 2) {
-    throw ConfigError("CFLRUN_TEST_FAULT must be RANK:ROUND, e.g. 2:3, but is '" + std::string(fault) + "'");
+    throw ConfigError("CFLRUN_TEST_FAULT must be RANK:ROUND, e.g. 2:3, but is '" +
+                      std::string(fault) + "'");
   }
   if (fault_rank == rank && fault_round == round + 1) {
     throw Error("injected test fault on rank " + std::to_string(rank) + " at the start of round " +

@@ -53,7 +53,8 @@ std::vector<double> WeightedSums::values() const {
     const auto first = first_equal_[static_cast<std::size_t>(s)];
     if (first != s) {
       std::copy_n(values.begin() + first * p_, p_, values.begin() + s * p_);
-      values[static_cast<std::size_t>(k * p_ + s)] = values[static_cast<std::size_t>(k * p_ + first)];
+      values[static_cast<std::size_t>(k * p_ + s)] =
+          values[static_cast<std::size_t>(k * p_ + first)];
     }
   }
   return values;

@@ -27,7 +27,7 @@ class WeightedSums {
   std::vector<double> values() const;
 
  private:
-  torch::Tensor weights_;                  // [K, M] float64 contiguous
+  torch::Tensor weights_;  // [K, M] float64 contiguous
   std::int64_t p_ = 0;
   std::vector<std::int64_t> distinct_;     // the first model of each distinct row of W
   std::vector<std::int64_t> first_equal_;  // [K] the first model whose row equals model s's

@@ -24,8 +24,9 @@ void check_axes(const std::vector<GridAxis>& axes) {
   const bool has_seed = std::any_of(axes.begin(), axes.end(),
                                     [](const GridAxis& axis) { return axis.option == "seed"; });
   if (!has_seed) {
-    throw ConfigError("cflrun sweep needs --set seed=... so that every manifest line names its "
-                      "seed (e.g. --set seed=1,2,3)");
+    throw ConfigError(
+        "cflrun sweep needs --set seed=... so that every manifest line names its "
+        "seed (e.g. --set seed=1,2,3)");
   }
   for (const auto& axis : axes) {
     if (axis.option == "out" || axis.option == "config") {
@@ -34,7 +35,8 @@ void check_axes(const std::vector<GridAxis>& axes) {
                         (axis.option == "out" ? "--results-dir" : "--config"));
     }
     if (kNotRunOptions.count(axis.option) != 0) {
-      throw ConfigError("--set " + axis.option + "=...: --" + axis.option + " does not run an "
+      throw ConfigError("--set " + axis.option + "=...: --" + axis.option +
+                        " does not run an "
                         "experiment; give run options only");
     }
     if (kSwitches.count(axis.option) != 0) {
@@ -47,7 +49,8 @@ void check_axes(const std::vector<GridAxis>& axes) {
 
 void check_word(const std::string& what, const std::string& word) {
   if (!is_safe_word(word)) {
-    throw ConfigError(what + " '" + word + "' may only hold letters, digits and ._+-/:@%= (no "
+    throw ConfigError(what + " '" + word +
+                      "' may only hold letters, digits and ._+-/:@%= (no "
                       "spaces or quotes), so that a manifest line splits into arguments");
   }
 }
@@ -61,7 +64,8 @@ void check_spec(const SweepSpec& spec) {
   for (const auto& flag : spec.flags) {
     check_word("--flag", flag);
     if (kSwitches.count(flag) == 0) {
-      throw ConfigError("--flag " + flag + ": not a cflrun switch that a run can take; use one "
+      throw ConfigError("--flag " + flag +
+                        ": not a cflrun switch that a run can take; use one "
                         "of overwrite, quiet, skip-complete (options with values go in --set)");
     }
   }
@@ -91,7 +95,8 @@ std::vector<std::string> manifest_lines(const SweepSpec& spec) {
     if (!is_new) {
       throw ConfigError("manifest lines " + std::to_string(it->second) + " and " +
                         std::to_string(lines.size()) + " would both write " + name +
-                        kResultExtension + " (values that differ only in characters other "
+                        kResultExtension +
+                        " (values that differ only in characters other "
                         "than letters, digits and ._+-); use distinct values");
     }
     lines.push_back(line_of(spec, point, name));
@@ -101,7 +106,8 @@ std::vector<std::string> manifest_lines(const SweepSpec& spec) {
 
 void write_manifest(const fs::path& path, const std::vector<std::string>& lines, bool force) {
   if (fs::exists(path) && !force) {
-    throw ConfigError("manifest " + path.string() + " exists; use --force to replace it (its runs' "
+    throw ConfigError("manifest " + path.string() +
+                      " exists; use --force to replace it (its runs' "
                       "result files are not touched)");
   }
   std::error_code error;

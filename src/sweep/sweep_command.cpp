@@ -20,7 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 constexpr const char* kUsage =
     "Usage: cflrun sweep --set NAME=V1,V2,... [--set ...] --out MANIFEST [--config FILE]\n"
     "                    [--results-dir DIR] [--flag SWITCH]... [--max-parallel P] [--force]\n"
@@ -53,20 +52,19 @@ struct SweepOptions {
 
 po::options_description describe(SweepOptions& o) {
   po::options_description options("Options");
-  options.add_options()
-      ("set", po::value(&o.sets)->composing(),
-       "NAME=V1,V2,...: a cflrun option (without --) and its values; repeatable")
-      ("out", po::value(&o.out), "manifest file to write (path; required)")
-      ("config", po::value(&o.spec.config_file), "config file given to every run (path)")
-      ("results-dir", po::value(&o.results_dir),
-       "directory of the runs' result files (path; default: the manifest's directory)")
-      ("flag", po::value(&o.spec.flags)->composing(),
-       "cflrun switch added to every run, without -- (quiet | skip-complete | overwrite); "
-       "repeatable")
-      ("max-parallel", po::value(&o.max_parallel)->default_value(0),
-       "array tasks running at once in the suggested sbatch command (count; 0 = no limit)")
-      ("force", po::bool_switch(&o.force), "replace an existing manifest")
-      ("help,h", "print this help and exit");
+  options.add_options()("set", po::value(&o.sets)->composing(),
+                        "NAME=V1,V2,...: a cflrun option (without --) and its values; repeatable")(
+      "out", po::value(&o.out), "manifest file to write (path; required)")(
+      "config", po::value(&o.spec.config_file), "config file given to every run (path)")(
+      "results-dir", po::value(&o.results_dir),
+      "directory of the runs' result files (path; default: the manifest's directory)")(
+      "flag", po::value(&o.spec.flags)->composing(),
+      "cflrun switch added to every run, without -- (quiet | skip-complete | overwrite); "
+      "repeatable")(
+      "max-parallel", po::value(&o.max_parallel)->default_value(0),
+      "array tasks running at once in the suggested sbatch command (count; 0 = no limit)")(
+      "force", po::bool_switch(&o.force), "replace an existing manifest")(
+      "help,h", "print this help and exit");
   return options;
 }
 
@@ -97,7 +95,8 @@ SweepOptions parse_options(int argc, const char* const argv[], std::string& help
                       std::to_string(o.max_parallel));
   }
   if (!o.spec.config_file.empty() && !fs::is_regular_file(o.spec.config_file)) {
-    throw ConfigError("--config " + o.spec.config_file + ": no such file; check the path "
+    throw ConfigError("--config " + o.spec.config_file +
+                      ": no such file; check the path "
                       "(relative to the directory the array will run in)");
   }
   for (const auto& set : o.sets) {

@@ -87,8 +87,7 @@ GridAxis parse_grid_axis(const std::string& text) {
                       "without the leading --, e.g. data-seed); see cflrun --help");
   }
   if (axis.values.empty()) {
-    throw ConfigError("--set " + text + ": no value for " + axis.option +
-                      "; write NAME=V1,V2,...");
+    throw ConfigError("--set " + text + ": no value for " + axis.option + "; write NAME=V1,V2,...");
   }
   std::set<std::string> seen;
   for (const auto& value : axis.values) {
@@ -105,8 +104,10 @@ std::vector<GridPoint> expand_grid(const std::vector<GridAxis>& axes) {
   std::set<std::string> options;
   for (const auto& axis : axes) {
     if (!options.insert(axis.option).second) {
-      throw ConfigError("--set " + axis.option + "=... is given twice; give all its values in one "
-                        "--set (e.g. --set " + axis.option + "=a,b)");
+      throw ConfigError("--set " + axis.option +
+                        "=... is given twice; give all its values in one "
+                        "--set (e.g. --set " +
+                        axis.option + "=a,b)");
     }
   }
   std::vector<GridPoint> points;
@@ -133,7 +134,9 @@ std::string run_name(const GridPoint& point, const std::vector<GridAxis>& axes) 
       continue;
     }
     const auto& [option, value] = point[i];
-    name += name.empty() ? "" : "_";  // appended piecewise: GCC 12 warns falsely on "_" + std::string in C++20
+    name += name.empty()
+                ? ""
+                : "_";  // appended piecewise: GCC 12 warns falsely on "_" + std::string in C++20
     name += file_name_part(is_number(value) ? option + value : value);
   }
   return name.empty() ? kNoVaryingAxisName : name;

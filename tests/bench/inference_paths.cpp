@@ -34,12 +34,14 @@ double seconds_for(const torch::Tensor& inputs, Forward&& forward) {
 int main(int argc, char** argv) {
   const std::int64_t samples = argc > 1 ? std::atoll(argv[1]) : 2000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
-  const int threads = argc > 3 ? std::atoi(argv[3]) : static_cast<int>(std::thread::hardware_concurrency());
+  const int threads =
+      argc > 3 ? std::atoi(argv[3]) : static_cast<int>(std::thread::hardware_concurrency());
   torch::set_num_threads(threads);
   std::cout << samples << " samples, " << cflrun::local::kEvalChunk << " per pass, " << threads
             << " threads, best of " << repeats << "\n"
-            << std::left << std::setw(18) << "model" << std::right << std::setw(10) << "eager s" << std::setw(10)
-            << "frozen s" << std::setw(8) << "ratio" << "\n";
+            << std::left << std::setw(18) << "model" << std::right << std::setw(10) << "eager s"
+            << std::setw(10) << "frozen s" << std::setw(8) << "ratio"
+            << "\n";
   for (const auto architecture : cflrun::model::all_architectures()) {
     const auto paper_shape = cflrun::model::paper_shape(architecture);
     torch::manual_seed(1);
@@ -51,14 +53,18 @@ int main(int argc, char** argv) {
     double eager = std::numeric_limits<double>::infinity();
     double frozen = eager;
     for (int r = 0; r < repeats; ++r) {
-      eager = std::min(eager, seconds_for(inputs, [&](const torch::Tensor& x) { return network->forward(x); }));
+      eager = std::min(
+          eager, seconds_for(inputs, [&](const torch::Tensor& x) { return network->forward(x); }));
       const auto start = std::chrono::steady_clock::now();
       cflrun::model::InferenceForward forward(*network);
-      const double build = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      frozen = std::min(frozen, build + seconds_for(inputs, [&](const torch::Tensor& x) { return forward(x); }));
+      const double build =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      frozen = std::min(
+          frozen, build + seconds_for(inputs, [&](const torch::Tensor& x) { return forward(x); }));
     }
-    std::cout << std::left << std::setw(18) << cflrun::model::architecture_name(architecture) << std::right
-              << std::fixed << std::setprecision(4) << std::setw(10) << eager << std::setw(10) << frozen
-              << std::setprecision(2) << std::setw(8) << eager / frozen << "\n";
+    std::cout << std::left << std::setw(18) << cflrun::model::architecture_name(architecture)
+              << std::right << std::fixed << std::setprecision(4) << std::setw(10) << eager
+              << std::setw(10) << frozen << std::setprecision(2) << std::setw(8) << eager / frozen
+              << "\n";
   }
 }

@@ -35,11 +35,13 @@ int main(int argc, char** argv) {
     }
     compute_mean += compute[t] / n;
   }
-  std::printf("ranks %s  threads/rank %s  rounds %zu (first %zu skipped)\n", reader.config_value("ranks").c_str(),
-              reader.config_value("threads_per_rank").c_str(), rounds, warmup);
+  std::printf("ranks %s  threads/rank %s  rounds %zu (first %zu skipped)\n",
+              reader.config_value("ranks").c_str(), reader.config_value("threads_per_rank").c_str(),
+              rounds, warmup);
   std::printf("  round          %8.3f s\n", round_mean);
   for (std::size_t j = 0; j < p; ++j) {
-    std::printf("  %-14s %8.3f s  %5.1f%%\n", phases[j].c_str(), phase_mean[j], 100.0 * phase_mean[j] / round_mean);
+    std::printf("  %-14s %8.3f s  %5.1f%%\n", phases[j].c_str(), phase_mean[j],
+                100.0 * phase_mean[j] / round_mean);
   }
   std::printf("  torch compute  %8.3f s (max over ranks)\n", compute_mean);
   std::printf("  outside torch  %8.3f s  %5.1f%%\n", round_mean - compute_mean,

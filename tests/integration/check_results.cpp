@@ -10,18 +10,19 @@
 //                                             relative (NaN only with NaN)
 //   check_results accuracy-above A B MARGIN   final accuracy of A >= that of B + MARGIN
 //   check_results ari-undefined FILE          every round's ARI is NaN (no clustering)
-//   check_results participants FILE N        every round: N clients assigned, the others -1 with NaN accuracy
-//   check_results rounds FILE N STATUS        completed_rounds == N and status starts with STATUS
-//   check_results stability-switch FILE R     switched to per-cluster FedAvg by round R (variant_checks.hpp)
-//   check_results test-loss-at-most A B       final test loss of A <= that of B
-//   check_results test-loss-below FILE MAX    final test loss <= MAX
-//   check_results models-used FILE N          the last round uses exactly N distinct models
-//   check_results ari-at-most FILE MAX        every round's ARI <= MAX (no cluster recovery)
-//   check_results bytes-sent FILE ROUND BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES
-//   check_results importance-recovered FILE TOL  last importance weights = true mixture within TOL (soft_checks.hpp)
-//   check_results centers-specialise FILE     every source's holdout loss is lowest on a different center
-//   check_results dump FILE                   the file's fixture text on stdout (fixture_checks.hpp)
-//   check_results matches-fixture FILE FIXTURE  the file's datasets equal a recorded fixture
+//   check_results participants FILE N        every round: N clients assigned, the others -1 with
+//   NaN accuracy check_results rounds FILE N STATUS        completed_rounds == N and status starts
+//   with STATUS check_results stability-switch FILE R     switched to per-cluster FedAvg by round R
+//   (variant_checks.hpp) check_results test-loss-at-most A B       final test loss of A <= that of
+//   B check_results test-loss-below FILE MAX    final test loss <= MAX check_results models-used
+//   FILE N          the last round uses exactly N distinct models check_results ari-at-most FILE
+//   MAX        every round's ARI <= MAX (no cluster recovery) check_results bytes-sent FILE ROUND
+//   BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES check_results importance-recovered
+//   FILE TOL  last importance weights = true mixture within TOL (soft_checks.hpp) check_results
+//   centers-specialise FILE     every source's holdout loss is lowest on a different center
+//   check_results dump FILE                   the file's fixture text on stdout
+//   (fixture_checks.hpp) check_results matches-fixture FILE FIXTURE  the file's datasets equal a
+//   recorded fixture
 #include "check_failure.hpp"
 #include "fixture_checks.hpp"
 #include "soft_checks.hpp"
@@ -45,7 +46,9 @@ using cflrun::io::ResultReader;
 std::string list(const std::vector<double>& values) {
   std::string text;
   for (double v : values) {
-    text += text.empty() ? "" : " ";  // appended piecewise: GCC 12 warns falsely on " " + std::string in C++20
+    text += text.empty()
+                ? ""
+                : " ";  // appended piecewise: GCC 12 warns falsely on " " + std::string in C++20
     text += std::to_string(v);
   }
   return text;
@@ -58,8 +61,8 @@ int summary_matches(const std::string& file) {
   const auto accuracy = reader.read_f64("/rounds/accuracy");
   const auto summary = reader.read_f64_attribute("/summary", "final_accuracy");
   if (!(summary == accuracy.back() || (std::isnan(summary) && std::isnan(accuracy.back())))) {
-    return fail(file + ": /summary final_accuracy " + std::to_string(summary) + " != last round's " +
-                std::to_string(accuracy.back()));
+    return fail(file + ": /summary final_accuracy " + std::to_string(summary) +
+                " != last round's " + std::to_string(accuracy.back()));
   }
   const auto final_ari = reader.read_f64_attribute("/summary", "final_ari");
   if (!(final_ari == ari.back() || (std::isnan(final_ari) && std::isnan(ari.back())))) {
@@ -76,8 +79,8 @@ int ari_from(const std::string& file, int first_round, double min) {
   }
   for (std::size_t t = static_cast<std::size_t>(first_round - 1); t < ari.size(); ++t) {
     if (!(ari[t] >= min)) {
-      return fail(file + ": ARI " + std::to_string(ari[t]) + " < " + std::to_string(min) + " in round " +
-                  std::to_string(t + 1) + "; ARI per round: " + list(ari));
+      return fail(file + ": ARI " + std::to_string(ari[t]) + " < " + std::to_string(min) +
+                  " in round " + std::to_string(t + 1) + "; ARI per round: " + list(ari));
     }
   }
   std::cout << file << ": ARI per round: " << list(ari) << std::endl;
@@ -86,9 +89,10 @@ int ari_from(const std::string& file, int first_round, double min) {
 
 int accuracy_by(const std::string& file, int round, double min) {
   const auto accuracy = ResultReader(file).read_f64("/rounds/accuracy");
-  if (accuracy.size() < static_cast<std::size_t>(round) || !(accuracy[static_cast<std::size_t>(round - 1)] >= min)) {
-    return fail(file + ": accuracy by round " + std::to_string(round) + " below " + std::to_string(min) +
-                "; accuracy per round: " + list(accuracy));
+  if (accuracy.size() < static_cast<std::size_t>(round) ||
+      !(accuracy[static_cast<std::size_t>(round - 1)] >= min)) {
+    return fail(file + ": accuracy by round " + std::to_string(round) + " below " +
+                std::to_string(min) + "; accuracy per round: " + list(accuracy));
   }
   std::cout << file << ": accuracy per round: " << list(accuracy) << std::endl;
   return 0;
@@ -96,12 +100,14 @@ int accuracy_by(const std::string& file, int round, double min) {
 
 int identical(const std::string& a, const std::string& b, bool assignments_only) {
   const std::vector<std::string> datasets =
-      assignments_only ? std::vector<std::string>{"/clients/assignment"}
-                       : std::vector<std::string>{"/clients/assignment", "/clients/true_cluster", "/rounds/ari",
-                                                  "/rounds/accuracy", "/rounds/test_loss", "/rounds/train_loss",
-                                                  "/clients/accuracy", "/clients/test_loss", "/clients/loss_vectors",
-                                                  "/clients/mixture", "/clients/importance", "/rounds/source_accuracy",
-                                                  "/rounds/source_loss"};
+      assignments_only
+          ? std::vector<std::string>{"/clients/assignment"}
+          : std::vector<std::string>{
+                "/clients/assignment", "/clients/true_cluster", "/rounds/ari",
+                "/rounds/accuracy",    "/rounds/test_loss",     "/rounds/train_loss",
+                "/clients/accuracy",   "/clients/test_loss",    "/clients/loss_vectors",
+                "/clients/mixture",    "/clients/importance",   "/rounds/source_accuracy",
+                "/rounds/source_loss"};
   const ResultReader ra(a);
   const ResultReader rb(b);
   for (const auto& name : datasets) {
@@ -130,8 +136,9 @@ int consistent_prefix(const std::string& reference, const std::string& partial) 
   const ResultReader rp(partial);
   const auto rounds = static_cast<std::size_t>(rp.completed_rounds());
   const auto reference_rounds = static_cast<std::size_t>(rr.completed_rounds());
-  for (const char* name : {"/rounds/ari", "/rounds/accuracy", "/rounds/test_loss", "/rounds/train_loss",
-                           "/clients/assignment", "/clients/accuracy", "/clients/test_loss", "/clients/loss_vectors"}) {
+  for (const char* name : {"/rounds/ari", "/rounds/accuracy", "/rounds/test_loss",
+                           "/rounds/train_loss", "/clients/assignment", "/clients/accuracy",
+                           "/clients/test_loss", "/clients/loss_vectors"}) {
     if (!rr.has_dataset(name)) {
       continue;
     }
@@ -139,15 +146,16 @@ int consistent_prefix(const std::string& reference, const std::string& partial) 
     const auto row = full.size() / reference_rounds;
     const auto part = rp.read_f64(name);
     if (part.size() != rounds * row) {
-      return fail(partial + " claims " + std::to_string(rounds) + " rounds but " + name + " holds " +
-                  std::to_string(part.size() / row) + " rows");
+      return fail(partial + " claims " + std::to_string(rounds) + " rounds but " + name +
+                  " holds " + std::to_string(part.size() / row) + " rows");
     }
     if (std::memcmp(full.data(), part.data(), rounds * row * sizeof(double)) != 0) {
       return fail(partial + " claims " + std::to_string(rounds) + " rounds but " + name +
                   " does not hold them as the uninterrupted run wrote them");
     }
   }
-  std::cout << partial << ": " << rounds << " complete round(s), equal to the reference's" << std::endl;
+  std::cout << partial << ": " << rounds << " complete round(s), equal to the reference's"
+            << std::endl;
   return 0;
 }
 
@@ -155,12 +163,15 @@ int accuracy_close(const std::string& a, const std::string& b, double tolerance)
   const double fa = ResultReader(a).read_f64("/rounds/accuracy").back();
   const double fb = ResultReader(b).read_f64("/rounds/accuracy").back();
   std::cout << "final accuracy " << fa << " vs " << fb << std::endl;
-  return std::fabs(fa - fb) <= tolerance ? 0 : fail("final accuracies differ by more than " + std::to_string(tolerance));
+  return std::fabs(fa - fb) <= tolerance
+             ? 0
+             : fail("final accuracies differ by more than " + std::to_string(tolerance));
 }
 
-/// Every value of `name` in both files within `tolerance` (relative to max(1, |a|) when `relative`),
-/// NaN only where the other is NaN.
-int values_close(const std::string& a, const std::string& b, const char* name, double tolerance, bool relative) {
+/// Every value of `name` in both files within `tolerance` (relative to max(1, |a|) when
+/// `relative`), NaN only where the other is NaN.
+int values_close(const std::string& a, const std::string& b, const char* name, double tolerance,
+                 bool relative) {
   const auto va = ResultReader(a).read_f64(name);
   const auto vb = ResultReader(b).read_f64(name);
   if (va.size() != vb.size()) {
@@ -175,11 +186,15 @@ int values_close(const std::string& a, const std::string& b, const char* name, d
     const double scale = relative ? std::max(1.0, std::fabs(va[i])) : 1.0;
     largest = std::isnan(va[i]) ? largest : std::max(largest, std::fabs(va[i] - vb[i]) / scale);
   }
-  std::cout << name << ": largest difference " << largest << (relative ? " (relative)" : "") << std::endl;
-  return largest <= tolerance ? 0 : fail(std::string(name) + " differs by more than " + std::to_string(tolerance));
+  std::cout << name << ": largest difference " << largest << (relative ? " (relative)" : "")
+            << std::endl;
+  return largest <= tolerance
+             ? 0
+             : fail(std::string(name) + " differs by more than " + std::to_string(tolerance));
 }
 
-int metrics_close(const std::string& a, const std::string& b, double tolerance, double loss_tolerance) {
+int metrics_close(const std::string& a, const std::string& b, double tolerance,
+                  double loss_tolerance) {
   return values_close(a, b, "/clients/accuracy", tolerance, false) ||
          values_close(a, b, "/clients/test_loss", loss_tolerance, true);
 }
@@ -188,7 +203,9 @@ int accuracy_above(const std::string& a, const std::string& b, double margin) {
   const double fa = ResultReader(a).read_f64("/rounds/accuracy").back();
   const double fb = ResultReader(b).read_f64("/rounds/accuracy").back();
   std::cout << "final accuracy " << fa << " vs " << fb << std::endl;
-  return fa >= fb + margin ? 0 : fail("final accuracy of " + a + " is not " + std::to_string(margin) + " above " + b);
+  return fa >= fb + margin
+             ? 0
+             : fail("final accuracy of " + a + " is not " + std::to_string(margin) + " above " + b);
 }
 
 int participants(const std::string& file, long expected) {
@@ -213,13 +230,15 @@ int participants(const std::string& file, long expected) {
       }
     }
     if (taking_part != expected) {
-      return fail(file + ": round " + std::to_string(t + 1) + " has " + std::to_string(taking_part) +
-                  " participants, expected " + std::to_string(expected));
+      return fail(file + ": round " + std::to_string(t + 1) + " has " +
+                  std::to_string(taking_part) + " participants, expected " +
+                  std::to_string(expected));
     }
     if (t == 0) {
       first_round_participants = round_participants;
     } else if (t == 1 && round_participants == first_round_participants) {
-      return fail(file + ": rounds 1 and 2 have the same participants; expected a new sample per round");
+      return fail(file +
+                  ": rounds 1 and 2 have the same participants; expected a new sample per round");
     }
   }
   return 0;
@@ -228,8 +247,9 @@ int participants(const std::string& file, long expected) {
 int rounds(const std::string& file, long expected, const std::string& status) {
   const ResultReader reader(file);
   if (reader.completed_rounds() != expected || reader.status().rfind(status, 0) != 0) {
-    return fail(file + ": completed_rounds " + std::to_string(reader.completed_rounds()) + ", status '" +
-                reader.status() + "'; expected " + std::to_string(expected) + " and '" + status + "'");
+    return fail(file + ": completed_rounds " + std::to_string(reader.completed_rounds()) +
+                ", status '" + reader.status() + "'; expected " + std::to_string(expected) +
+                " and '" + status + "'");
   }
   if (reader.read_f64("/rounds/accuracy").size() != static_cast<std::size_t>(expected)) {
     return fail(file + ": /rounds/accuracy does not hold exactly the completed rounds");
@@ -277,27 +297,38 @@ const std::vector<Check>& all_checks() {
       {"dump", 1, 1, [](const Args& a) { return (std::cout << checks::fixture_text(a[0])), 0; }},
       {"matches-fixture", 2, 2, [](const Args& a) { return checks::matches_fixture(a[0], a[1]); }},
       {"final-ari", 2, 2, [](const Args& a) { return final_ari(a[0], std::stod(a[1])); }},
-      {"ari-from", 3, 3, [](const Args& a) { return ari_from(a[0], std::stoi(a[1]), std::stod(a[2])); }},
-      {"accuracy-by", 3, 3, [](const Args& a) { return accuracy_by(a[0], std::stoi(a[1]), std::stod(a[2])); }},
+      {"ari-from", 3, 3,
+       [](const Args& a) { return ari_from(a[0], std::stoi(a[1]), std::stod(a[2])); }},
+      {"accuracy-by", 3, 3,
+       [](const Args& a) { return accuracy_by(a[0], std::stoi(a[1]), std::stod(a[2])); }},
       {"same-assignments", 2, 2, [](const Args& a) { return identical(a[0], a[1], true); }},
       {"identical", 2, 2, [](const Args& a) { return identical(a[0], a[1], false); }},
       {"consistent-prefix", 2, 2, [](const Args& a) { return consistent_prefix(a[0], a[1]); }},
-      {"accuracy-close", 3, 3, [](const Args& a) { return accuracy_close(a[0], a[1], std::stod(a[2])); }},
+      {"accuracy-close", 3, 3,
+       [](const Args& a) { return accuracy_close(a[0], a[1], std::stod(a[2])); }},
       {"metrics-close", 3, 4,
-       [](const Args& a) { return metrics_close(a[0], a[1], std::stod(a[2]), std::stod(a.back())); }},
-      {"accuracy-above", 3, 3, [](const Args& a) { return accuracy_above(a[0], a[1], std::stod(a[2])); }},
+       [](const Args& a) {
+         return metrics_close(a[0], a[1], std::stod(a[2]), std::stod(a.back()));
+       }},
+      {"accuracy-above", 3, 3,
+       [](const Args& a) { return accuracy_above(a[0], a[1], std::stod(a[2])); }},
       {"ari-undefined", 1, 1, [](const Args& a) { return ari_undefined(a[0]); }},
       {"participants", 2, 2, [](const Args& a) { return participants(a[0], std::stol(a[1])); }},
       {"rounds", 3, 3, [](const Args& a) { return rounds(a[0], std::stol(a[1]), a[2]); }},
-      {"stability-switch", 2, 2, [](const Args& a) { return checks::stability_switch(a[0], std::stoi(a[1])); }},
-      {"test-loss-at-most", 2, 2, [](const Args& a) { return checks::test_loss_at_most(a[0], a[1]); }},
-      {"test-loss-below", 2, 2, [](const Args& a) { return checks::final_test_loss_below(a[0], std::stod(a[1])); }},
+      {"stability-switch", 2, 2,
+       [](const Args& a) { return checks::stability_switch(a[0], std::stoi(a[1])); }},
+      {"test-loss-at-most", 2, 2,
+       [](const Args& a) { return checks::test_loss_at_most(a[0], a[1]); }},
+      {"test-loss-below", 2, 2,
+       [](const Args& a) { return checks::final_test_loss_below(a[0], std::stod(a[1])); }},
       {"ari-at-most", 2, 2, [](const Args& a) { return ari_at_most(a[0], std::stod(a[1])); }},
       {"bytes-sent", 3, 3,
        [](const Args& a) { return checks::bytes_sent(a[0], std::stoi(a[1]), std::stod(a[2])); }},
-      {"importance-recovered", 2, 2, [](const Args& a) { return checks::importance_recovered(a[0], std::stod(a[1])); }},
+      {"importance-recovered", 2, 2,
+       [](const Args& a) { return checks::importance_recovered(a[0], std::stod(a[1])); }},
       {"centers-specialise", 1, 1, [](const Args& a) { return checks::centers_specialise(a[0]); }},
-      {"models-used", 2, 2, [](const Args& a) { return checks::models_used(a[0], std::stoi(a[1])); }},
+      {"models-used", 2, 2,
+       [](const Args& a) { return checks::models_used(a[0], std::stoi(a[1])); }},
   };
   return table;
 }
@@ -309,7 +340,8 @@ int main(int argc, char** argv) {
   try {
     for (const auto& check : all_checks()) {
       const auto words = args.empty() ? 0 : args.size() - 1;
-      if (!args.empty() && args[0] == check.name && words >= check.min_args && words <= check.max_args) {
+      if (!args.empty() && args[0] == check.name && words >= check.min_args &&
+          words <= check.max_args) {
         return check.run(std::vector<std::string>(args.begin() + 1, args.end()));
       }
     }

@@ -22,12 +22,13 @@ namespace schema = io::schema;
 
 /// Every dataset a run's behaviour shows in (timings are left out: they differ between runs).
 const char* const kDatasets[] = {
-    schema::kTrueCluster, schema::kAssignment,     schema::kAri,           schema::kAccuracy,
-    schema::kTestLoss,    schema::kTrainLoss,      schema::kBytesSent,     schema::kBytesReceived,
+    schema::kTrueCluster,    schema::kAssignment,     schema::kAri,         schema::kAccuracy,
+    schema::kTestLoss,       schema::kTrainLoss,      schema::kBytesSent,   schema::kBytesReceived,
     schema::kClientAccuracy, schema::kClientTestLoss, schema::kLossVectors, schema::kMixture,
-    schema::kImportance,  schema::kSourceAccuracy, schema::kSourceLoss};
+    schema::kImportance,     schema::kSourceAccuracy, schema::kSourceLoss};
 
-const char* const kSummaryFigures[] = {"final_accuracy", "final_test_loss", "final_ari", "ari_round10_percent",
+const char* const kSummaryFigures[] = {"final_accuracy",      "final_test_loss",
+                                       "final_ari",           "ari_round10_percent",
                                        "first_round_ari_0_9", "stability_switch_round"};
 
 /// The first line of /proc/cpuinfo that starts with `key`, without the key.
@@ -46,8 +47,9 @@ std::string cpuinfo(const std::string& key) {
 /// instruction set) and the LibTorch build with its kernels.
 std::string machine() {
   std::ostringstream text;
-  text << "# machine: cpu" << cpuinfo("model name") << "; flags " << std::hash<std::string>{}(cpuinfo("flags"))
-       << "; LibTorch " << core::torch_version() << "; " << core::cpu_kernels();
+  text << "# machine: cpu" << cpuinfo("model name") << "; flags "
+       << std::hash<std::string>{}(cpuinfo("flags")) << "; LibTorch " << core::torch_version()
+       << "; " << core::cpu_kernels();
   return text.str();
 }
 
@@ -57,14 +59,16 @@ std::string number(double value) {
   return buffer;
 }
 
-void append_dataset(const io::ResultReader& reader, const std::string& name, std::ostringstream& text) {
+void append_dataset(const io::ResultReader& reader, const std::string& name,
+                    std::ostringstream& text) {
   std::vector<std::size_t> shape;
   const auto values = reader.read_f64(name, &shape);
   text << name;
   for (auto extent : shape) {
     text << ' ' << extent;
   }
-  const std::size_t row = shape.size() > 1 ? values.size() / std::max<std::size_t>(shape[0], 1) : values.size();
+  const std::size_t row =
+      shape.size() > 1 ? values.size() / std::max<std::size_t>(shape[0], 1) : values.size();
   for (std::size_t i = 0; i < values.size(); ++i) {
     text << (i % std::max<std::size_t>(row, 1) == 0 ? "\n" : " ") << number(values[i]);
   }
@@ -105,9 +109,11 @@ bool agree(const std::string& a, const std::string& b, bool tolerant) {
   } catch (const std::logic_error&) {  // differing words, not numbers
     return false;
   }
-  const bool integers = std::floor(x) == x && std::floor(y) == y && a.find('.') == std::string::npos &&
-                        b.find('.') == std::string::npos && a.find('e') == std::string::npos;
-  return !integers && std::fabs(x - y) <= std::max(kOtherMachineAbsolute, 1e-4 * std::max(std::fabs(x), std::fabs(y)));
+  const bool integers = std::floor(x) == x && std::floor(y) == y &&
+                        a.find('.') == std::string::npos && b.find('.') == std::string::npos &&
+                        a.find('e') == std::string::npos;
+  return !integers && std::fabs(x - y) <= std::max(kOtherMachineAbsolute,
+                                                   1e-4 * std::max(std::fabs(x), std::fabs(y)));
 }
 
 /// The first disagreement between two lines, or "" if none.
@@ -134,14 +140,16 @@ std::string fixture_text(const std::string& file) {
   const io::ResultReader reader(file);
   std::ostringstream text;
   text << machine() << '\n';
-  text << "status " << reader.status() << "\ncompleted_rounds " << reader.completed_rounds() << '\n';
+  text << "status " << reader.status() << "\ncompleted_rounds " << reader.completed_rounds()
+       << '\n';
   for (const char* name : kDatasets) {
     if (reader.has_dataset(name)) {
       append_dataset(reader, name, text);
     }
   }
   for (const char* figure : kSummaryFigures) {
-    text << "summary " << figure << ' ' << number(reader.read_f64_attribute(schema::kSummaryGroup, figure)) << '\n';
+    text << "summary " << figure << ' '
+         << number(reader.read_f64_attribute(schema::kSummaryGroup, figure)) << '\n';
   }
   return text.str();
 }
@@ -149,21 +157,23 @@ std::string fixture_text(const std::string& file) {
 int matches_fixture(const std::string& file, const std::string& fixture) {
   std::ifstream in(fixture);
   if (!in) {
-    return fail("cannot open fixture " + fixture + "; record it with: check_results dump " + file + " > " + fixture);
+    return fail("cannot open fixture " + fixture + "; record it with: check_results dump " + file +
+                " > " + fixture);
   }
   const auto expected = lines_of(in);
   std::istringstream made(fixture_text(file));
   const auto found = lines_of(made);
   const bool other_machine = expected.empty() || expected[0] != found[0];
   std::cout << file << " vs " << fixture << ": "
-            << (other_machine ? "recorded on another machine (" + (expected.empty() ? "?" : expected[0]) +
-                                    "); training diverges in the low bits there, so only the first round is "
-                                    "compared, floats to a relative 1e-4 or an absolute 0.011"
-                              : "same machine, compared bit for bit")
+            << (other_machine
+                    ? "recorded on another machine (" + (expected.empty() ? "?" : expected[0]) +
+                          "); training diverges in the low bits there, so only the first round is "
+                          "compared, floats to a relative 1e-4 or an absolute 0.011"
+                    : "same machine, compared bit for bit")
             << std::endl;
   if (expected.size() != found.size()) {
-    return fail(file + " has " + std::to_string(found.size()) + " lines of fixture text, " + fixture + " " +
-                std::to_string(expected.size()));
+    return fail(file + " has " + std::to_string(found.size()) + " lines of fixture text, " +
+                fixture + " " + std::to_string(expected.size()));
   }
   std::string dataset;
   bool per_round = false;  // the current dataset has one row per round
@@ -172,7 +182,8 @@ int matches_fixture(const std::string& file, const std::string& fixture) {
     const bool header = !found[i].empty() && found[i][0] == '/';
     if (header) {
       dataset = found[i];
-      per_round = dataset.rfind(io::schema::kTrueCluster, 0) != 0 && dataset.rfind(io::schema::kMixture, 0) != 0;
+      per_round = dataset.rfind(io::schema::kTrueCluster, 0) != 0 &&
+                  dataset.rfind(io::schema::kMixture, 0) != 0;
       row = 0;
     }
     const bool summary = found[i].rfind("summary ", 0) == 0;
@@ -180,12 +191,13 @@ int matches_fixture(const std::string& file, const std::string& fixture) {
     if (other_machine && (summary || (first_round_only && row++ > 0))) {
       continue;  // later rounds and final figures: bit-exact only on the recording machine
     }
-    const auto difference = first_round_only && dataset.find(' ') == dataset.rfind(' ')
-                                ? line_difference(first_word(found[i]), first_word(expected[i]), true)
-                                : line_difference(found[i], expected[i], other_machine);
+    const auto difference =
+        first_round_only && dataset.find(' ') == dataset.rfind(' ')
+            ? line_difference(first_word(found[i]), first_word(expected[i]), true)
+            : line_difference(found[i], expected[i], other_machine);
     if (!difference.empty()) {
-      return fail(file + " differs from " + fixture + " at line " + std::to_string(i + 1) + " (in " + dataset +
-                  "): " + difference);
+      return fail(file + " differs from " + fixture + " at line " + std::to_string(i + 1) +
+                  " (in " + dataset + "): " + difference);
     }
   }
   return 0;

@@ -14,8 +14,9 @@ namespace cflrun::checks {
 namespace {
 
 /// Largest |u[c][j] - mixture[c][source_of[j]]| over clients and centers.
-double largest_deviation(const std::vector<float>& u, const std::vector<double>& mixture, std::size_t offset,
-                         std::size_t clients, const std::vector<std::size_t>& source_of) {
+double largest_deviation(const std::vector<float>& u, const std::vector<double>& mixture,
+                         std::size_t offset, std::size_t clients,
+                         const std::vector<std::size_t>& source_of) {
   const std::size_t k = source_of.size();
   double worst = 0.0;
   for (std::size_t c = 0; c < clients; ++c) {
@@ -36,17 +37,21 @@ int importance_recovered(const std::string& file, double tolerance) {
   const auto mixture = reader.read_f64("/clients/mixture", &mixture_shape);
   const std::size_t rounds = shape.at(0), clients = shape.at(1), k = shape.at(2);
   if (mixture_shape.at(1) != k) {
-    return fail(file + ": " + std::to_string(k) + " centers but " + std::to_string(mixture_shape.at(1)) + " sources");
+    return fail(file + ": " + std::to_string(k) + " centers but " +
+                std::to_string(mixture_shape.at(1)) + " sources");
   }
   std::vector<std::size_t> source_of(k);
   std::iota(source_of.begin(), source_of.end(), 0);
   double best = INFINITY;
   do {  // every mapping of centers to sources; K is small
-    best = std::min(best, largest_deviation(u, mixture, (rounds - 1) * clients * k, clients, source_of));
+    best = std::min(best,
+                    largest_deviation(u, mixture, (rounds - 1) * clients * k, clients, source_of));
   } while (std::next_permutation(source_of.begin(), source_of.end()));
-  std::cout << file << ": largest |u - true share| over " << clients << " clients: " << best << std::endl;
-  return best <= tolerance ? 0 : fail(file + ": importance weights off by " + std::to_string(best) + " > " +
-                                      std::to_string(tolerance));
+  std::cout << file << ": largest |u - true share| over " << clients << " clients: " << best
+            << std::endl;
+  return best <= tolerance ? 0
+                           : fail(file + ": importance weights off by " + std::to_string(best) +
+                                  " > " + std::to_string(tolerance));
 }
 
 int centers_specialise(const std::string& file) {
@@ -59,8 +64,8 @@ int centers_specialise(const std::string& file) {
   for (std::size_t s = 0; s < sources; ++s) {
     std::size_t best = 0;
     for (std::size_t j = 0; j < k; ++j) {
-      std::cout << (j == 0 ? "source " + std::to_string(s) + " holdout loss per center:" : "") << " "
-                << loss[last + j * sources + s];
+      std::cout << (j == 0 ? "source " + std::to_string(s) + " holdout loss per center:" : "")
+                << " " << loss[last + j * sources + s];
       best = loss[last + j * sources + s] < loss[last + best * sources + s] ? j : best;
     }
     std::cout << " -> best center " << best << std::endl;

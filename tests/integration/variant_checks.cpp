@@ -26,10 +26,11 @@ int stability_switch(const std::string& file, int max_round) {
   const io::ResultReader reader(file);
   const double switch_round = reader.read_f64_attribute("/summary", "stability_switch_round");
   if (!(switch_round >= 2 && switch_round <= max_round)) {
-    return fail(file + ": stability_switch_round " + std::to_string(switch_round) + ", expected 2.." +
-                std::to_string(max_round));
+    return fail(file + ": stability_switch_round " + std::to_string(switch_round) +
+                ", expected 2.." + std::to_string(max_round));
   }
-  const auto first = static_cast<std::size_t>(switch_round) - 1;  // 0-based first round without clustering
+  const auto first =
+      static_cast<std::size_t>(switch_round) - 1;  // 0-based first round without clustering
   std::vector<std::size_t> shape;
   const auto loss_vectors = reader.read_f32("/clients/loss_vectors", &shape);
   const auto assignment = reader.read_i32("/clients/assignment");
@@ -41,7 +42,8 @@ int stability_switch(const std::string& file, int max_round) {
   }
   for (std::size_t t = first; t < shape.at(0); ++t) {
     if (!row_is_nan(loss_vectors, t, width) || !(bytes[t] < bytes[first - 1])) {
-      return fail(file + ": round " + std::to_string(t + 1) + " still sent loss vectors or all models");
+      return fail(file + ": round " + std::to_string(t + 1) +
+                  " still sent loss vectors or all models");
     }
     for (std::size_t c = 0; c < clients; ++c) {
       if (assignment[t * clients + c] != assignment[(first - 1) * clients + c]) {
@@ -49,15 +51,16 @@ int stability_switch(const std::string& file, int max_round) {
       }
     }
   }
-  std::cout << file << ": switched in round " << switch_round << "; bytes sent " << bytes[first - 1] << " -> "
-            << bytes[first] << std::endl;
+  std::cout << file << ": switched in round " << switch_round << "; bytes sent " << bytes[first - 1]
+            << " -> " << bytes[first] << std::endl;
   return 0;
 }
 
 int test_loss_at_most(const std::string& a, const std::string& b) {
   const double la = io::ResultReader(a).read_f64("/rounds/test_loss").back();
   const double lb = io::ResultReader(b).read_f64("/rounds/test_loss").back();
-  std::cout << "final test loss " << la << " (" << a << ") vs " << lb << " (" << b << ")" << std::endl;
+  std::cout << "final test loss " << la << " (" << a << ") vs " << lb << " (" << b << ")"
+            << std::endl;
   return la <= lb ? 0 : fail("final test loss of " + a + " is above that of " + b);
 }
 
@@ -77,8 +80,8 @@ int models_used(const std::string& file, int expected) {
   std::cout << file << ": last round uses " << used.size() << " models" << std::endl;
   return static_cast<int>(used.size()) == expected
              ? 0
-             : fail(file + ": last round uses " + std::to_string(used.size()) + " models, expected " +
-                    std::to_string(expected));
+             : fail(file + ": last round uses " + std::to_string(used.size()) +
+                    " models, expected " + std::to_string(expected));
 }
 
 int bytes_sent(const std::string& file, int round, double expected) {

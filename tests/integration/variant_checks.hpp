@@ -19,7 +19,8 @@ int final_test_loss_below(const std::string& file, double max);
 /// The last round's assignment uses exactly `expected` distinct models (unknown K).
 int models_used(const std::string& file, int expected);
 
-/// /rounds/bytes_sent of `round` (1-based) equals `expected` (weight sharing sends one shared copy).
+/// /rounds/bytes_sent of `round` (1-based) equals `expected` (weight sharing sends one shared
+/// copy).
 int bytes_sent(const std::string& file, int round, double expected);
 
 }  // namespace cflrun::checks

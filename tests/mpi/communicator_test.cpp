@@ -14,8 +14,6 @@ namespace {
 
 MPI_Comm world() { return MPI_COMM_WORLD; }
 
-
-
 TEST(Communicator, BroadcastsFromRankZero) {
   Communicator comm(world());
   std::vector<float> data(5, static_cast<float>(comm.rank()));

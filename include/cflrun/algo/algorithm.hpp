@@ -14,7 +14,8 @@
 ///  5. The server sets model s to sum_i W[s,i] x_i / sum_i W[s,i] (x_i: client i's trained state,
 ///     or its gradient under gradient averaging); a model whose row of W is zero keeps its state.
 ///     `after_aggregation(t)` may then adjust the models (FlexCFL's inter-group aggregation).
-///  6. Every client is scored on its assigned model, or on its local model (`evaluates_local_models`).
+///  6. Every client is scored on its assigned model, or on its local model
+///  (`evaluates_local_models`).
 ///
 /// The Algorithm object lives on every rank; its option-derived properties (the `const` methods
 /// below) are the same everywhere, and the decisions (`queries`, `plan`, `aggregate`, ...) are
@@ -40,8 +41,10 @@ struct ClientSide;  // client_statistic.hpp
 /// What the server can ask clients to compute before it plans a round. Each answer is one row of
 /// floats per client.
 enum class QueryKind : int {
-  kLossVectors = 1,   ///< [K] mean training loss under every model (CLoVE Alg. 1 lines 5-7; IFCA Alg. 1).
-  kClientStatistics,  ///< [L] the algorithm's own statistic (ClientSide::statistic, e.g. FedSoft's importance weights).
+  kLossVectors =
+      1,  ///< [K] mean training loss under every model (CLoVE Alg. 1 lines 5-7; IFCA Alg. 1).
+  kClientStatistics,  ///< [L] the algorithm's own statistic (ClientSide::statistic, e.g. FedSoft's
+                      ///< importance weights).
 };
 
 /// A request for the clients in `clients` to answer `kind`.
@@ -53,7 +56,8 @@ struct ClientQuery {
 /// The clients' answers to one query, on rank 0.
 struct QueryAnswer {
   ClientQuery query;
-  torch::Tensor values;  ///< [n, L] float64, row i from query.clients[i] (L = K, or P for warm-up updates).
+  torch::Tensor
+      values;  ///< [n, L] float64, row i from query.clients[i] (L = K, or P for warm-up updates).
 };
 
 /// Everything an algorithm keeps across rounds, as named tensors (written to and read from
@@ -61,8 +65,9 @@ struct QueryAnswer {
 using AlgorithmState = std::map<std::string, torch::Tensor>;
 
 /// Entries of RoundPlan::start besides a model index.
-inline constexpr int kNoUpdate = -1;    ///< the client does not train this round.
-inline constexpr int kLocalModel = -2;  ///< it trains its own persistent local model (Algorithm::keeps_local_models).
+inline constexpr int kNoUpdate = -1;  ///< the client does not train this round.
+inline constexpr int kLocalModel =
+    -2;  ///< it trains its own persistent local model (Algorithm::keeps_local_models).
 /// Entry of RoundPlan::assignment for a client that does not take part in the round.
 inline constexpr int kNotParticipating = -1;
 
@@ -95,17 +100,18 @@ struct RoundPlan {
 
 /// What aggregate() decides after seeing the round's updates.
 struct Aggregation {
-  torch::Tensor weights;        ///< [K, M] float64 >= 0, as RoundPlan::weights.
-  std::vector<int> assignment;  ///< [M] the clients' models after aggregation; empty keeps the plan's.
+  torch::Tensor weights;  ///< [K, M] float64 >= 0, as RoundPlan::weights.
+  std::vector<int>
+      assignment;  ///< [M] the clients' models after aggregation; empty keeps the plan's.
 };
 
 /// What the server knows when it plans a round (rank 0).
 struct RoundInput {
-  int round = 0;                          ///< 0-based t.
-  std::vector<int> participants;          ///< M(t), increasing ids (CLoVE Alg. 1 line 2).
-  std::vector<QueryAnswer> answers;       ///< one per query of queries(t), in that order.
-  torch::Tensor models;                   ///< [K, P] float32, the current server models.
-  torch::Tensor client_initial_model;     ///< [P] float32, the model every local model starts from.
+  int round = 0;                       ///< 0-based t.
+  std::vector<int> participants;       ///< M(t), increasing ids (CLoVE Alg. 1 line 2).
+  std::vector<QueryAnswer> answers;    ///< one per query of queries(t), in that order.
+  torch::Tensor models;                ///< [K, P] float32, the current server models.
+  torch::Tensor client_initial_model;  ///< [P] float32, the model every local model starts from.
   std::vector<std::int64_t> train_samples;  ///< [M] n_i, training samples of every client.
 };
 
@@ -119,24 +125,26 @@ struct ExtraDataset {
 /// Values of the algorithm's extra datasets for one round: path -> row-major values.
 using ExtraValues = std::map<std::string, std::vector<float>>;
 
-
 /// Facts of a run every algorithm may use (no ground truth).
 struct AlgorithmContext {
   int num_clients = 0;                      ///< M.
   int num_models = 0;                       ///< K-hat: --models, or --clusters.
   std::vector<std::int64_t> train_samples;  ///< [M] n_i, training samples of every client.
   std::uint64_t seed = 1;                   ///< --seed.
-  bool random_first_assignment = false;     ///< --first-assignment random (round 1 assigned at random).
-  bool gradient_averaging = false;          ///< --aggregation gradient (Option II).
-  double participation = 1.0;               ///< --participation.
-  int newcomers = 0;                        ///< --newcomers.
-  int cluster_layers = 0;                   ///< --cluster-layers (IFCA weight sharing).
-  int stable_rounds = 0;                    ///< --stable-rounds (stability switch).
-  std::int64_t batch_size = 100;            ///< --batch-size.
-  int num_classes = 0;                      ///< classes of the labels (0 for regression/unsupervised).
-  bool classifier_with_head = false;        ///< the model has a body/head split (model::has_head) and labels.
-  int feature_size = 0;                     ///< d, the body's output size (model::Network::features), 0 without a head.
-  std::int64_t sample_size = 0;             ///< floats of one input sample (the product of its shape).
+  bool random_first_assignment =
+      false;                        ///< --first-assignment random (round 1 assigned at random).
+  bool gradient_averaging = false;  ///< --aggregation gradient (Option II).
+  double participation = 1.0;       ///< --participation.
+  int newcomers = 0;                ///< --newcomers.
+  int cluster_layers = 0;           ///< --cluster-layers (IFCA weight sharing).
+  int stable_rounds = 0;            ///< --stable-rounds (stability switch).
+  std::int64_t batch_size = 100;    ///< --batch-size.
+  int num_classes = 0;              ///< classes of the labels (0 for regression/unsupervised).
+  bool classifier_with_head =
+      false;  ///< the model has a body/head split (model::has_head) and labels.
+  int feature_size =
+      0;  ///< d, the body's output size (model::Network::features), 0 without a head.
+  std::int64_t sample_size = 0;  ///< floats of one input sample (the product of its shape).
 };
 
 /// What an algorithm is and needs from the run, as data: one value per algorithm
@@ -178,7 +186,8 @@ struct Traits {
   /// implied by local models that start from it (keeps_local_models without
   /// local_models_start_from_server_model).
   bool builds_client_initial_model() const {
-    return uses_client_initial_model || (keeps_local_models && !local_models_start_from_server_model);
+    return uses_client_initial_model ||
+           (keeps_local_models && !local_models_start_from_server_model);
   }
 };
 
@@ -220,20 +229,23 @@ class Algorithm {
   /// assigned model (FedAvg within each model, as hard_plan), whatever the updates.
   /// @param updates  [n, P] float64, the update (trained state - start state) of every client
   ///                 that trained, in increasing id order (`trained` lists them).
-  virtual Aggregation aggregate(const RoundInput& input, const RoundPlan& plan, const std::vector<int>& trained,
-                                const torch::Tensor& updates);
+  virtual Aggregation aggregate(const RoundInput& input, const RoundPlan& plan,
+                                const std::vector<int>& trained, const torch::Tensor& updates);
   /// Rank 0, after the server averaged the models: may change them (default: nothing).
   /// @param trained  [K] whether model s received a non-zero aggregation weight this round.
   /// @param models   [K, P] float32, changed in place.
-  virtual void after_aggregation(int round, const std::vector<bool>& trained, torch::Tensor& models);
+  virtual void after_aggregation(int round, const std::vector<bool>& trained,
+                                 torch::Tensor& models);
   /// Rank 0, after the local updates, when the client procedure reports (report_length() > 0):
   /// every trained client's report, [n, L] float64, rows in increasing id order (`clients`).
   /// Default: the reports are not used.
-  virtual void receive_reports(int round, const std::vector<int>& clients, const torch::Tensor& reports);
+  virtual void receive_reports(int round, const std::vector<int>& clients,
+                               const torch::Tensor& reports);
   /// Rank 0, after the round's aggregation: the payload the clients are scored with (e.g. the
   /// prototypes this round's reports made); empty (the default) keeps the round's plan payload.
   virtual AlgorithmState evaluation_payload(int round) const;
-  /// Rank 0: the models the algorithm currently maintains (/rounds/live_models); num_models() by default.
+  /// Rank 0: the models the algorithm currently maintains (/rounds/live_models); num_models() by
+  /// default.
   virtual int live_models() const { return num_models(); }
   /// Rank 0: this round's values of extra_datasets() (default: none).
   virtual ExtraValues record(int round) const;
@@ -261,7 +273,8 @@ std::vector<int> random_first_assignment(int num_clients, int num_models, std::u
 /// @throws ConfigError "--aggregation gradient does not apply to cfl (it clusters the clients'
 ///         weight updates); use --aggregation model", and likewise for --participation,
 ///         --newcomers, --cluster-layers and --stable-rounds.
-void check_run_options(const std::string& algorithm, const Traits& traits, const AlgorithmContext& context);
+void check_run_options(const std::string& algorithm, const Traits& traits,
+                       const AlgorithmContext& context);
 
 /// Checks that K = num_models is in [1, num_clients].
 /// @throws ConfigError naming --clusters and the number of clients otherwise.
@@ -279,12 +292,12 @@ const QueryAnswer& answer_of(const RoundInput& input, QueryKind kind);
 /// sample count as aggregation weight (FedAvg within each model, CLoVE Alg. 1 line 14).
 /// @param models  [m] model of each participant, in [0, num_models).
 /// @return a plan with assignment = start = the models, weights [num_models, M] = n_i.
-RoundPlan hard_plan(const std::vector<int>& participants, const std::vector<int>& models, int num_models,
-                    const std::vector<std::int64_t>& train_samples);
+RoundPlan hard_plan(const std::vector<int>& participants, const std::vector<int>& models,
+                    int num_models, const std::vector<std::int64_t>& train_samples);
 
 /// The tensor `name` of a state, checked to have `shape` (an empty shape accepts any).
 /// @throws DataError naming the algorithm and the tensor if missing or of another shape.
-torch::Tensor state_tensor(const AlgorithmState& state, const std::string& algorithm, const std::string& name,
-                           const std::vector<std::int64_t>& shape = {});
+torch::Tensor state_tensor(const AlgorithmState& state, const std::string& algorithm,
+                           const std::string& name, const std::vector<std::int64_t>& shape = {});
 
 }  // namespace cflrun::algo

@@ -8,13 +8,15 @@
 
 namespace cflrun::algo {
 
-/// CFL's options (--cfl-eps1, --cfl-eps2, --cfl-warmup-rounds, --cfl-min-split-size, --cfl-max-clusters).
+/// CFL's options (--cfl-eps1, --cfl-eps2, --cfl-warmup-rounds, --cfl-min-split-size,
+/// --cfl-max-clusters).
 struct CflOptions : Options<CflOptions> {
-  double eps1 = 0.4;        ///< a cluster may split once the norm of its mean update is below this (EPS_1).
-  double eps2 = 1.6;        ///< ... and its largest client update norm is above this (EPS_2).
-  int warmup_rounds = 20;   ///< no split in rounds 1..this (the official notebook's warm-up).
-  int min_split_size = 3;   ///< clusters with fewer clients never split (the notebook: more than 2).
-  int max_clusters = 0;     ///< capacity of the model slots; 0 = the number of clients (no limit).
+  double eps1 =
+      0.4;  ///< a cluster may split once the norm of its mean update is below this (EPS_1).
+  double eps2 = 1.6;       ///< ... and its largest client update norm is above this (EPS_2).
+  int warmup_rounds = 20;  ///< no split in rounds 1..this (the official notebook's warm-up).
+  int min_split_size = 3;  ///< clusters with fewer clients never split (the notebook: more than 2).
+  int max_clusters = 0;    ///< capacity of the model slots; 0 = the number of clients (no limit).
   std::string title() const override { return "CFL"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -58,11 +60,12 @@ class Cfl : public Algorithm {
   RoundPlan plan(const RoundInput& input) override;
   /// The split rule and the per-cluster averaging weights; the new clusters' assignment.
   /// @throws ShapeError if updates is not [trained, P].
-  Aggregation aggregate(const RoundInput& input, const RoundPlan& plan, const std::vector<int>& trained,
-                        const torch::Tensor& updates) override;
+  Aggregation aggregate(const RoundInput& input, const RoundPlan& plan,
+                        const std::vector<int>& trained, const torch::Tensor& updates) override;
   int live_models() const override { return live_; }
   /// /algorithm/cfl_mean_update_norm, /algorithm/cfl_max_update_norm [K] (NaN for clusters without
-  /// updates) and /algorithm/cfl_split [K] (1 for a cluster split this round) of the round's aggregate().
+  /// updates) and /algorithm/cfl_split [K] (1 for a cluster split this round) of the round's
+  /// aggregate().
   ExtraValues record(int round) const override;
   /// "cluster" [M] int64 (the cluster of every client), "live" [1] int64.
   AlgorithmState state() const override;
@@ -70,7 +73,8 @@ class Cfl : public Algorithm {
 
  private:
   /// Whether cluster c may split this round, from its members' update norms.
-  bool may_split(int round, const std::vector<std::int64_t>& members, double mean_norm, double max_norm) const;
+  bool may_split(int round, const std::vector<std::int64_t>& members, double mean_norm,
+                 double max_norm) const;
   /// Splits cluster c (members = rows of `updates`) by complete linkage on -cosine similarity.
   void split(int c, const std::vector<int>& members, const torch::Tensor& member_updates);
 
@@ -78,7 +82,7 @@ class Cfl : public Algorithm {
   AlgorithmContext context_;
   int capacity_;
   int live_ = 1;
-  std::vector<int> cluster_;                     // [M] cluster (= model slot) of every client
+  std::vector<int> cluster_;                         // [M] cluster (= model slot) of every client
   std::vector<float> mean_norm_, max_norm_, split_;  // [K] of the last aggregate()
 };
 

@@ -24,17 +24,21 @@ namespace cflrun::algo {
 
 /// One hosted client as its algorithm's client side sees it in a round.
 struct LocalClient {
-  int id = 0;                        ///< global client id.
-  int round = 0;                     ///< 0-based round.
-  std::uint64_t seed = 1;            ///< run seed; the client's streams are core::make_*(seed, purpose, id, round).
+  int id = 0;     ///< global client id.
+  int round = 0;  ///< 0-based round.
+  std::uint64_t seed =
+      1;  ///< run seed; the client's streams are core::make_*(seed, purpose, id, round).
   model::Objective objective = model::Objective::kClassification;  ///< the run's loss.
-  torch::Tensor train_inputs;        ///< [n, ...sample shape] float32 on the compute device.
-  torch::Tensor train_targets;       ///< [n] int64 labels (or float32 values).
-  torch::Tensor test_inputs;         ///< [t, ...sample shape].
-  torch::Tensor test_targets;        ///< [t].
-  torch::Tensor* local_model = nullptr;  ///< [P] float32 CPU persistent local model (keeps_local_models), else null.
-  const torch::Tensor* server_models = nullptr;  ///< [K, P] float32 CPU, the server models as the client received them.
-  AlgorithmState* memory = nullptr;  ///< the client's own tensors kept across rounds (prototypes, ALA weights...).
+  torch::Tensor train_inputs;   ///< [n, ...sample shape] float32 on the compute device.
+  torch::Tensor train_targets;  ///< [n] int64 labels (or float32 values).
+  torch::Tensor test_inputs;    ///< [t, ...sample shape].
+  torch::Tensor test_targets;   ///< [t].
+  torch::Tensor* local_model =
+      nullptr;  ///< [P] float32 CPU persistent local model (keeps_local_models), else null.
+  const torch::Tensor* server_models =
+      nullptr;  ///< [K, P] float32 CPU, the server models as the client received them.
+  AlgorithmState* memory =
+      nullptr;  ///< the client's own tensors kept across rounds (prototypes, ALA weights...).
 };
 
 /// What one client measured on its test data (accuracy fraction, mean loss).
@@ -67,8 +71,8 @@ class ClientProcedure {
   /// @return mean training loss of the last epoch (the objective's units).
   /// Default: the standard local update (local::local_update, mini-batches from the client's
   /// (seed, kLocalUpdate, id, round) stream).
-  virtual double train(LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
-                       const AlgorithmState& payload);
+  virtual double train(LocalClient& client, model::Network& model,
+                       const local::LocalUpdateSettings& settings, const AlgorithmState& payload);
 
   /// Floats per client in report() (0 = no report).
   virtual std::int64_t report_length() const { return 0; }
@@ -79,7 +83,8 @@ class ClientProcedure {
   /// The client's test score after the round's aggregation: `model` holds its assigned server
   /// model (or its local model, Algorithm::evaluates_local_models). May change the client's local
   /// model and memory (FedALA prepares the next round's model here). Default: local::score.
-  virtual ClientScore evaluate(LocalClient& client, model::Network& model, const AlgorithmState& payload);
+  virtual ClientScore evaluate(LocalClient& client, model::Network& model,
+                               const AlgorithmState& payload);
 };
 
 }  // namespace cflrun::algo

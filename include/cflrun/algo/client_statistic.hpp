@@ -31,13 +31,15 @@ class ClientServices {
   /// without gradients, computed over the clients' stacked samples (one batched forward pass per
   /// model, through model::InferenceForward) rather than client by client.
   /// @param clients  hosted clients (LocalClient::id), increasing ids.
-  /// @return [n, K] float64 on the CPU: the rows of clients[0]'s samples in order, then clients[1]'s...
+  /// @return [n, K] float64 on the CPU: the rows of clients[0]'s samples in order, then
+  /// clients[1]'s...
   virtual torch::Tensor per_sample_losses(const std::vector<LocalClient>& clients) = 0;
 
   /// The standard local update of `client` on `model` (trained in place): local::local_update on
   /// the client's training samples, mini-batches from its (seed, `purpose`, id, round) stream.
   /// @return the mean training loss of the last epoch (the objective's units).
-  virtual double local_update(const LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
+  virtual double local_update(const LocalClient& client, model::Network& model,
+                              const local::LocalUpdateSettings& settings,
                               core::Purpose purpose) = 0;
 
   /// Calls work(n, model) for n = 0 .. count - 1, each with a working model of the run's
@@ -82,7 +84,8 @@ class ClientStatistic {
   /// The statistic of each client of `clients` (hosted here, increasing ids; their
   /// LocalClient::server_models are the current server models).
   /// @return [p, L] float64, row-major, p = clients.size().
-  virtual std::vector<double> compute(std::vector<LocalClient>& clients, ClientServices& services) = 0;
+  virtual std::vector<double> compute(std::vector<LocalClient>& clients,
+                                      ClientServices& services) = 0;
 };
 
 /// The client side of an algorithm (Algorithm::client_side): either part may be null.

@@ -8,16 +8,21 @@
 
 namespace cflrun::algo {
 
-/// CLoVE's options (--kmeans-restarts, --kmeans-init, --loss-transform, --clustering, --matching, --select-k).
+/// CLoVE's options (--kmeans-restarts, --kmeans-init, --loss-transform, --clustering, --matching,
+/// --select-k).
 struct CloveOptions : Options<CloveOptions> {
-  int kmeans_restarts = 10;               ///< k-means++ starts per round (the official code: 1).
-  /// plus_plus | greedy: k-means++ seeding with one candidate per step (the paper) or scikit-learn's
-  /// greedy 2 + ln k candidates (the official code's KMeans; cluster/kmeans_plus_plus.hpp).
+  int kmeans_restarts = 10;  ///< k-means++ starts per round (the official code: 1).
+  /// plus_plus | greedy: k-means++ seeding with one candidate per step (the paper) or
+  /// scikit-learn's greedy 2 + ln k candidates (the official code's KMeans;
+  /// cluster/kmeans_plus_plus.hpp).
   std::string kmeans_init = "plus_plus";
-  std::string loss_transform = "identity";  ///< identity | sqrt: cluster sqrt(loss vectors) (paper Sec. 4, Table 12).
-  std::string clustering = "kmeans";      ///< kmeans | agglomerative (Ward, Table 12 row 1902).
-  std::string matching = "hungarian";     ///< hungarian | none (the no-matching ablation, Table 12 row 1901).
-  std::string select_k = "fixed";         ///< fixed | silhouette (unknown K: K <= K-hat by silhouette each round).
+  std::string loss_transform =
+      "identity";  ///< identity | sqrt: cluster sqrt(loss vectors) (paper Sec. 4, Table 12).
+  std::string clustering = "kmeans";  ///< kmeans | agglomerative (Ward, Table 12 row 1902).
+  std::string matching =
+      "hungarian";  ///< hungarian | none (the no-matching ablation, Table 12 row 1901).
+  std::string select_k =
+      "fixed";  ///< fixed | silhouette (unknown K: K <= K-hat by silhouette each round).
   std::string title() const override { return "CLoVE"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -33,13 +38,16 @@ struct CloveOptions : Options<CloveOptions> {
 class Clove : public Algorithm {
  public:
   static constexpr const char* kName = "clove";
-  static constexpr const char* kSummary = "CLoVE: k-means on loss vectors, min-cost matching to models (CLoVE Alg. 1)";
+  static constexpr const char* kSummary =
+      "CLoVE: k-means on loss vectors, min-cost matching to models (CLoVE Alg. 1)";
   using Options = CloveOptions;
   /// @throws ConfigError if K is not in [1, M].
   Clove(const CloveOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_models; }
-  Traits traits() const override { return {.clusters_clients = true, .records_loss_vectors = true}; }
+  Traits traits() const override {
+    return {.clusters_clients = true, .records_loss_vectors = true};
+  }
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
   RoundPlan plan(const RoundInput& input) override;
 

@@ -10,9 +10,11 @@ namespace cflrun::algo {
 
 /// FedALA's options (--fedala-eta, --fedala-sample-percent, --fedala-layers).
 struct FedAlaOptions : Options<FedAlaOptions> {
-  double eta = 1.0;            ///< step size of the element-wise aggregation weights (PFLlib: 1.0).
-  double sample_percent = 80;  ///< s: percent of the client's training data ALA learns on (PFLlib: 80).
-  int layers = 2;              ///< p: trailing parameter tensors ALA adapts (PFLlib's layer_idx: 2 = the last Linear).
+  double eta = 1.0;  ///< step size of the element-wise aggregation weights (PFLlib: 1.0).
+  double sample_percent =
+      80;  ///< s: percent of the client's training data ALA learns on (PFLlib: 80).
+  int layers =
+      2;  ///< p: trailing parameter tensors ALA adapts (PFLlib's layer_idx: 2 = the last Linear).
   std::string title() const override { return "FedALA"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -33,9 +35,11 @@ class FedAla : public Algorithm {
  public:
   static constexpr const char* kName = "fedala";
   static constexpr const char* kSummary =
-      "FedALA: each client adaptively mixes the global model into its own, element-wise (Zhang et al. 2023)";
+      "FedALA: each client adaptively mixes the global model into its own, element-wise (Zhang et "
+      "al. 2023)";
   using Options = FedAlaOptions;
-  /// @throws ConfigError with gradient averaging or without labels (ALA learns on the cross-entropy).
+  /// @throws ConfigError with gradient averaging or without labels (ALA learns on the
+  /// cross-entropy).
   FedAla(const FedAlaOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return 1; }
@@ -56,18 +60,19 @@ class FedAla : public Algorithm {
   AlgorithmContext context_;
 };
 
-/// One adaptive local aggregation (FedALA Alg. 1 lines 6-13, PFLlib's ALA.adaptive_local_aggregation).
-/// On return `model` holds the aggregated model: its lower tensors are `global`'s, its last
-/// `layers` tensors theta_l + (theta_g - theta_l) (.) W.
+/// One adaptive local aggregation (FedALA Alg. 1 lines 6-13, PFLlib's
+/// ALA.adaptive_local_aggregation). On return `model` holds the aggregated model: its lower tensors
+/// are `global`'s, its last `layers` tensors theta_l + (theta_g - theta_l) (.) W.
 /// @param model     the working model, overwritten.
 /// @param global    [P] float32 global flat state; @param local [P] float32 the client's.
 /// @param weights   the W tensors of the last `layers` parameter tensors (empty: ones), updated.
 /// @param inputs, targets  the ALA sample, in order; batches of `batch_size`.
 /// @param until_stable  the first ALA: repeat passes until the last 10 losses are stable.
 /// @return passes made (0 if skipped because the first tensors agree).
-int adaptive_local_aggregation(model::Network& model, const torch::Tensor& global, const torch::Tensor& local,
-                               std::vector<torch::Tensor>& weights, const torch::Tensor& inputs,
-                               const torch::Tensor& targets, std::int64_t batch_size, double eta, int layers,
-                               bool until_stable, model::Objective objective);
+int adaptive_local_aggregation(model::Network& model, const torch::Tensor& global,
+                               const torch::Tensor& local, std::vector<torch::Tensor>& weights,
+                               const torch::Tensor& inputs, const torch::Tensor& targets,
+                               std::int64_t batch_size, double eta, int layers, bool until_stable,
+                               model::Objective objective);
 
 }  // namespace cflrun::algo

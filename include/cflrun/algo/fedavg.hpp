@@ -7,11 +7,13 @@
 namespace cflrun::algo {
 
 /// One model; every participant trains it each round and the server takes the sample-weighted
-/// average (CLoVE Alg. 1 with K = 1, as the paper notes in Sec. 3). No clustering: ARI is undefined.
+/// average (CLoVE Alg. 1 with K = 1, as the paper notes in Sec. 3). No clustering: ARI is
+/// undefined.
 class FedAvg : public Algorithm {
  public:
   static constexpr const char* kName = "fedavg";
-  static constexpr const char* kSummary = "FedAvg: one global model, sample-weighted averaging (McMahan et al. 2017)";
+  static constexpr const char* kSummary =
+      "FedAvg: one global model, sample-weighted averaging (McMahan et al. 2017)";
   using Options = NoOptions;
   FedAvg(const NoOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }

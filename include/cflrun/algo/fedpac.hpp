@@ -21,8 +21,8 @@ struct FedPacOptions : Options<FedPacOptions> {
 
 /// One model slot per client: the shared body and the client's own head (model::Network's split).
 /// Each round every participant computes, with the global body, its feature statistics V_i
-/// (Sec. 4.2: sum_k p_k tr(F_k^T F_k) / n_k - p_k^2 ||mu_k||^2, over n_i) and h_i[k] = p_k mu_k (p_k
-/// class shares, mu_k class means of the features); the server solves, for each participant i,
+/// (Sec. 4.2: sum_k p_k tr(F_k^T F_k) / n_k - p_k^2 ||mu_k||^2, over n_i) and h_i[k] = p_k mu_k
+/// (p_k class shares, mu_k class means of the features); the server solves, for each participant i,
 /// the classifier-collaboration program min a^T (diag(V) + D_i) a on the simplex, D_i[j, j'] =
 /// sum_k <h_i[k] - h_j[k], h_i[k] - h_j'[k]> (Eq. 9, with PFLlib's repair of a non-PSD matrix
 /// from its eigenvalues >= 0.01 and weights <= 1e-3 set to 0). A local update first trains the
@@ -42,7 +42,8 @@ class FedPac : public Algorithm {
  public:
   static constexpr const char* kName = "fedpac";
   static constexpr const char* kSummary =
-      "FedPAC: feature alignment to global prototypes, per-client heads combined by a QP (Xu et al. 2023)";
+      "FedPAC: feature alignment to global prototypes, per-client heads combined by a QP (Xu et "
+      "al. 2023)";
   using Options = FedPacOptions;
   /// @throws ConfigError unless the model is a classifier with a body/head split trained on
   ///         labels, or with gradient averaging.
@@ -62,7 +63,8 @@ class FedPac : public Algorithm {
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
   /// @throws ShapeError if the statistics are not [m, 1 + C d].
   RoundPlan plan(const RoundInput& input) override;
-  void receive_reports(int round, const std::vector<int>& clients, const torch::Tensor& reports) override;
+  void receive_reports(int round, const std::vector<int>& clients,
+                       const torch::Tensor& reports) override;
   /// "prototypes" [C, d], "present" [C] float64.
   AlgorithmState state() const override;
   void restore(const AlgorithmState& state) override;
@@ -84,14 +86,16 @@ class FedPac : public Algorithm {
 /// @param variances  [m] float64 V_j; @param references [m, C, d] float64 h_j.
 /// @return [m] float64.
 /// @throws Error if the fallback solver (NLopt's SLSQP) fails (see minimise_on_simplex).
-torch::Tensor combination_weights(int i, const torch::Tensor& variances, const torch::Tensor& references);
+torch::Tensor combination_weights(int i, const torch::Tensor& variances,
+                                  const torch::Tensor& references);
 
 /// combination_weights of every client i, sharing one Gram matrix G = H H^T of the references
 /// (O(m^2 C d) once; then O(m^2) to build each P_i and an active-set solve of the program).
 /// @param variances  [m] float64 V_j; @param references [m, C, d] float64 h_j.
 /// @return [m, m] float64, row i = combination_weights(i, variances, references).
 /// @throws Error if the fallback solver (NLopt's SLSQP) fails.
-torch::Tensor all_combination_weights(const torch::Tensor& variances, const torch::Tensor& references);
+torch::Tensor all_combination_weights(const torch::Tensor& variances,
+                                      const torch::Tensor& references);
 
 /// The head weights as PFLlib's serverpac.py pairs them (pfl-baselines-setup.md Sec. 5, "Index
 /// mismatch"): its V and h lists, and so the rows and columns of the programs, follow the selection
@@ -101,17 +105,20 @@ torch::Tensor all_combination_weights(const torch::Tensor& variances, const torc
 /// the weights of another (S_i) on the heads permuted alike; its own head receives that client's
 /// self-weight. (PFLlib's fallback for a program it cannot solve, uploaded_heads[cid], indexes the
 /// upload list by a client id; cflrun's fallback row e_i keeps the pairing above instead.)
-/// @param weights    [m, m] float64, row i = the correct weights of participant i on each participant's head.
+/// @param weights    [m, m] float64, row i = the correct weights of participant i on each
+/// participant's head.
 /// @param selection  [m] int64, S: a permutation of the positions 0..m-1.
 /// @param upload     [m] int64, U: another permutation.
-/// @return [m, m] float64, the weights each participant's new head takes from each participant's head.
+/// @return [m, m] float64, the weights each participant's new head takes from each participant's
+/// head.
 /// @throws ShapeError if the orders are not [m] or the weights not [m, m].
 torch::Tensor pflib_head_pairing(const torch::Tensor& weights, const torch::Tensor& selection,
                                  const torch::Tensor& upload);
 
 /// A client's feature statistics (Sec. 4.2, PFLlib's statistics_extraction): V and h [C, d] from
 /// its features [n, d] and labels [n]. @return (V, h) as ([1], [C, d]) float64.
-std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& features, const torch::Tensor& labels,
+std::pair<torch::Tensor, torch::Tensor> feature_statistics(const torch::Tensor& features,
+                                                           const torch::Tensor& labels,
                                                            int num_classes);
 
 }  // namespace cflrun::algo

@@ -10,11 +10,13 @@ namespace cflrun::algo {
 /// FedSoft's options (--fedsoft-interval, --fedsoft-selection, --fedsoft-mu, --fedsoft-smoother,
 /// --fedsoft-optimizer).
 struct FedSoftOptions : Options<FedSoftOptions> {
-  int interval = 2;                ///< tau, rounds between importance estimates (official main.py: 2).
-  int selection = 15;              ///< clients drawn per center each round (official main.py: 15); 0 = all, weighted.
-  double mu = 0.1;                 ///< proximal weight (official: 0.01 CIFAR, 0.1 MNIST, 1.0 linear regression).
-  double smoother = 1e-4;          ///< sigma, the counter smoother (paper Sec. 5: 1e-4).
-  std::string optimizer = "fresh"; ///< fresh | persistent: each client keeps its Adam across rounds.
+  int interval = 2;  ///< tau, rounds between importance estimates (official main.py: 2).
+  int selection =
+      15;  ///< clients drawn per center each round (official main.py: 15); 0 = all, weighted.
+  double mu = 0.1;  ///< proximal weight (official: 0.01 CIFAR, 0.1 MNIST, 1.0 linear regression).
+  double smoother = 1e-4;  ///< sigma, the counter smoother (paper Sec. 5: 1e-4).
+  std::string optimizer =
+      "fresh";  ///< fresh | persistent: each client keeps its Adam across rounds.
   std::string title() const override { return "FedSoft"; }
   void visit(core::OptionVisitor& v) override;
 };

@@ -33,7 +33,8 @@ class FeSem : public Algorithm {
  public:
   static constexpr const char* kName = "fesem";
   static constexpr const char* kSummary =
-      "FeSEM: EM over K model centers, clients to the nearest center in weight space (Long et al. 2023)";
+      "FeSEM: EM over K model centers, clients to the nearest center in weight space (Long et al. "
+      "2023)";
   using Options = FeSemOptions;
   /// @throws ConfigError if K is not in [1, M] or with gradient averaging.
   FeSem(const FeSemOptions& options, const AlgorithmContext& context);
@@ -46,7 +47,8 @@ class FeSem : public Algorithm {
             .no_gradient_averaging = "clients keep their trained models"};
   }
   std::vector<ExtraDataset> extra_datasets() const override;
-  /// The clients' E-step distances ||w_i - theta_j||_2 of their local models to every center, [K] each.
+  /// The clients' E-step distances ||w_i - theta_j||_2 of their local models to every center, [K]
+  /// each.
   ClientSide client_side() const override;
   /// Every round: the participants' distances to the centers (QueryKind::kClientStatistics).
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;

@@ -13,13 +13,16 @@ namespace cflrun::algo {
 class Ifca : public Algorithm {
  public:
   static constexpr const char* kName = "ifca";
-  static constexpr const char* kSummary = "IFCA: each client takes the model with its smallest loss (Ghosh et al., Alg. 1)";
+  static constexpr const char* kSummary =
+      "IFCA: each client takes the model with its smallest loss (Ghosh et al., Alg. 1)";
   using Options = NoOptions;
   /// @throws ConfigError if K is not in [1, M].
   Ifca(const NoOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_models; }
-  Traits traits() const override { return {.clusters_clients = true, .records_loss_vectors = true}; }
+  Traits traits() const override {
+    return {.clusters_clients = true, .records_loss_vectors = true};
+  }
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
   RoundPlan plan(const RoundInput& input) override;
 

@@ -7,14 +7,17 @@
 
 namespace cflrun::algo {
 
-/// PACFL's options (--pacfl-vectors, --pacfl-signature, --pacfl-proximity, --pacfl-beta, --pacfl-clusters,
+/// PACFL's options (--pacfl-vectors, --pacfl-signature, --pacfl-proximity, --pacfl-beta,
+/// --pacfl-clusters,
 /// --pacfl-evaluation).
 struct PacflOptions : Options<PacflOptions> {
-  int vectors = 3;                     ///< p, singular vectors per client signature (PACFL: 3..5).
-  std::string proximity = "smallest";  ///< smallest (Eq. 2) | sum (Eq. 3) | entrywise (official code).
-  std::string signature = "client";    ///< client (Alg. 1: all the client's data) | per_label (official code).
-  double beta = 4.9;                   ///< HC merge threshold in degrees (official pacfl.sh: 4.9).
-  int clusters = 0;                    ///< a fixed number of clusters instead of beta; 0 = use beta.
+  int vectors = 3;  ///< p, singular vectors per client signature (PACFL: 3..5).
+  std::string proximity =
+      "smallest";  ///< smallest (Eq. 2) | sum (Eq. 3) | entrywise (official code).
+  std::string signature =
+      "client";       ///< client (Alg. 1: all the client's data) | per_label (official code).
+  double beta = 4.9;  ///< HC merge threshold in degrees (official pacfl.sh: 4.9).
+  int clusters = 0;   ///< a fixed number of clusters instead of beta; 0 = use beta.
   /// cluster_model (every algorithm's metric: each client's cluster model after averaging) |
   /// after_local_update (the PACFL code's reported metric: each client's own model right after its
   /// last local update, before averaging; baselines-official-setup.md 3.2).
@@ -40,7 +43,8 @@ class Pacfl : public Algorithm {
  public:
   static constexpr const char* kName = "pacfl";
   static constexpr const char* kSummary =
-      "PACFL: one-shot clustering by principal angles of the clients' data subspaces (Vahidian et al. 2023)";
+      "PACFL: one-shot clustering by principal angles of the clients' data subspaces (Vahidian et "
+      "al. 2023)";
   using Options = PacflOptions;
   /// @throws ConfigError if --pacfl-clusters exceeds the number of clients, or per-label
   ///         signatures are asked of data without classes.
@@ -51,12 +55,12 @@ class Pacfl : public Algorithm {
   Traits traits() const override { return {.clusters_clients = true, .same_initial_models = true}; }
   /// The statistic: every client's signature (Alg. 1 line 8), cluster::data_signature of its
   /// training inputs ([d, p], d = floats of a sample) or, with --pacfl-signature per_label,
-  /// cluster::per_label_data_signature ([d, p C]); flattened row-major, [d p] or [d p C] per client.
-  /// The procedure, with --pacfl-evaluation after_local_update: train() is the standard local
-  /// update followed by scoring the trained model on the client's test data (kept in the client's
-  /// memory as "after_update_score", [2] float64 accuracy fraction and mean loss), and evaluate()
-  /// returns that score (a client never trained yet: its cluster model's score). Else none (the
-  /// standard client; local updates may then run on several threads).
+  /// cluster::per_label_data_signature ([d, p C]); flattened row-major, [d p] or [d p C] per
+  /// client. The procedure, with --pacfl-evaluation after_local_update: train() is the standard
+  /// local update followed by scoring the trained model on the client's test data (kept in the
+  /// client's memory as "after_update_score", [2] float64 accuracy fraction and mean loss), and
+  /// evaluate() returns that score (a client never trained yet: its cluster model's score). Else
+  /// none (the standard client; local updates may then run on several threads).
   ClientSide client_side() const override;
   /// Every client's signature (QueryKind::kClientStatistics, all M clients: newcomers are placed
   /// later by their signatures); the clients in `initial` are clustered.
@@ -69,13 +73,15 @@ class Pacfl : public Algorithm {
   /// @param signatures  [M, d, p] float64 ([M, d, p C] per label), every client's signature.
   /// @return            [M] cluster of each client in [0, Z); -1 for clients not in `initial`.
   /// @throws ConfigError if signatures is not [M, d, p] with M = num_clients.
-  std::vector<int> cluster_signatures(const torch::Tensor& signatures, const std::vector<int>& initial);
+  std::vector<int> cluster_signatures(const torch::Tensor& signatures,
+                                      const std::vector<int>& initial);
   /// The cluster of each participant; newcomers are placed as described above.
   RoundPlan plan(const RoundInput& input) override;
   /// round_traffic, plus each client's signature (d p floats, 4 bytes each) with its first update.
   RoundTraffic traffic(const RoundFacts& facts) const override;
   /// "cluster" [M] int64 (-1 = not yet placed), "proximity" [M, M] float64 degrees, "seen" [M]
-  /// int64 (1 = the client sent its signature with an earlier update), "signature_floats" [1] int64.
+  /// int64 (1 = the client sent its signature with an earlier update), "signature_floats" [1]
+  /// int64.
   AlgorithmState state() const override;
   void restore(const AlgorithmState& state) override;
 
@@ -87,12 +93,14 @@ class Pacfl : public Algorithm {
   PacflOptions options_;
   AlgorithmContext context_;
   int num_clusters_ = 1;
-  std::vector<int> initial_;             // the clients clustered at set-up
-  std::vector<int> cluster_;             // [M] cluster of each client, -1 until placed
-  torch::Tensor proximity_;              // [M, M] degrees
-  std::int64_t signature_floats_ = 0;    // d p, floats of one signature
-  std::vector<std::int64_t> seen_;       // [M] 1 once the client sent its signature (with its first update)
-  std::int64_t signatures_this_round_ = 0;  // clients sending their signature with this round's update
+  std::vector<int> initial_;           // the clients clustered at set-up
+  std::vector<int> cluster_;           // [M] cluster of each client, -1 until placed
+  torch::Tensor proximity_;            // [M, M] degrees
+  std::int64_t signature_floats_ = 0;  // d p, floats of one signature
+  std::vector<std::int64_t>
+      seen_;  // [M] 1 once the client sent its signature (with its first update)
+  std::int64_t signatures_this_round_ =
+      0;  // clients sending their signature with this round's update
 };
 
 }  // namespace cflrun::algo

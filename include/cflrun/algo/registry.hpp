@@ -35,7 +35,8 @@ class NoOptions : public Options<NoOptions> {
 struct AlgorithmEntry {
   std::string name;     ///< --algorithm value, e.g. "cfl".
   std::string summary;  ///< one line for --help and the README, with the paper it implements.
-  std::function<std::unique_ptr<core::OptionGroup>()> make_options;  ///< its options at their defaults.
+  std::function<std::unique_ptr<core::OptionGroup>()>
+      make_options;  ///< its options at their defaults.
   /// Builds the algorithm from its options (as made by make_options) and the run's facts.
   /// @throws ConfigError for an option out of range or incompatible with the run.
   std::function<std::unique_ptr<Algorithm>(const core::OptionGroup&, const AlgorithmContext&)> make;
@@ -47,7 +48,8 @@ struct AlgorithmEntry {
 template <class A>
 AlgorithmEntry registration() {
   return {A::kName, A::kSummary, [] { return std::make_unique<typename A::Options>(); },
-          [](const core::OptionGroup& options, const AlgorithmContext& context) -> std::unique_ptr<Algorithm> {
+          [](const core::OptionGroup& options,
+             const AlgorithmContext& context) -> std::unique_ptr<Algorithm> {
             return std::make_unique<A>(dynamic_cast<const typename A::Options&>(options), context);
           }};
 }
@@ -86,7 +88,8 @@ class AlgorithmOptionSet {
     return dynamic_cast<O&>(of(name));
   }
   /// Calls `visit` with every algorithm's options, in registration order.
-  void for_each(const std::function<void(const std::string& name, core::OptionGroup& options)>& visit);
+  void for_each(
+      const std::function<void(const std::string& name, core::OptionGroup& options)>& visit);
 
  private:
   std::map<std::string, std::unique_ptr<core::OptionGroup>> groups_;
@@ -95,7 +98,8 @@ class AlgorithmOptionSet {
 /// Builds algorithm `name` with its options from `options`.
 /// @throws ConfigError for an unknown name, from the algorithm's constructor, or for a run option
 ///         the algorithm refuses (check_run_options).
-std::unique_ptr<Algorithm> make_algorithm(const std::string& name, const AlgorithmOptionSet& options,
+std::unique_ptr<Algorithm> make_algorithm(const std::string& name,
+                                          const AlgorithmOptionSet& options,
                                           const AlgorithmContext& context);
 
 }  // namespace cflrun::algo

@@ -14,7 +14,8 @@
 namespace cflrun::algo {
 
 /// argmin_a a^T P a subject to sum_j a_j = 1 and a_j >= 0: the active-set method, or SLSQP
-/// (minimise_on_simplex_slsqp) where a principal submatrix of P it factors is not positive definite.
+/// (minimise_on_simplex_slsqp) where a principal submatrix of P it factors is not positive
+/// definite.
 /// @param p  [m, m] float64, symmetric positive semidefinite, m >= 1.
 /// @return   [m] weights on the simplex (exact to rounding where P is positive definite; otherwise
 ///           to NLopt's tolerance, relative 1e-12 on a).

@@ -14,8 +14,9 @@
 namespace cflrun::cli {
 
 /// The names of the run options whose kind is one of `kinds`: their flags without "--", which are
-/// also their /config names. Algorithm options (of kind experiment) count too, and so do the options
-/// /config does not record (--quiet, --dry-run). Not --help and --version, which are no run options.
+/// also their /config names. Algorithm options (of kind experiment) count too, and so do the
+/// options /config does not record (--quiet, --dry-run). Not --help and --version, which are no run
+/// options.
 /// @return  the names, sorted; empty if `kinds` is.
 std::set<std::string> option_names(std::initializer_list<core::OptionKind> kinds);
 

@@ -18,72 +18,96 @@ namespace cflrun::cli {
 /// values where they differ (learning rate 1e-2 for the MNIST/FMNIST CNN). A member's initial value
 /// is its option's default; its flag, help text, range and kind are declared once, in visit().
 struct RunOptions {
-  std::string config_file;               ///< --config: path of a `key = value` file; "" for none.
-  std::string algorithm = "clove";       ///< --algorithm: a registered algorithm (algo::registered_algorithms()).
+  std::string config_file;  ///< --config: path of a `key = value` file; "" for none.
+  std::string algorithm =
+      "clove";  ///< --algorithm: a registered algorithm (algo::registered_algorithms()).
   /// Every registered algorithm's own options (--kmeans-restarts, --pacfl-beta, --cfl-eps1, ...),
   /// declared in the algorithm's options struct (algo::CloveOptions, ...).
   algo::AlgorithmOptionSet algorithm_options;
-  std::string dataset = "fmnist";        ///< --dataset: a registered dataset (data/dataset_registry.hpp).
-  std::string data_dir;                  ///< --data-dir: "" means the dataset's default directory.
-  std::string partition = "label_skew_1";///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation | class_per_cluster (images only) | mixture_10_90 | mixture_30_70 | mixture_linear | mixture_random.
-  std::string model = "auto";            ///< --model: auto | cnn | cifar_cnn | mlp | autoencoder | conv_autoencoder | linear | fedavg_cnn.
-  bool unsupervised = false;             ///< --unsupervised: train autoencoders on the MSE reconstruction loss (App. C.2).
-  std::int64_t dimension = 20;           ///< --dimension: d of --dataset linreg.
-  double separation = 1.0;               ///< --separation: Delta of --dataset linreg (pairwise distances in [Delta, 5 Delta]).
-  double noise = 0.001;                  ///< --noise: sigma of the label noise of --dataset linreg.
-  double model_std = 0.0;                ///< --model-std: linreg optimal models ~ N(0, std^2 I); 0 = unit sphere.
-  int clusters = 5;                      ///< --clusters: K, ground-truth clusters (and models unless --models).
-  int models = 0;                        ///< --models: K-hat, models the server keeps; 0 = --clusters.
-  std::string mixture_sources = "rotation"; ///< --mixture-sources: rotation | label_groups (image mixtures).
-  std::int64_t min_train_samples = 0;    ///< --min-train-samples: mixtures draw n_k in [this, --train-samples]; 0 = --train-samples.
-  std::int64_t holdout_samples = 1000;   ///< --holdout-samples: per source of a mixture partition.
-  int newcomers = 0;                     ///< --newcomers: the last N clients of every cluster join late.
-  int join_round = 2;                    ///< --join-round: 1-based round in which newcomers first take part.
-  int cluster_layers = 0;                ///< --cluster-layers: IFCA weight sharing, last layers kept per cluster; 0 = off.
-  int stable_rounds = 0;                 ///< --stable-rounds: rounds a client's model must stay unchanged to be stable; 0 = off.
-  double stable_fraction = 1.0;          ///< --stable-fraction: share of stable participants that switches clove to FedAvg.
-  int clients_per_cluster = 5;           ///< --clients-per-cluster.
-  std::int64_t train_samples = 500;      ///< --train-samples: per client.
-  std::int64_t test_samples = 400;       ///< --test-samples: per client.
-  std::int64_t min_cluster_train = 0;    ///< --min-cluster-train: label skew 2/3 minimum train pool per cluster; 0 = official.
-  std::int64_t min_cluster_test = 0;     ///< --min-cluster-test: same for the test pool; 0 = official.
-  std::string label_sets;                ///< --label-sets: label skew 2's sets, "2,4,6,9/0,2,3,4/..."; "" = drawn.
-  std::string train_class_counts;        ///< --train-class-counts: label skew 2/3 train pools' class counts, K rows of C; "" = drawn.
-  std::string test_class_counts;         ///< --test-class-counts: same for the test pools.
-  int rounds = 100;                      ///< --rounds: T.
-  int local_epochs = 1;                  ///< --local-epochs: tau, epochs per local update.
-  int batch_size = 100;                  ///< --batch-size: samples per mini-batch.
-  double lr = 1e-3;                      ///< --lr: learning rate of the local optimizer.
-  std::string optimizer = "adam";        ///< --optimizer: adam | sgd, the local solver.
-  double momentum = 0.0;                 ///< --momentum: SGD momentum in [0, 1).
-  double weight_decay = 0.0;             ///< --weight-decay: L2 coefficient of the local solver.
-  double prox_mu = 0.0;                  ///< --prox-mu: FedProx's (mu/2)||w - w_start||^2 on local updates; 0 = off.
-  std::uint64_t seed = 1;                ///< --seed: model initialisation, training, clustering.
-  std::optional<std::uint64_t> data_seed;///< --data-seed: data partition; defaults to --seed.
-  std::optional<std::uint64_t> pool_seed;///< --pool-seed: cluster pools only; defaults to the data seed (official fidelity: 1).
+  std::string dataset = "fmnist";  ///< --dataset: a registered dataset (data/dataset_registry.hpp).
+  std::string data_dir;            ///< --data-dir: "" means the dataset's default directory.
+  std::string partition =
+      "label_skew_1";  ///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation |
+                       ///< class_per_cluster (images only) | mixture_10_90 | mixture_30_70 |
+                       ///< mixture_linear | mixture_random.
+  std::string model = "auto";  ///< --model: auto | cnn | cifar_cnn | mlp | autoencoder |
+                               ///< conv_autoencoder | linear | fedavg_cnn.
+  bool unsupervised =
+      false;  ///< --unsupervised: train autoencoders on the MSE reconstruction loss (App. C.2).
+  std::int64_t dimension = 20;  ///< --dimension: d of --dataset linreg.
+  double separation =
+      1.0;  ///< --separation: Delta of --dataset linreg (pairwise distances in [Delta, 5 Delta]).
+  double noise = 0.001;    ///< --noise: sigma of the label noise of --dataset linreg.
+  double model_std = 0.0;  ///< --model-std: linreg optimal models ~ N(0, std^2 I); 0 = unit sphere.
+  int clusters = 5;        ///< --clusters: K, ground-truth clusters (and models unless --models).
+  int models = 0;          ///< --models: K-hat, models the server keeps; 0 = --clusters.
+  std::string mixture_sources =
+      "rotation";  ///< --mixture-sources: rotation | label_groups (image mixtures).
+  std::int64_t min_train_samples = 0;   ///< --min-train-samples: mixtures draw n_k in [this,
+                                        ///< --train-samples]; 0 = --train-samples.
+  std::int64_t holdout_samples = 1000;  ///< --holdout-samples: per source of a mixture partition.
+  int newcomers = 0;   ///< --newcomers: the last N clients of every cluster join late.
+  int join_round = 2;  ///< --join-round: 1-based round in which newcomers first take part.
+  int cluster_layers =
+      0;  ///< --cluster-layers: IFCA weight sharing, last layers kept per cluster; 0 = off.
+  int stable_rounds =
+      0;  ///< --stable-rounds: rounds a client's model must stay unchanged to be stable; 0 = off.
+  double stable_fraction =
+      1.0;  ///< --stable-fraction: share of stable participants that switches clove to FedAvg.
+  int clients_per_cluster = 5;       ///< --clients-per-cluster.
+  std::int64_t train_samples = 500;  ///< --train-samples: per client.
+  std::int64_t test_samples = 400;   ///< --test-samples: per client.
+  std::int64_t min_cluster_train =
+      0;  ///< --min-cluster-train: label skew 2/3 minimum train pool per cluster; 0 = official.
+  std::int64_t min_cluster_test = 0;  ///< --min-cluster-test: same for the test pool; 0 = official.
+  std::string
+      label_sets;  ///< --label-sets: label skew 2's sets, "2,4,6,9/0,2,3,4/..."; "" = drawn.
+  std::string train_class_counts;  ///< --train-class-counts: label skew 2/3 train pools' class
+                                   ///< counts, K rows of C; "" = drawn.
+  std::string test_class_counts;   ///< --test-class-counts: same for the test pools.
+  int rounds = 100;                ///< --rounds: T.
+  int local_epochs = 1;            ///< --local-epochs: tau, epochs per local update.
+  int batch_size = 100;            ///< --batch-size: samples per mini-batch.
+  double lr = 1e-3;                ///< --lr: learning rate of the local optimizer.
+  std::string optimizer = "adam";  ///< --optimizer: adam | sgd, the local solver.
+  double momentum = 0.0;           ///< --momentum: SGD momentum in [0, 1).
+  double weight_decay = 0.0;       ///< --weight-decay: L2 coefficient of the local solver.
+  double prox_mu =
+      0.0;  ///< --prox-mu: FedProx's (mu/2)||w - w_start||^2 on local updates; 0 = off.
+  std::uint64_t seed = 1;                  ///< --seed: model initialisation, training, clustering.
+  std::optional<std::uint64_t> data_seed;  ///< --data-seed: data partition; defaults to --seed.
+  std::optional<std::uint64_t> pool_seed;  ///< --pool-seed: cluster pools only; defaults to the
+                                           ///< data seed (official fidelity: 1).
   /// --fidelity: cflrun | official. official = the official CLoVE code's choices where they differ
   /// (official_fidelity_preset() and data::PartitionSpec::official_fidelity; jobs/paper/README.md).
   std::string fidelity = "cflrun";
-  std::string first_assignment = "evaluation"; ///< --first-assignment: evaluation | random.
-  std::string aggregation = "model";     ///< --aggregation: model (Option I) | gradient (Option II).
-  std::string init = "different";        ///< --init: different | same initial parameters of the K models.
-  double participation = 1.0;            ///< --participation: fraction of clients per round (Alg. 1 line 2).
-  int threads = 0;                       ///< --threads: torch intra-op threads per rank; 0 = auto.
-  bool server_hosts_clients = false;     ///< --server-hosts-clients: rank 0 hosts clients too (run/rank_layout.hpp).
-  bool parallel_clients = true;          ///< --parallel-clients: train a rank's clients on its threads at once.
-  bool flush_denormal = true;            ///< --flush-denormal: denormal floats flushed to zero in every thread.
-  std::string precision = "fp32";        ///< --precision: fp32 | tf32 | bf16 (GPU arithmetic).
-  int client_batch = 0;                  ///< --client-batch: clients per client-batched local update; 0 = auto, 1 = off.
-  std::string device = "auto";           ///< --device: auto | cpu | cuda.
-  std::string out = "results/run.h5";    ///< --out: HDF5 result file.
-  bool overwrite = false;                ///< --overwrite: replace an existing --out file.
-  bool skip_complete = false;            ///< --skip-complete: exit 0 at once if --out is a complete run of these options.
-  bool resume = false;                   ///< --resume: continue from <out>.checkpoint if there is one.
-  int checkpoint_every = 1;              ///< --checkpoint-every: rounds between checkpoints; 0 = none.
-  double checkpoint_seconds = 0.0;       ///< --checkpoint-seconds: also after this many seconds; 0 = off.
-  std::string round_timeout = "auto";    ///< --round-timeout: auto | off | seconds a rank may wait for another.
-  bool quiet = false;                    ///< --quiet: no per-round lines.
-  bool dry_run = false;                  ///< --dry-run: load data, build partition and models, print, exit.
+  std::string first_assignment = "evaluation";  ///< --first-assignment: evaluation | random.
+  std::string aggregation = "model";  ///< --aggregation: model (Option I) | gradient (Option II).
+  std::string init = "different";  ///< --init: different | same initial parameters of the K models.
+  double participation = 1.0;  ///< --participation: fraction of clients per round (Alg. 1 line 2).
+  int threads = 0;             ///< --threads: torch intra-op threads per rank; 0 = auto.
+  bool server_hosts_clients =
+      false;  ///< --server-hosts-clients: rank 0 hosts clients too (run/rank_layout.hpp).
+  bool parallel_clients =
+      true;  ///< --parallel-clients: train a rank's clients on its threads at once.
+  bool flush_denormal =
+      true;  ///< --flush-denormal: denormal floats flushed to zero in every thread.
+  std::string precision = "fp32";  ///< --precision: fp32 | tf32 | bf16 (GPU arithmetic).
+  int client_batch =
+      0;  ///< --client-batch: clients per client-batched local update; 0 = auto, 1 = off.
+  std::string device = "auto";         ///< --device: auto | cpu | cuda.
+  std::string out = "results/run.h5";  ///< --out: HDF5 result file.
+  bool overwrite = false;              ///< --overwrite: replace an existing --out file.
+  bool skip_complete =
+      false;  ///< --skip-complete: exit 0 at once if --out is a complete run of these options.
+  bool resume = false;       ///< --resume: continue from <out>.checkpoint if there is one.
+  int checkpoint_every = 1;  ///< --checkpoint-every: rounds between checkpoints; 0 = none.
+  double checkpoint_seconds =
+      0.0;  ///< --checkpoint-seconds: also after this many seconds; 0 = off.
+  std::string round_timeout =
+      "auto";            ///< --round-timeout: auto | off | seconds a rank may wait for another.
+  bool quiet = false;    ///< --quiet: no per-round lines.
+  bool dry_run = false;  ///< --dry-run: load data, build partition and models, print, exit.
 
   /// The data seed in force: --data-seed if given, else --seed.
   std::uint64_t effective_data_seed() const { return data_seed.value_or(seed); }
@@ -120,8 +144,8 @@ struct RunOptions {
 /// What the command line asked for.
 struct ParsedCommandLine {
   RunOptions options;
-  bool help = false;       ///< --help was given: print `help_text()` and exit 0.
-  bool version = false;    ///< --version was given: print version facts and exit 0.
+  bool help = false;     ///< --help was given: print `help_text()` and exit 0.
+  bool version = false;  ///< --version was given: print version facts and exit 0.
 };
 
 /// Parses the command line, then the --config file if given (the command line wins), then
@@ -131,9 +155,10 @@ struct ParsedCommandLine {
 ParsedCommandLine parse_command_line(int argc, const char* const argv[]);
 
 /// The options `--fidelity official` sets unless given on the command line or in the config file,
-/// as `--name=value` words: --kmeans-restarts=1 and --kmeans-init=greedy (scikit-learn's KMeans with
-/// n_init "auto" as the official code calls it, clove-official-setup.md Sec. 11) and --pool-seed=1
-/// (the official code draws the cluster pools once, with the first seed's state: Sec. 0 step 4).
+/// as `--name=value` words: --kmeans-restarts=1 and --kmeans-init=greedy (scikit-learn's KMeans
+/// with n_init "auto" as the official code calls it, clove-official-setup.md Sec. 11) and
+/// --pool-seed=1 (the official code draws the cluster pools once, with the first seed's state: Sec.
+/// 0 step 4).
 std::vector<std::string> official_fidelity_preset();
 
 /// The --help text: every option with its default and unit.

@@ -60,7 +60,8 @@ enum class Matching {
 /// @param num_clusters       C, 1 <= C <= K.
 /// @return                   [M] model of each client, distinct models for distinct clusters.
 /// @throws as cluster_model_costs; ConfigError if C > K.
-std::vector<int> match_clusters_to_models(const torch::Tensor& loss_vectors, const std::vector<int>& cluster_of_client,
+std::vector<int> match_clusters_to_models(const torch::Tensor& loss_vectors,
+                                          const std::vector<int>& cluster_of_client,
                                           int num_clusters, Matching matching);
 
 /// CLoVE's assignment of clients to models: k-means with k = K on the loss vectors (Alg. 1

@@ -34,8 +34,8 @@ struct KMeansResult {
   /// [k, D] float64, the final centres: the means of the clusters of the last Lloyd step (so
   /// after convergence the mean of the points labelled c; an empty cluster keeps its centre).
   torch::Tensor centroids;
-  double inertia = 0.0;     ///< sum of squared distances of the points to their centroid.
-  int iterations = 0;       ///< Lloyd iterations of the kept start.
+  double inertia = 0.0;  ///< sum of squared distances of the points to their centroid.
+  int iterations = 0;    ///< Lloyd iterations of the kept start.
 };
 
 /// Clusters the rows of `points` into k clusters.

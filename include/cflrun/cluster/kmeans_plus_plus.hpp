@@ -28,8 +28,8 @@ namespace cflrun::cluster {
 /// @return            [k, D] float64, copies of the chosen points in the order drawn.
 /// @throws ShapeError, DataError  as require_point_matrix (input_checks.hpp).
 /// @throws ConfigError            if k is not in [1, M] or candidates < 1.
-torch::Tensor kmeans_plus_plus_centres(const torch::Tensor& points, int k,
-                                       std::mt19937_64& engine, int candidates = 1);
+torch::Tensor kmeans_plus_plus_centres(const torch::Tensor& points, int k, std::mt19937_64& engine,
+                                       int candidates = 1);
 
 /// scikit-learn's candidates per greedy k-means++ step: 2 + floor(ln k) (k >= 1).
 int greedy_kmeans_plus_plus_candidates(int k);

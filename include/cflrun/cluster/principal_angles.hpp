@@ -41,11 +41,12 @@ torch::Tensor data_signature(const torch::Tensor& inputs, int p);
 /// @return             [d, p C] float64.
 /// @throws ConfigError if p < 1 (naming --pacfl-vectors); ShapeError if labels is not [n] int64
 ///         or a label is outside [0, num_classes).
-torch::Tensor per_label_data_signature(const torch::Tensor& inputs, const torch::Tensor& labels, int p,
-                                       int num_classes);
+torch::Tensor per_label_data_signature(const torch::Tensor& inputs, const torch::Tensor& labels,
+                                       int p, int num_classes);
 
-/// The proximity matrix A (PACFL Eq. 2 / Eq. 3, or the official code's entrywise angle): the principal angles between clients i and j are
-/// the arccos of the singular values of U_i^T U_j (Bjorck and Golub 1973), in degrees.
+/// The proximity matrix A (PACFL Eq. 2 / Eq. 3, or the official code's entrywise angle): the
+/// principal angles between clients i and j are the arccos of the singular values of U_i^T U_j
+/// (Bjorck and Golub 1973), in degrees.
 /// @param signatures  [M, d, p] float64, orthonormal columns per client (per_label_data_signature's
 ///                    for kSmallestEntrywiseAngle).
 /// @return            [M, M] float64 in degrees, symmetric, zero diagonal (up to rounding).
@@ -62,6 +63,7 @@ torch::Tensor proximity_matrix(const torch::Tensor& signatures, Proximity proxim
 /// @param clusters   target number of clusters Z in [1, M], or 0 to use beta.
 /// @return           [M] cluster of each client in [0, Z), numbered by smallest member.
 /// @throws ShapeError if proximity is not square float64; ConfigError if clusters > M.
-std::vector<int> hierarchical_clustering(const torch::Tensor& proximity, double beta, int clusters = 0);
+std::vector<int> hierarchical_clustering(const torch::Tensor& proximity, double beta,
+                                         int clusters = 0);
 
 }  // namespace cflrun::cluster

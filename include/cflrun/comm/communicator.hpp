@@ -102,7 +102,8 @@ class Communicator {
   /// Ends the whole job after an error that only this rank saw. A worker first sends `message` to
   /// rank 0, whose next collective wait throws RankFailed with it, so that rank 0 marks the result
   /// file failed and ends the job itself; if it has not within kFailureGraceSeconds (rank 0 is
-  /// stopped or gone), the worker ends it. Rank 0 (or a single rank) ends it at once. Never returns.
+  /// stopped or gone), the worker ends it. Rank 0 (or a single rank) ends it at once. Never
+  /// returns.
   [[noreturn]] void end_job_after_error(const std::string& message, int exit_code) const;
 
   /// Seconds a failed worker waits for rank 0 to end the job (end_job_after_error).

@@ -27,7 +27,9 @@ struct Range {
   /// value >= minimum.
   static Range at_least(double minimum) { return {minimum}; }
   /// value > minimum.
-  static Range above(double minimum) { return {minimum, std::numeric_limits<double>::infinity(), true}; }
+  static Range above(double minimum) {
+    return {minimum, std::numeric_limits<double>::infinity(), true};
+  }
   /// minimum <= value <= maximum.
   static Range between(double minimum, double maximum) { return {minimum, maximum}; }
   /// Whether `value` lies in the range (NaN never does).
@@ -43,7 +45,8 @@ struct Range {
 enum class OptionKind {
   kExperiment,   ///< defines the experiment: dataset, partition, algorithm, lr, rounds, ...
   kSeed,         ///< picks one repetition of the experiment: seed, data-seed, pool-seed.
-  kPlacement,    ///< where and how the run computes without changing its results: threads, device, ...
+  kPlacement,    ///< where and how the run computes without changing its results: threads, device,
+                 ///< ...
   kBookkeeping,  ///< the invocation's paths and switches: out, overwrite, resume, quiet, ...
 };
 
@@ -53,15 +56,15 @@ using OptionValue = std::variant<bool*, int*, std::int64_t*, double*, std::strin
 
 /// Everything declared about one option besides the member holding its value.
 struct OptionDeclaration {
-  std::string flag;                          ///< the name without the leading "--", e.g. "parallel-clients".
-  std::string help;                          ///< the --help text, with the unit.
-  OptionKind kind = OptionKind::kExperiment; ///< what the option is to the experiment.
-  Range range{};                             ///< numbers: the valid values (unbounded = any).
+  std::string flag;  ///< the name without the leading "--", e.g. "parallel-clients".
+  std::string help;  ///< the --help text, with the unit.
+  OptionKind kind = OptionKind::kExperiment;  ///< what the option is to the experiment.
+  Range range{};                              ///< numbers: the valid values (unbounded = any).
   /// The valid values in the words of an error message ("at least 1"); "" = range.describe().
   std::string expected{};
-  std::vector<std::string> choices{};        ///< words: the valid values; empty = any word.
-  bool show_default = true;                  ///< --help shows "(=default)"; off where the default means "none".
-  bool recorded = true;                      ///< written to the result file's /config.
+  std::vector<std::string> choices{};  ///< words: the valid values; empty = any word.
+  bool show_default = true;  ///< --help shows "(=default)"; off where the default means "none".
+  bool recorded = true;      ///< written to the result file's /config.
   /// The /config text when it is not the value itself (e.g. the model in force for --model auto).
   std::optional<std::string> recorded_as{};
 };
@@ -73,8 +76,8 @@ class OptionVisitor {
   virtual ~OptionVisitor() = default;
   /// Receives one option: its declaration and the member that holds its value.
   virtual void declare(const OptionDeclaration& declaration, OptionValue value) = 0;
-  /// The options declared next belong under `title` in --help (e.g. "Training"); a title seen before
-  /// continues that section. Only the describer uses it.
+  /// The options declared next belong under `title` in --help (e.g. "Training"); a title seen
+  /// before continues that section. Only the describer uses it.
   virtual void section(const std::string& /*title*/) {}
 
   /// An integer option of the experiment, valid in `range`.
@@ -86,7 +89,8 @@ class OptionVisitor {
     declare({.flag = flag, .help = help, .range = std::move(range)}, &value);
   }
   /// A word option of the experiment; `choices` lists the valid words.
-  void option(const char* flag, std::string& value, const char* help, std::vector<std::string> choices) {
+  void option(const char* flag, std::string& value, const char* help,
+              std::vector<std::string> choices) {
     declare({.flag = flag, .help = help, .choices = std::move(choices)}, &value);
   }
 };

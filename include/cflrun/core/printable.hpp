@@ -1,6 +1,7 @@
 #pragma once
 /// @file
-/// Messages that echo what a user gave (option values, config lines, file names) made safe to print.
+/// Messages that echo what a user gave (option values, config lines, file names) made safe to
+/// print.
 
 #include <cstddef>
 #include <string>

@@ -19,21 +19,25 @@ namespace cflrun::core {
 /// What a random stream is used for. Values are part of the reproducibility contract: never
 /// renumber them, only append.
 enum class Purpose : std::uint64_t {
-  kPartition = 1,         ///< shuffling data pools and splitting them among clients
-  kModelInit = 2,         ///< initial parameters of each model
-  kLocalUpdate = 3,       ///< mini-batch order during a client's local update
-  kFirstAssignment = 4,   ///< the random first-round assignment
-  kClustering = 5,        ///< k-means++ seeding and restarts
-  kConceptShiftSwaps = 6, ///< label swaps drawn for clusters beyond the paper's fixed four
-  kParticipation = 7,     ///< the clients sampled to participate in a round
-  kSyntheticData = 8,     ///< synthetic datasets: optimal models (a = 0) and client samples (a = client + 1)
-  kMixture = 9,           ///< mixture partitions: mixture weights and sample counts (a = client), holdouts
+  kPartition = 1,          ///< shuffling data pools and splitting them among clients
+  kModelInit = 2,          ///< initial parameters of each model
+  kLocalUpdate = 3,        ///< mini-batch order during a client's local update
+  kFirstAssignment = 4,    ///< the random first-round assignment
+  kClustering = 5,         ///< k-means++ seeding and restarts
+  kConceptShiftSwaps = 6,  ///< label swaps drawn for clusters beyond the paper's fixed four
+  kParticipation = 7,      ///< the clients sampled to participate in a round
+  kSyntheticData =
+      8,         ///< synthetic datasets: optimal models (a = 0) and client samples (a = client + 1)
+  kMixture = 9,  ///< mixture partitions: mixture weights and sample counts (a = client), holdouts
   kClientSelection = 10,  ///< FedSoft's per-cluster client selection (b = round)
-  kWarmUp = 11,           ///< mini-batch order of a warm-up (pre-training) update, FlexCFL (a = client, b = round)
-  kColdStart = 12,        ///< FlexCFL's cold-start sample of clients and its k-means (b = round)
-  kFineTune = 13,         ///< a client's fine-tuning batch before it is scored, Per-FedAvg (a = client, b = round)
+  kWarmUp =
+      11,  ///< mini-batch order of a warm-up (pre-training) update, FlexCFL (a = client, b = round)
+  kColdStart = 12,  ///< FlexCFL's cold-start sample of clients and its k-means (b = round)
+  kFineTune =
+      13,  ///< a client's fine-tuning batch before it is scored, Per-FedAvg (a = client, b = round)
   kAdaptiveAggregation = 14,  ///< FedALA's random slice of a client's data (a = client, b = round)
-  kHeadPairing = 15,  ///< FedPAC's PFLlib head pairing: the selection (a = 0) and upload (a = 1) orders (b = round)
+  kHeadPairing = 15,  ///< FedPAC's PFLlib head pairing: the selection (a = 0) and upload (a = 1)
+                      ///< orders (b = round)
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.

@@ -18,9 +18,10 @@ namespace cflrun::data {
 
 /// Every client's samples on demand, plus the ground truth.
 struct ClientData {
-  std::vector<std::int64_t> sample_shape;  ///< one input sample: {C, H, W} for images, {d} for vectors.
-  int num_classes = 0;                     ///< classes of the targets; 0 for real-valued targets.
-  std::vector<int> true_clusters;          ///< [M] ground-truth cluster of each client.
+  std::vector<std::int64_t>
+      sample_shape;                ///< one input sample: {C, H, W} for images, {d} for vectors.
+  int num_classes = 0;             ///< classes of the targets; 0 for real-valued targets.
+  std::vector<int> true_clusters;  ///< [M] ground-truth cluster of each client.
   /// Materialises client c's train (`train == true`) or test samples: inputs [n, ...sample_shape]
   /// float32, targets [n] int64 labels (num_classes > 0) or float32 values. Deterministic.
   std::function<ClientSamples(int client, bool train)> samples;
@@ -41,6 +42,7 @@ struct ClientData {
 
 /// The clients of a partition of an image dataset; samples come from client_samples().
 /// The returned object shares ownership of `dataset`.
-ClientData partitioned_client_data(std::shared_ptr<const ImageDataset> dataset, Partition partition);
+ClientData partitioned_client_data(std::shared_ptr<const ImageDataset> dataset,
+                                   Partition partition);
 
 }  // namespace cflrun::data

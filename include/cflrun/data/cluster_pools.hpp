@@ -27,13 +27,13 @@ struct ClusterPool {
 /// Second index of the Purpose::kPartition random streams (the first is the cluster or class).
 /// Part of the reproducibility contract: never renumber, only append.
 enum class PartitionStream : std::uint64_t {
-  kClientSplitTrain = 0,   ///< shuffle of cluster a's train pool before it is cut into clients.
-  kClientSplitTest = 1,    ///< same for the test pool.
-  kClassShuffleTrain = 2,  ///< concept shift: shuffle of class a's train indices among clusters.
-  kClassShuffleTest = 3,   ///< same for the test indices.
-  kClassSplitTrain = 4,    ///< label skew 2, 3: reserve + Dirichlet on train; index = retry.
-  kClassSplitTest = 5,     ///< same on the test split (its own shuffles and Dirichlet draws).
-  kLabelAssignment = 6,    ///< label skew 2: std::mt19937_64 drawing the label sets; index 0.
+  kClientSplitTrain = 0,      ///< shuffle of cluster a's train pool before it is cut into clients.
+  kClientSplitTest = 1,       ///< same for the test pool.
+  kClassShuffleTrain = 2,     ///< concept shift: shuffle of class a's train indices among clusters.
+  kClassShuffleTest = 3,      ///< same for the test indices.
+  kClassSplitTrain = 4,       ///< label skew 2, 3: reserve + Dirichlet on train; index = retry.
+  kClassSplitTest = 5,        ///< same on the test split (its own shuffles and Dirichlet draws).
+  kLabelAssignment = 6,       ///< label skew 2: std::mt19937_64 drawing the label sets; index 0.
   kDominantShuffleTrain = 7,  ///< label skew 4: shuffle of class a's train indices.
   kDominantShuffleTest = 8,   ///< same for the test indices.
   kLabelPermutation = 9,      ///< official CIFAR-10 feature skew: cluster a's label permutation.
@@ -71,7 +71,8 @@ struct ClassShare {
   std::int64_t max_test = 0;   ///< test samples per class and cluster at most.
 };
 
-/// The official concept-shift share (exp111): 1 250 train and 200 test samples per class and cluster.
+/// The official concept-shift share (exp111): 1 250 train and 200 test samples per class and
+/// cluster.
 ClassShare official_concept_shift_share();
 
 /// Concept shift (paper Sec. 5.1, official exp111): every class of each split is shuffled
@@ -151,10 +152,10 @@ std::int64_t min_cluster_samples(const PartitionSpec& spec, bool train);
 
 /// How the reserve + Dirichlet routine splits a class among the clusters holding it.
 struct ClassSplitSettings {
-  double dirichlet_alpha = 0.5;         ///< symmetric Dirichlet concentration (official beta).
-  double reserve_start = 0.10;          ///< first reserve fraction (official reserve_frac).
-  double reserve_step = 0.05;           ///< reserve increment per retry; the last retry is 1.0.
-  std::int64_t min_cluster_samples = 0; ///< every cluster's pool must hold at least this many.
+  double dirichlet_alpha = 0.5;          ///< symmetric Dirichlet concentration (official beta).
+  double reserve_start = 0.10;           ///< first reserve fraction (official reserve_frac).
+  double reserve_step = 0.05;            ///< reserve increment per retry; the last retry is 1.0.
+  std::int64_t min_cluster_samples = 0;  ///< every cluster's pool must hold at least this many.
 };
 
 /// The routine's settings for one split of `spec`: its alpha and reserve fields, and
@@ -194,8 +195,8 @@ struct ClassSplit {
 ///         out of range (alpha <= 0, reserve_start outside [0, 1], reserve_step <= 0).
 ClassSplit split_classes_among_clusters(const torch::Tensor& labels, int num_classes,
                                         const LabelSets& label_sets,
-                                        const ClassSplitSettings& settings,
-                                        std::uint64_t data_seed, PartitionStream stream);
+                                        const ClassSplitSettings& settings, std::uint64_t data_seed,
+                                        PartitionStream stream);
 
 /// Cluster pools of both splits from label sets by split_classes_among_clusters, each split with
 /// its own draws (streams kClassSplitTrain / kClassSplitTest) and its own minimum
@@ -272,9 +273,9 @@ LabelSets label_skew_3_label_sets(int clusters, int num_classes);
 LabelSets parse_label_sets(const std::string& text, int clusters, int num_classes);
 
 /// Label skew 2 (paper Sec. 5.1; official exp201): spec.label_sets if given, else
-/// label_skew_2_label_sets, then class_split_pools. The test split draws its own Dirichlet proportions, so a cluster's test class
-/// mix differs from its train mix over the same classes (the paper says train and test of a client
-/// have the same distribution: differs).
+/// label_skew_2_label_sets, then class_split_pools. The test split draws its own Dirichlet
+/// proportions, so a cluster's test class mix differs from its train mix over the same classes (the
+/// paper says train and test of a client have the same distribution: differs).
 /// @throws ConfigError, DataError as label_skew_2_label_sets and class_split_pools.
 std::vector<ClusterPool> label_skew_2_pools(const PartitionSpec& spec, const ImageDataset& dataset);
 

@@ -25,15 +25,16 @@ enum class TargetKind {
 /// clients' data from. Each source reads the part that applies to it.
 struct DataRequest {
   std::filesystem::path data_dir;  ///< --data-dir; empty = the source's default_data_dir().
-  std::string partition;           ///< --partition as given, e.g. "label_skew_1" or "mixture_10_90".
+  std::string partition;  ///< --partition as given, e.g. "label_skew_1" or "mixture_10_90".
   /// Hard partitions of image data (--partition not mixture_*): sizes, seeds, fidelity and kind.
   /// Label sets and class counts are parsed from the strings below once the class count is known.
   PartitionSpec partition_spec;
-  std::string label_sets;           ///< --label-sets (label skew 2), "" = drawn.
-  std::string train_class_counts;   ///< --train-class-counts (label skew 2/3), "" = drawn.
-  std::string test_class_counts;    ///< --test-class-counts (label skew 2/3), "" = drawn.
+  std::string label_sets;              ///< --label-sets (label skew 2), "" = drawn.
+  std::string train_class_counts;      ///< --train-class-counts (label skew 2/3), "" = drawn.
+  std::string test_class_counts;       ///< --test-class-counts (label skew 2/3), "" = drawn.
   std::optional<MixtureSpec> mixture;  ///< set for a mixture_* --partition (FedSoft Sec. 5).
-  /// Generated regression data: sizes, --data-seed, --dimension, --separation, --noise, --model-std.
+  /// Generated regression data: sizes, --data-seed, --dimension, --separation, --noise,
+  /// --model-std.
   LinearRegressionSpec regression;
 };
 
@@ -56,7 +57,8 @@ class DatasetSource {
   virtual TargetKind targets() const = 0;
   /// Number of classes C of its labels (labels in [0, C)); 0 for real-valued targets.
   virtual int num_classes() const = 0;
-  /// The --model that `--model auto` means on it, e.g. "cnn", or with --unsupervised an autoencoder.
+  /// The --model that `--model auto` means on it, e.g. "cnn", or with --unsupervised an
+  /// autoencoder.
   virtual std::string default_model(bool unsupervised) const = 0;
   /// Whether --unsupervised (autoencoders on the inputs alone) may run on it.
   virtual bool supports_unsupervised() const = 0;

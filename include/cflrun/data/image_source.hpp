@@ -18,7 +18,9 @@ class ImageSource : public DatasetSource {
   TargetKind targets() const override { return TargetKind::kClassLabels; }
   bool supports_unsupervised() const override { return true; }
   /// "cnn", or "autoencoder" with --unsupervised (the (F)MNIST models, paper App. C).
-  std::string default_model(bool unsupervised) const override { return unsupervised ? "autoencoder" : "cnn"; }
+  std::string default_model(bool unsupervised) const override {
+    return unsupervised ? "autoencoder" : "cnn";
+  }
 
   /// Loads both splits from the files in `dir`.
   /// @return images [N, C, H, W] uint8 0..255, labels [N] int64 in [0, num_classes()); name() and

@@ -20,10 +20,13 @@ namespace cflrun::data {
 
 /// How the clients mix the sources (FedSoft Sec. 5; command-line values of --partition).
 enum class MixturePattern {
-  k10To90,  ///< "mixture_10_90": S = 2; the first half of the clients holds 90 % source 0 and 10 % source 1, the rest the reverse.
+  k10To90,  ///< "mixture_10_90": S = 2; the first half of the clients holds 90 % source 0 and 10 %
+            ///< source 1, the rest the reverse.
   k30To70,  ///< "mixture_30_70": as 10_90 with 70 % / 30 %.
-  kLinear,  ///< "mixture_linear": S = 2; client c holds a share c / M of source 1 and the rest of source 0.
-  kRandom,  ///< "mixture_random": any S; each client cuts [0, 1] at S - 1 uniform points, the segment lengths are its shares.
+  kLinear,  ///< "mixture_linear": S = 2; client c holds a share c / M of source 1 and the rest of
+            ///< source 0.
+  kRandom,  ///< "mixture_random": any S; each client cuts [0, 1] at S - 1 uniform points, the
+            ///< segment lengths are its shares.
 };
 
 /// Whether `partition` names a mixture partition ("mixture_10_90", "mixture_30_70",
@@ -38,8 +41,10 @@ MixturePattern parse_mixture_pattern(const std::string& partition);
 
 /// What the sources of an image-dataset mixture are (--mixture-sources).
 enum class SourceKind {
-  kRotation,     ///< "rotation": source s is the whole dataset rotated counter-clockwise by s x 90 degrees (S <= 4; FedSoft's rotated CIFAR-10 / EMNIST).
-  kLabelGroups,  ///< "label_groups": source s holds the classes c with floor(c S / C) == s (contiguous groups; S <= C).
+  kRotation,     ///< "rotation": source s is the whole dataset rotated counter-clockwise by s x 90
+                 ///< degrees (S <= 4; FedSoft's rotated CIFAR-10 / EMNIST).
+  kLabelGroups,  ///< "label_groups": source s holds the classes c with floor(c S / C) == s
+                 ///< (contiguous groups; S <= C).
 };
 
 /// Parses --mixture-sources. @throws ConfigError naming "rotation" and "label_groups" otherwise.
@@ -49,12 +54,12 @@ SourceKind parse_source_kind(const std::string& name);
 struct MixtureSpec {
   MixturePattern pattern = MixturePattern::k10To90;
   SourceKind source_kind = SourceKind::kRotation;  ///< image datasets only.
-  int sources = 2;                          ///< S (--clusters).
-  int clients_per_source = 50;              ///< M = S x this (--clients-per-cluster); FedSoft: 50.
-  std::int64_t min_train_samples = 100;     ///< n_k is uniform in [min, max] (FedSoft: 100..200).
-  std::int64_t max_train_samples = 200;     ///< (--train-samples).
-  std::int64_t test_samples = 100;          ///< per client, same mixture as its training data.
-  std::int64_t holdout_samples = 1000;      ///< per source (--holdout-samples).
+  int sources = 2;                                 ///< S (--clusters).
+  int clients_per_source = 50;           ///< M = S x this (--clients-per-cluster); FedSoft: 50.
+  std::int64_t min_train_samples = 100;  ///< n_k is uniform in [min, max] (FedSoft: 100..200).
+  std::int64_t max_train_samples = 200;  ///< (--train-samples).
+  std::int64_t test_samples = 100;       ///< per client, same mixture as its training data.
+  std::int64_t holdout_samples = 1000;   ///< per source (--holdout-samples).
   std::uint64_t data_seed = 1;
 };
 
@@ -94,6 +99,7 @@ ClientData mixture_image_data(std::shared_ptr<const ImageDataset> dataset, const
 /// the holdout of source s from (data_seed, kMixture, M + s, 4). regression's
 /// clients_per_cluster, train_samples and test_samples are ignored (the MixtureSpec's apply).
 /// @throws ConfigError as mixture_weights and optimal_models.
-ClientData mixture_linear_regression_data(const LinearRegressionSpec& regression, const MixtureSpec& spec);
+ClientData mixture_linear_regression_data(const LinearRegressionSpec& regression,
+                                          const MixtureSpec& spec);
 
 }  // namespace cflrun::data

@@ -1,7 +1,8 @@
 #pragma once
 /// @file
 /// Partitions of a dataset among M = K x clients_per_cluster clients in K ground-truth clusters
-/// (CLoVE paper Sec. 5.1; exact construction of the official code: shared/papers/clove-official-setup.md).
+/// (CLoVE paper Sec. 5.1; exact construction of the official code:
+/// shared/papers/clove-official-setup.md).
 
 #include <cstdint>
 #include <optional>
@@ -15,13 +16,17 @@ namespace cflrun::data {
 /// The kinds of heterogeneity between clusters (command-line values of issues 2 and 4).
 enum class PartitionKind {
   kLabelSkew1,    ///< "label_skew_1": cluster k holds classes {2k, 2k+1} only (K <= num_classes/2).
-  kConceptShift,  ///< "concept_shift": all classes; cluster k permutes labels by two disjoint swaps.
-  kFeatureSkew,   ///< "feature_skew": all classes; cluster k rotates images by k x 90 degrees (K <= 4).
+  kConceptShift,  ///< "concept_shift": all classes; cluster k permutes labels by two disjoint
+                  ///< swaps.
+  kFeatureSkew,   ///< "feature_skew": all classes; cluster k rotates images by k x 90 degrees (K <=
+                  ///< 4).
   kLabelSkew2,    ///< "label_skew_2": U labels per cluster, any two share exactly V (exp201).
   kLabelSkew3,    ///< "label_skew_3": clusters 0..K-2 miss a class each, the last has all (exp202).
   kLabelSkew4,    ///< "label_skew_4": cluster k is dominated by class k (exp501).
-  kRotation,      ///< "rotation": IFCA Sec. 6.2; all classes, K = 4 rotates by k x 90 degrees, K = 2 by 0 and 180.
-  kClassPerCluster,  ///< "class_per_cluster": cluster k holds class k only (the unsupervised rows 101/201/301).
+  kRotation,  ///< "rotation": IFCA Sec. 6.2; all classes, K = 4 rotates by k x 90 degrees, K = 2 by
+              ///< 0 and 180.
+  kClassPerCluster,  ///< "class_per_cluster": cluster k holds class k only (the unsupervised rows
+                     ///< 101/201/301).
 };
 
 /// The official dominant share of label skew 4: `dominance_percent` 66.6 divided by 100.0 in double
@@ -32,7 +37,8 @@ inline constexpr double kOfficialDominantShare = 66.6 / 100.0;
 /// Parses a partition name. @throws ConfigError naming the accepted values otherwise.
 PartitionKind parse_partition_kind(const std::string& name);
 
-/// The names of every partition kind, in PartitionKind order ("label_skew_1", "concept_shift", ...):
+/// The names of every partition kind, in PartitionKind order ("label_skew_1", "concept_shift",
+/// ...):
 /// --partition's hard partitions (mixture_partition_names() has the mixtures).
 std::vector<std::string> partition_names();
 
@@ -60,7 +66,8 @@ struct PartitionSpec {
   int clients_per_cluster = 5;       ///< clients in each cluster; M = K x this.
   std::int64_t train_samples = 500;  ///< training samples per client.
   std::int64_t test_samples = 400;   ///< test samples per client.
-  std::uint64_t data_seed = 1;       ///< seed of the client split, and of the pools unless pool_seed (`--data-seed`).
+  std::uint64_t data_seed =
+      1;  ///< seed of the client split, and of the pools unless pool_seed (`--data-seed`).
   /// Seed of the cluster pools (which samples and labels each cluster holds: label sets, Dirichlet
   /// draws, class shuffles; `--pool-seed`); unset = data_seed. The official code draws the pools
   /// once per invocation with the first seed's state and varies only the client split by seed
@@ -116,12 +123,13 @@ struct PartitionSpec {
 /// Everything that defines one client's local data, as indices into the dataset's splits plus
 /// the cluster's transformation. Cheap to compute on every rank; materialise with `client_samples`.
 struct ClientShard {
-  int client = 0;                          ///< client id in [0, M); clients are numbered cluster by cluster.
-  int true_cluster = 0;                    ///< ground-truth cluster in [0, K).
-  std::vector<std::int64_t> train_indices; ///< indices into the train split, without repetition.
-  std::vector<std::int64_t> test_indices;  ///< indices into the test split, without repetition.
-  int rotation_quarters = 0;               ///< counter-clockwise quarter turns applied to images (feature skew).
-  std::vector<std::int64_t> label_map;     ///< [num_classes]: label y becomes label_map[y] (concept shift); identity otherwise.
+  int client = 0;        ///< client id in [0, M); clients are numbered cluster by cluster.
+  int true_cluster = 0;  ///< ground-truth cluster in [0, K).
+  std::vector<std::int64_t> train_indices;  ///< indices into the train split, without repetition.
+  std::vector<std::int64_t> test_indices;   ///< indices into the test split, without repetition.
+  int rotation_quarters = 0;  ///< counter-clockwise quarter turns applied to images (feature skew).
+  std::vector<std::int64_t> label_map;  ///< [num_classes]: label y becomes label_map[y] (concept
+                                        ///< shift); identity otherwise.
 };
 
 /// The whole partition: one shard per client, in client order.
@@ -144,14 +152,13 @@ void validate_partition_spec(const PartitionSpec& spec, int num_classes);
 
 /// Builds the partition deterministically from `spec.data_seed` and `spec.effective_pool_seed()`
 /// (issue 2 item 3; issue 4).
-/// Per cluster a pool of each split is formed (label skew 1: the whole of the cluster's two classes;
-/// concept shift: a disjoint, equal share of every class; feature skew: the whole split, rotated;
-/// label skew 2 and 3: every class split among the clusters holding it by the reserve + Dirichlet
-/// routine; label skew 4: a dominant-class group per cluster);
-/// the pool is shuffled and cut into clients_per_cluster disjoint chunks, and each client takes the
-/// first train_samples (test_samples; official fidelity: min(chunk, train_samples)) points of its
-/// chunk, as the official code does.
-/// Random streams: see PartitionStream in <cflrun/data/cluster_pools.hpp>.
+/// Per cluster a pool of each split is formed (label skew 1: the whole of the cluster's two
+/// classes; concept shift: a disjoint, equal share of every class; feature skew: the whole split,
+/// rotated; label skew 2 and 3: every class split among the clusters holding it by the reserve +
+/// Dirichlet routine; label skew 4: a dominant-class group per cluster); the pool is shuffled and
+/// cut into clients_per_cluster disjoint chunks, and each client takes the first train_samples
+/// (test_samples; official fidelity: min(chunk, train_samples)) points of its chunk, as the
+/// official code does. Random streams: see PartitionStream in <cflrun/data/cluster_pools.hpp>.
 /// @throws ConfigError as validate_partition_spec, i.e. if K or clients_per_cluster is not
 ///         positive, K exceeds what the kind allows (label skew 1: num_classes / 2; feature skew:
 ///         4), or a sample count is below 1; and as label_skew_2_label_sets if no label sets
@@ -163,8 +170,10 @@ Partition make_partition(const PartitionSpec& spec, const ImageDataset& dataset)
 
 /// A client's samples, ready for a model.
 struct ClientSamples {
-  torch::Tensor inputs;  ///< [n, C, H, W] float32 in [0, 1] (images, rotated as the shard says) or [n, d] (linreg).
-  torch::Tensor targets; ///< [n] int64 labels after the shard's label map, or [n] float32 values (linreg).
+  torch::Tensor inputs;  ///< [n, C, H, W] float32 in [0, 1] (images, rotated as the shard says) or
+                         ///< [n, d] (linreg).
+  torch::Tensor
+      targets;  ///< [n] int64 labels after the shard's label map, or [n] float32 values (linreg).
 };
 
 /// Materialises the train (`train == true`) or test samples of one shard from the dataset:

@@ -11,6 +11,7 @@ namespace cflrun::io {
 /// replacing a file there: readers of `to` see the old file or the whole new one, never a part.
 /// Used for completed result files and checkpoints (results/README.md, "Files of a run").
 /// @return the rename's error (empty on success); `from` is left in place on failure.
-std::error_code durable_rename(const std::filesystem::path& from, const std::filesystem::path& to) noexcept;
+std::error_code durable_rename(const std::filesystem::path& from,
+                               const std::filesystem::path& to) noexcept;
 
 }  // namespace cflrun::io

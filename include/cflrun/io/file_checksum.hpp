@@ -32,7 +32,8 @@ struct ChecksumCheck {
 /// Seals a closed file created with a kChecksumBlockBytes user block: reads every byte after the
 /// block, writes "cflrun-crc32 <8 hex digits> <bytes after the block>\n" into the block (zeros
 /// after it), then flushes the file to disk (fsync).
-/// @throws Hdf5Error naming `path` if it cannot be read, written or flushed, or is shorter than the block.
+/// @throws Hdf5Error naming `path` if it cannot be read, written or flushed, or is shorter than the
+/// block.
 void seal_file(const std::filesystem::path& path);
 
 /// Checks the seal of `path` against its bytes (reads the whole file once).

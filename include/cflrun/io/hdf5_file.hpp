@@ -19,7 +19,8 @@ namespace cflrun::io {
 /// @param user_block_bytes  bytes reserved before the HDF5 data (0, or a power of two >= 512:
 ///        kChecksumBlockBytes for a file that seal_file will seal, see file_checksum.hpp).
 /// @throws Hdf5Error naming `path` if HDF5 cannot create it.
-Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate, std::uint64_t user_block_bytes = 0);
+Hdf5Handle create_hdf5_file(const std::filesystem::path& path, bool truncate,
+                            std::uint64_t user_block_bytes = 0);
 
 /// Opens an existing HDF5 file read-only (file locking as in `create_hdf5_file`).
 /// @throws Hdf5Error naming `path` if HDF5 cannot open it (e.g. another process is writing it:

@@ -16,6 +16,7 @@ namespace cflrun::io {
 /// type or row shape, with fewer than T rows (or, if `whole`, not exactly T), or whose first T rows
 /// differ in any bit (NaN equals NaN of the same bits); an unreadable file or dataset.
 /// @return "" if there is none; else one line naming the file and the dataset. Never throws.
-std::string row_difference(const std::filesystem::path& path, const NamedTensors& rows, bool whole) noexcept;
+std::string row_difference(const std::filesystem::path& path, const NamedTensors& rows,
+                           bool whole) noexcept;
 
 }  // namespace cflrun::io

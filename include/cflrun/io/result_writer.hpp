@@ -18,8 +18,8 @@ namespace cflrun::io {
 /// A per-round float32 dataset an algorithm adds (its Algorithm::extra_datasets()), e.g.
 /// /clients/importance [T, M, K] (FedSoft) or /algorithm/cfl_max_update_norm [T, K] (CFL).
 struct ExtraDatasetLayout {
-  std::string path;                  ///< absolute path; a missing parent group is created.
-  std::vector<std::int64_t> shape;   ///< shape of one round's row, every extent >= 1.
+  std::string path;                 ///< absolute path; a missing parent group is created.
+  std::vector<std::int64_t> shape;  ///< shape of one round's row, every extent >= 1.
 };
 
 /// The sizes fixed for a whole run, which set the shape of every per-round dataset.
@@ -29,7 +29,7 @@ struct ResultLayout {
   bool has_loss_vectors = false;  ///< whether the algorithm computes loss vectors (CLoVE, IFCA).
   std::vector<std::string> phase_names;  ///< P >= 1 timing phases, columns of /rounds/seconds.
   std::int64_t planned_rounds = 0;       ///< rounds the run intends to do (>= 0).
-  int num_sources = 0;            ///< S >= 0 source distributions of a mixture partition (0: none).
+  int num_sources = 0;  ///< S >= 0 source distributions of a mixture partition (0: none).
   std::vector<ExtraDatasetLayout> extra_datasets;  ///< the algorithm's own per-round datasets.
 };
 
@@ -40,18 +40,19 @@ struct RoundRecord {
   double test_loss = 0.0;   ///< mean over clients of test loss on the assigned model.
   double train_loss = 0.0;  ///< mean over clients of training loss of this round's local updates.
   double worker_compute_seconds = 0.0;  ///< max over ranks of seconds in torch forward/backward.
-  std::int64_t bytes_sent = 0;          ///< server to clients this round (bytes, logical FL traffic).
-  std::int64_t bytes_received = 0;      ///< clients to server this round (bytes, logical FL traffic).
-  std::vector<double> seconds;          ///< [P] wall-clock seconds of each phase, layout order.
-  std::vector<int> assignment;          ///< [M] model trained by each client, in [0, K).
-  std::vector<float> loss_vectors;      ///< [M * K] row-major (CLoVE Alg. 1), empty if none.
+  std::int64_t bytes_sent = 0;      ///< server to clients this round (bytes, logical FL traffic).
+  std::int64_t bytes_received = 0;  ///< clients to server this round (bytes, logical FL traffic).
+  std::vector<double> seconds;      ///< [P] wall-clock seconds of each phase, layout order.
+  std::vector<int> assignment;      ///< [M] model trained by each client, in [0, K).
+  std::vector<float> loss_vectors;  ///< [M * K] row-major (CLoVE Alg. 1), empty if none.
   std::vector<float> client_accuracy;   ///< [M] test accuracy of each client, fraction.
   std::vector<float> client_test_loss;  ///< [M] test loss of each client.
-  int live_models = 0;                  ///< models the algorithm maintains this round, <= K (CFL grows it).
+  int live_models = 0;  ///< models the algorithm maintains this round, <= K (CFL grows it).
   /// Values of the layout's extra datasets: path -> row-major values of one row.
   std::map<std::string, std::vector<float>> extra;
-  std::vector<float> source_accuracy;   ///< [K * S] row-major holdout accuracy of model j on source s, empty if S = 0.
-  std::vector<float> source_loss;       ///< [K * S] row-major holdout mean loss, empty if S = 0.
+  std::vector<float> source_accuracy;  ///< [K * S] row-major holdout accuracy of model j on source
+                                       ///< s, empty if S = 0.
+  std::vector<float> source_loss;      ///< [K * S] row-major holdout mean loss, empty if S = 0.
 };
 
 /// Owns one result file while a run writes it. Rank 0 is the single writer (serial HDF5).
@@ -108,7 +109,8 @@ class ResultWriter {
 
   /// Appends the rounds of an interrupted run, as kept_rows() returned them (from a checkpoint,
   /// --resume), one round at a time as append_round does.
-  /// @param rows  dataset path -> [T, row shape...] tensor of the dataset's type, the same T for all.
+  /// @param rows  dataset path -> [T, row shape...] tensor of the dataset's type, the same T for
+  /// all.
   /// @throws DataError if a dataset of the layout is missing from `rows` or has another type, row
   ///         shape or number of rounds (nothing is written then); Hdf5Error if HDF5 cannot write.
   void append_rows(const NamedTensors& rows);

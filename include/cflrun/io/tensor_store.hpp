@@ -16,11 +16,13 @@ namespace cflrun::io {
 using NamedTensors = std::map<std::string, torch::Tensor>;
 
 /// Writes every tensor of `groups` as the dataset /<group>/<name> of a new HDF5 file at `path`
-/// (replacing an existing file), in its own dtype and shape (rank >= 1). CPU and device tensors alike.
-/// The closed file is sealed with a whole-file checksum (seal_file, file_checksum.hpp) and flushed to disk.
+/// (replacing an existing file), in its own dtype and shape (rank >= 1). CPU and device tensors
+/// alike. The closed file is sealed with a whole-file checksum (seal_file, file_checksum.hpp) and
+/// flushed to disk.
 /// @throws ShapeError for a dtype other than float32, float64, int64, int32 or bool.
 /// @throws Hdf5Error if the file cannot be written.
-void write_tensor_groups(const std::filesystem::path& path, const std::map<std::string, NamedTensors>& groups);
+void write_tensor_groups(const std::filesystem::path& path,
+                         const std::map<std::string, NamedTensors>& groups);
 
 /// Reads back what write_tensor_groups wrote: every dataset of every group, as CPU tensors of the
 /// dtype and shape written (bool comes back as bool), after checking the file's checksum.

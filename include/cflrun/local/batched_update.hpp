@@ -20,8 +20,9 @@ namespace cflrun::local {
 
 /// One client of a client-batched local update: where its samples lie in the stacked tensors.
 struct BatchedClient {
-  std::int64_t offset = 0;  ///< first row of the client's samples in the stacked inputs and targets.
-  std::int64_t count = 0;   ///< n_k >= 1, its number of samples.
+  std::int64_t offset =
+      0;                   ///< first row of the client's samples in the stacked inputs and targets.
+  std::int64_t count = 0;  ///< n_k >= 1, its number of samples.
   at::Generator generator;  ///< CPU generator of its (seed, kLocalUpdate, client, round) stream.
   /// Models with dropout: the client's place in the order one client at a time trains them. Its
   /// masks are drawn from LibTorch's default generator in that order, so that they equal its own
@@ -43,8 +44,9 @@ struct BatchedClient {
 /// @return          [g] each client's mean mini-batch loss over its last epoch.
 /// @throws ConfigError if settings has a proximal term or a kept optimizer; ShapeError if a
 ///         client has no samples, their steps increase, or g exceeds the network's capacity.
-std::vector<double> batched_local_update(model::ClientBatchedNetwork& network, const torch::Tensor& inputs,
-                                         const torch::Tensor& targets, std::vector<BatchedClient>& clients,
+std::vector<double> batched_local_update(model::ClientBatchedNetwork& network,
+                                         const torch::Tensor& inputs, const torch::Tensor& targets,
+                                         std::vector<BatchedClient>& clients,
                                          const LocalUpdateSettings& settings);
 
 /// local_gradient (CLoVE Alg. 1 line 12, Option II) for clients [0, g) of `network` at once: the
@@ -53,8 +55,10 @@ std::vector<double> batched_local_update(model::ClientBatchedNetwork& network, c
 /// @param clients  g clients with counts non-increasing in c.
 /// @return         [g] each client's mean training loss.
 /// @throws ShapeError as batched_local_update.
-std::vector<double> batched_local_gradient(model::ClientBatchedNetwork& network, const torch::Tensor& inputs,
-                                           const torch::Tensor& targets, const std::vector<BatchedClient>& clients,
+std::vector<double> batched_local_gradient(model::ClientBatchedNetwork& network,
+                                           const torch::Tensor& inputs,
+                                           const torch::Tensor& targets,
+                                           const std::vector<BatchedClient>& clients,
                                            int batch_size, model::Objective objective);
 
 }  // namespace cflrun::local

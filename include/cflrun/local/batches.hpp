@@ -16,7 +16,8 @@ namespace cflrun::local {
 /// batch's row indices ([b] int64 on `device`). The last, smaller batch of a pass is kept unless
 /// `drop_last` (PFLlib's loaders drop it).
 /// @return the mean of step's return values over the last pass's batches (0 if it had none).
-double run_batches(std::int64_t n, std::int64_t batch_size, int epochs, bool drop_last, at::Generator& generator,
-                   torch::Device device, const std::function<double(const torch::Tensor& rows)>& step);
+double run_batches(std::int64_t n, std::int64_t batch_size, int epochs, bool drop_last,
+                   at::Generator& generator, torch::Device device,
+                   const std::function<double(const torch::Tensor& rows)>& step);
 
 }  // namespace cflrun::local

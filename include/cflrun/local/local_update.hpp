@@ -29,23 +29,26 @@ struct ProximalTerm {
 /// The local optimizer (--optimizer).
 enum class Solver {
   kAdam,  ///< Adam (CLoVE Sec. 5.1), torch::optim::Adam.
-  kSgd,   ///< SGD with optional momentum (heavy ball) and weight decay, torch::optim::SGD (PFLlib, CFL's code).
+  kSgd,   ///< SGD with optional momentum (heavy ball) and weight decay, torch::optim::SGD (PFLlib,
+          ///< CFL's code).
 };
 
 /// Hyperparameters of LocalUpdate (CLoVE Alg. 1 line 11; Sec. 5.1: Adam, batch 100, tau = 1).
 struct LocalUpdateSettings {
-  bool gradient_averaging = false;  ///< Option II: send one gradient instead of training tau epochs.
-  int local_epochs = 1;      ///< tau: passes over the client's training data.
+  bool gradient_averaging =
+      false;             ///< Option II: send one gradient instead of training tau epochs.
+  int local_epochs = 1;  ///< tau: passes over the client's training data.
   /// > 0: exactly this many mini-batch steps instead of local_epochs epochs, reshuffling at every
   /// pass over the data (FlexCFL's pre-training iterations).
   int max_steps = 0;
-  int batch_size = 100;      ///< samples per mini-batch; the last batch may be smaller.
-  double learning_rate = 1e-3;  ///< step size gamma of the optimizer.
+  int batch_size = 100;           ///< samples per mini-batch; the last batch may be smaller.
+  double learning_rate = 1e-3;    ///< step size gamma of the optimizer.
   Solver solver = Solver::kAdam;  ///< the optimizer.
   double momentum = 0.0;          ///< SGD momentum in [0, 1) (0 = plain SGD); unused by Adam.
-  double weight_decay = 0.0;      ///< L2 penalty coefficient added to the gradients (torch's weight_decay), >= 0.
+  double weight_decay =
+      0.0;  ///< L2 penalty coefficient added to the gradients (torch's weight_decay), >= 0.
   model::Objective objective = model::Objective::kClassification;  ///< the loss minimised.
-  ProximalTerm proximal;     ///< FedSoft: added to every mini-batch loss when proximal.mu > 0.
+  ProximalTerm proximal;  ///< FedSoft: added to every mini-batch loss when proximal.mu > 0.
   /// If set, the update steps this optimizer (built by make_local_optimizer on the same model's
   /// parameters) instead of a fresh one, so its state carries over between a client's updates
   /// (FedSoft's official client keeps one optimizer for its local model). Not owned.
@@ -54,7 +57,8 @@ struct LocalUpdateSettings {
 
 /// A fresh optimizer of `settings.solver` on `model`'s parameters (learning rate, momentum, weight
 /// decay from `settings`).
-std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model, const LocalUpdateSettings& settings);
+std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(model::Network& model,
+                                                              const LocalUpdateSettings& settings);
 
 /// The same on a subset of parameters (e.g. FedPAC trains the head, then the body).
 std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(std::vector<torch::Tensor> parameters,
@@ -71,14 +75,16 @@ std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings);
 /// (model::mean_loss) plus settings.proximal if its mu > 0, mini-batches in an order drawn from
 /// `generator` (one shuffle per epoch).
 /// @param inputs     [n, ...sample shape] float32 on the model's device.
-/// @param targets    [n] int64 labels or float32 values on the model's device (see model::per_sample_loss).
+/// @param targets    [n] int64 labels or float32 values on the model's device (see
+/// model::per_sample_loss).
 /// @param generator  CPU generator of the (seed, kLocalUpdate, client, round) stream.
 /// @return           mean mini-batch training loss over the last epoch (the objective's units;
 ///                   without the proximal term).
 /// @throws ShapeError if inputs and targets disagree in n or n == 0, or the proximal centers are
 ///         not [K, P] with K importance weights.
-double local_update(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
-                    const LocalUpdateSettings& settings, at::Generator& generator);
+double local_update(model::Network& model, const torch::Tensor& inputs,
+                    const torch::Tensor& targets, const LocalUpdateSettings& settings,
+                    at::Generator& generator);
 
 /// A client's gradient for gradient averaging (CLoVE Alg. 1 line 12, Option II; IFCA Alg. 1):
 /// the gradient of its mean training loss at the model's current parameters, accumulated over
@@ -88,7 +94,7 @@ double local_update(model::Network& model, const torch::Tensor& inputs, const to
 /// @param targets  [n] int64 labels or float32 values.
 /// @return         the mean training loss at those parameters (the objective's units).
 /// @throws ShapeError if inputs and targets disagree in n or n == 0.
-double local_gradient(model::Network& model, const torch::Tensor& inputs, const torch::Tensor& targets,
-                      int batch_size, model::Objective objective);
+double local_gradient(model::Network& model, const torch::Tensor& inputs,
+                      const torch::Tensor& targets, int batch_size, model::Objective objective);
 
 }  // namespace cflrun::local

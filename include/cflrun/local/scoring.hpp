@@ -25,7 +25,9 @@ inline constexpr std::int64_t kEvalChunk = 256;
 inline constexpr std::int64_t kGpuEvalChunk = 8192;
 
 /// Rows per scoring forward pass on `device`: kEvalChunk on a CPU, kGpuEvalChunk on a GPU.
-inline std::int64_t eval_chunk(const torch::Device& device) { return device.is_cuda() ? kGpuEvalChunk : kEvalChunk; }
+inline std::int64_t eval_chunk(const torch::Device& device) {
+  return device.is_cuda() ? kGpuEvalChunk : kEvalChunk;
+}
 
 /// Adds `model`'s per-sample loss on each of `rows` to loss_sums[owner[row]] and, for objectives
 /// with an accuracy, its correct predictions to correct_sums[owner[row]] (eval mode, no gradients,
@@ -40,8 +42,9 @@ void add_scores(model::Network& model, model::Objective objective, const torch::
 
 /// Test accuracy and mean loss of one model on one client's samples.
 struct Score {
-  double accuracy = 0.0;  ///< fraction classified correctly (argmax of the outputs); NaN without labels.
-  double loss = 0.0;      ///< mean per-sample loss (model::per_sample_loss).
+  double accuracy =
+      0.0;  ///< fraction classified correctly (argmax of the outputs); NaN without labels.
+  double loss = 0.0;  ///< mean per-sample loss (model::per_sample_loss).
 };
 
 /// Scores `model` in eval mode without gradients, in chunks of 256 samples (the model's mode is
@@ -49,6 +52,7 @@ struct Score {
 /// @param inputs   [n, ...] float32 on the model's device, n >= 1.
 /// @param targets  [n] int64 labels or float32 values.
 /// @throws ShapeError if inputs and targets disagree in n or n == 0.
-Score score(model::Network& model, model::Objective objective, const torch::Tensor& inputs, const torch::Tensor& targets);
+Score score(model::Network& model, model::Objective objective, const torch::Tensor& inputs,
+            const torch::Tensor& targets);
 
 }  // namespace cflrun::local

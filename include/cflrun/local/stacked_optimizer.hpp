@@ -21,7 +21,8 @@ class StackedOptimizer {
  public:
   /// @param parameters  [G, ...] stacked parameters (ClientBatchedNetwork::parameters).
   /// @param settings    solver, learning rate, momentum, weight decay.
-  StackedOptimizer(const std::vector<torch::Tensor>& parameters, const LocalUpdateSettings& settings);
+  StackedOptimizer(const std::vector<torch::Tensor>& parameters,
+                   const LocalUpdateSettings& settings);
 
   /// One step of clients [0, g) from their gradients, all at their `step`-th step (1-based; Adam's
   /// bias correction). Parameters without a gradient are left alone.

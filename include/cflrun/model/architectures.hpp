@@ -1,11 +1,11 @@
 #pragma once
 /// @file
 /// The models of the CLoVE paper's official code besides the small CNN (clove-official-setup.md
-/// Sec. 9; CLoVE App. B) and IFCA's MLP (IFCA Sec. 6.2). Build them with make_network (network.hpp).
-/// Only the convolutional classifiers (CifarCnn, FedAvgCnn) have a TorchScript form for scoring: for
-/// the others the frozen module measured no faster than the eager forward (tests/bench/inference_paths:
-/// mlp 0.5-0.7x, autoencoder 0.9x, conv_autoencoder 0.9-1.05x, linear far slower for the cost of
-/// freezing), so they score eagerly.
+/// Sec. 9; CLoVE App. B) and IFCA's MLP (IFCA Sec. 6.2). Build them with make_network
+/// (network.hpp). Only the convolutional classifiers (CifarCnn, FedAvgCnn) have a TorchScript form
+/// for scoring: for the others the frozen module measured no faster than the eager forward
+/// (tests/bench/inference_paths: mlp 0.5-0.7x, autoencoder 0.9x, conv_autoencoder 0.9-1.05x, linear
+/// far slower for the cost of freezing), so they score eagerly.
 
 #include <cstdint>
 #include <string>
@@ -19,7 +19,8 @@ namespace cflrun::model {
 /// Cifar10CNN: four blocks Conv3x3(pad 1) -> BatchNorm2d -> ReLU -> MaxPool 2 with channels
 /// 3 -> 64 -> 128 -> 256 -> 512 (32 -> 2 px), flatten 2 048 -> Linear 1 024 -> ReLU -> Dropout 0.5
 /// -> Linear 512 -> ReLU -> Dropout 0.5 -> Linear C. 4 181 002 parameters and 1 920 BatchNorm
-/// running statistics for C = 10 (the flat state holds both; the int64 batch counters are left out).
+/// running statistics for C = 10 (the flat state holds both; the int64 batch counters are left
+/// out).
 class CifarCnn : public Network {
  public:
   explicit CifarCnn(int num_classes);
@@ -39,14 +40,14 @@ class CifarCnn : public Network {
   torch::nn::Sequential layers_;
 };
 
-/// PFLlib's FedAvgCNN, the model its `-m CNN` builds for (F)MNIST and CIFAR-10 and so the model of the
-/// CLoVE paper's PFLlib rows, Per-FedAvg, FedProto, FedALA and FedPAC (pfl-baselines-setup.md Sec. 1;
-/// PFLlib system/flcore/trainmodel/models.py): Conv2d(c, 32, 5) -> ReLU -> MaxPool 2 -> Conv2d(32, 64,
-/// 5) -> ReLU -> MaxPool 2 (stride 1, no padding) -> flatten dim -> Linear(dim, 512) -> ReLU -> `fc`
-/// Linear(512, C). dim = 1 024 for [1, 28, 28] (28 -> 24 -> 12 -> 8 -> 4 px), 1 600 for [3, 32, 32]
-/// (32 -> 28 -> 14 -> 10 -> 5 px). The body/head split is PFLlib's BaseHeadSplit: the head is `fc`,
-/// the features the 512 outputs of the hidden layer after its ReLU. 582 026 parameters for
-/// [1, 28, 28] and C = 10, 878 538 for [3, 32, 32].
+/// PFLlib's FedAvgCNN, the model its `-m CNN` builds for (F)MNIST and CIFAR-10 and so the model of
+/// the CLoVE paper's PFLlib rows, Per-FedAvg, FedProto, FedALA and FedPAC (pfl-baselines-setup.md
+/// Sec. 1; PFLlib system/flcore/trainmodel/models.py): Conv2d(c, 32, 5) -> ReLU -> MaxPool 2 ->
+/// Conv2d(32, 64, 5) -> ReLU -> MaxPool 2 (stride 1, no padding) -> flatten dim -> Linear(dim, 512)
+/// -> ReLU -> `fc` Linear(512, C). dim = 1 024 for [1, 28, 28] (28 -> 24 -> 12 -> 8 -> 4 px), 1 600
+/// for [3, 32, 32] (32 -> 28 -> 14 -> 10 -> 5 px). The body/head split is PFLlib's BaseHeadSplit:
+/// the head is `fc`, the features the 512 outputs of the hidden layer after its ReLU. 582 026
+/// parameters for [1, 28, 28] and C = 10, 878 538 for [3, 32, 32].
 class FedAvgCnn : public Network {
  public:
   /// @param channels     c, input channels (1 for (F)MNIST, 3 for CIFAR-10).

@@ -28,21 +28,31 @@ namespace cflrun::model {
 /// One layer of a client-batched forward pass (built from the reference model's layers).
 struct BatchedLayer {
   enum class Kind {
-    kFlatten, kUnflatten, kLinear, kConv, kConvTranspose, kBatchNorm, kDropout, kRelu, kSigmoid, kTanh, kMaxPool
+    kFlatten,
+    kUnflatten,
+    kLinear,
+    kConv,
+    kConvTranspose,
+    kBatchNorm,
+    kDropout,
+    kRelu,
+    kSigmoid,
+    kTanh,
+    kMaxPool
   };
   Kind kind = Kind::kRelu;
-  std::size_t parameter = 0;                 ///< index of the layer's weight in the stacked parameters.
-  bool bias = false;                         ///< whether the next stacked parameter is its bias.
-  std::size_t buffer = 0;                    ///< kBatchNorm: index of its running mean (then variance).
-  double eps = 1e-5;                         ///< kBatchNorm: added to the variance.
-  double momentum = 0.1;                     ///< kBatchNorm: weight of the batch in the running averages.
-  double probability = 0.0;                  ///< kDropout: p, the chance a unit is zeroed.
-  std::int64_t features = 0;                 ///< kLinear: outputs; kDropout: the units it masks.
-  std::vector<std::int64_t> stride{1, 1};    ///< convolutions.
-  std::vector<std::int64_t> padding{0, 0};   ///< convolutions.
+  std::size_t parameter = 0;  ///< index of the layer's weight in the stacked parameters.
+  bool bias = false;          ///< whether the next stacked parameter is its bias.
+  std::size_t buffer = 0;     ///< kBatchNorm: index of its running mean (then variance).
+  double eps = 1e-5;          ///< kBatchNorm: added to the variance.
+  double momentum = 0.1;      ///< kBatchNorm: weight of the batch in the running averages.
+  double probability = 0.0;   ///< kDropout: p, the chance a unit is zeroed.
+  std::int64_t features = 0;  ///< kLinear: outputs; kDropout: the units it masks.
+  std::vector<std::int64_t> stride{1, 1};          ///< convolutions.
+  std::vector<std::int64_t> padding{0, 0};         ///< convolutions.
   std::vector<std::int64_t> output_padding{0, 0};  ///< transposed convolutions.
-  std::vector<std::int64_t> sizes;           ///< kUnflatten: the [C, H, W] one sample becomes.
-  std::int64_t window = 2;                   ///< kMaxPool: side of the square window (stride = window).
+  std::vector<std::int64_t> sizes;  ///< kUnflatten: the [C, H, W] one sample becomes.
+  std::int64_t window = 2;          ///< kMaxPool: side of the square window (stride = window).
 };
 
 /// How a client-batched forward pass runs: in evaluation mode (batch norm by its running
@@ -102,14 +112,16 @@ class ClientBatchedNetwork {
   /// mode (pass.training false) or train() mode. In training mode batch norm normalises each
   /// client's channels by the mean and biased variance over its real rows and moves its running
   /// averages by `momentum` towards them (unbiased variance), as torch::nn::BatchNorm2d does.
-  /// @param inputs  [g, B, ...sample shape] float32 on the device; client c's samples are inputs[c].
+  /// @param inputs  [g, B, ...sample shape] float32 on the device; client c's samples are
+  /// inputs[c].
   /// @param pass    the mode; in training mode one mask per dropout layer.
   /// @return        [g, B, outputs] float32, row [c, b] = client c's model on inputs[c, b].
   /// @throws ShapeError if g is 0 or above capacity(), or a training pass has no mask of the
   ///         shape [g, B, features] for a dropout layer.
   torch::Tensor forward(const torch::Tensor& inputs, const BatchedPass& pass = {});
 
-  /// The stacked parameters, each [G, ...parameter shape], in flat-state order, requiring gradients.
+  /// The stacked parameters, each [G, ...parameter shape], in flat-state order, requiring
+  /// gradients.
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
 
   /// Clears the gradients of every stacked parameter.
@@ -117,7 +129,8 @@ class ClientBatchedNetwork {
 
  private:
   /// Batch norm of clients [0, g) over x [B, g * C, H, W] (see forward).
-  torch::Tensor batch_norm(const BatchedLayer& layer, const torch::Tensor& x, std::int64_t g, const BatchedPass& pass);
+  torch::Tensor batch_norm(const BatchedLayer& layer, const torch::Tensor& x, std::int64_t g,
+                           const BatchedPass& pass);
   /// x times the pass's mask for dropout layer `index` (training), else x.
   torch::Tensor dropout(const torch::Tensor& x, std::size_t index, const BatchedPass& pass) const;
 

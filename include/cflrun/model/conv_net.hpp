@@ -1,6 +1,7 @@
 #pragma once
 /// @file
-/// The small CNN the CLoVE paper uses for MNIST and Fashion-MNIST (App. B; official code `GenConvNet`).
+/// The small CNN the CLoVE paper uses for MNIST and Fashion-MNIST (App. B; official code
+/// `GenConvNet`).
 
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
@@ -32,7 +33,6 @@ class ConvNetImpl : public Network {
 
   /// Side of the square max-pooling window after each convolution.
   static constexpr int kPoolSize = 2;
-
 
  private:
   torch::nn::Conv2d conv1_;

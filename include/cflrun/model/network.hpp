@@ -18,10 +18,10 @@ namespace cflrun::model {
 /// A trainable model: a torch::nn::Module with one forward function. Every model of a run has
 /// the same architecture, so their flat states (flat_state.hpp) have the same layout.
 ///
-/// Classifiers (cnn, fedavg_cnn, cifar_cnn, mlp) are split into a body, the feature extractor, and a head, their
-/// last linear layer: forward(x) = head(features(x)) (the split of FedProto and FedPAC; PFLlib's
-/// BaseHeadSplit, pfl-baselines-setup.md Sec. 1). The head's parameters are the last layer's, the
-/// flat-state range head_range().
+/// Classifiers (cnn, fedavg_cnn, cifar_cnn, mlp) are split into a body, the feature extractor, and
+/// a head, their last linear layer: forward(x) = head(features(x)) (the split of FedProto and
+/// FedPAC; PFLlib's BaseHeadSplit, pfl-baselines-setup.md Sec. 1). The head's parameters are the
+/// last layer's, the flat-state range head_range().
 class Network : public torch::nn::Module {
  public:
   /// @param inputs  [N, ...sample_shape] float32 on the module's device, any memory format.
@@ -46,13 +46,15 @@ class Network : public torch::nn::Module {
 /// The architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9), IFCA and
 /// PFLlib (pfl-baselines-setup.md Sec. 1).
 enum class Architecture {
-  kCnn,              ///< "cnn": the small MNIST/FMNIST CNN (GenConvNet, conv_net.hpp), 5 142 params.
-  kCifarCnn,         ///< "cifar_cnn": Cifar10CNN, 4 conv-BN-ReLU-pool blocks + 3 FC with dropout.
-  kMlp,              ///< "mlp": IFCA's MLP, flatten -> Linear(d, 200) -> ReLU -> Linear(200, C).
-  kAutoencoder,      ///< "autoencoder": fully connected, d -> d -> d/2 -> d/4 -> d/2 -> d -> d, sigmoid.
+  kCnn,          ///< "cnn": the small MNIST/FMNIST CNN (GenConvNet, conv_net.hpp), 5 142 params.
+  kCifarCnn,     ///< "cifar_cnn": Cifar10CNN, 4 conv-BN-ReLU-pool blocks + 3 FC with dropout.
+  kMlp,          ///< "mlp": IFCA's MLP, flatten -> Linear(d, 200) -> ReLU -> Linear(200, C).
+  kAutoencoder,  ///< "autoencoder": fully connected, d -> d -> d/2 -> d/4 -> d/2 -> d -> d,
+                 ///< sigmoid.
   kConvAutoencoder,  ///< "conv_autoencoder": CIFAR10Autoencoder, 3 strided convs, 128 latent, tanh.
   kLinear,           ///< "linear": Linear(d, 1) without bias (mixed linear regression, App. C.1.1).
-  kFedAvgCnn,        ///< "fedavg_cnn": PFLlib's FedAvgCNN (conv 32, conv 64, FC 512, fc C), the PFLlib rows' model.
+  kFedAvgCnn,  ///< "fedavg_cnn": PFLlib's FedAvgCNN (conv 32, conv 64, FC 512, fc C), the PFLlib
+               ///< rows' model.
 };
 
 /// Parses a --model value. @throws ConfigError naming the accepted values otherwise.
@@ -63,8 +65,9 @@ std::string architecture_name(Architecture architecture);
 
 /// What a model is built for.
 struct NetworkShape {
-  std::vector<std::int64_t> sample_shape;  ///< one input sample, e.g. {1, 28, 28}, {3, 32, 32}, {20}.
-  int num_classes = 10;                    ///< logits of a classifier; unused by autoencoders and linear.
+  std::vector<std::int64_t>
+      sample_shape;      ///< one input sample, e.g. {1, 28, 28}, {3, 32, 32}, {20}.
+  int num_classes = 10;  ///< logits of a classifier; unused by autoencoders and linear.
 };
 
 /// Builds a freshly initialised model (LibTorch default initialisation from the global generator,
@@ -78,8 +81,8 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
 std::vector<Architecture> all_architectures();
 
 /// The shape of the data the architecture is built for in the paper: {1, 28, 28} with 10 classes
-/// (cnn, fedavg_cnn, mlp, autoencoder: MNIST, Fashion-MNIST), {3, 32, 32} with 10 classes (cifar_cnn,
-/// conv_autoencoder: CIFAR-10), {20} without classes (linear: linreg, d = 20).
+/// (cnn, fedavg_cnn, mlp, autoencoder: MNIST, Fashion-MNIST), {3, 32, 32} with 10 classes
+/// (cifar_cnn, conv_autoencoder: CIFAR-10), {20} without classes (linear: linreg, d = 20).
 NetworkShape paper_shape(Architecture architecture);
 
 /// Whether `architecture` builds a classifier with a body/head split (Network::has_head).

@@ -13,12 +13,12 @@ namespace cflrun::report {
 
 /// One per-run final metric (see RunMetrics for how each is computed).
 enum class Metric {
-  kAccuracy,          ///< final test accuracy, percent (Table 1).
-  kTestLoss,          ///< final test loss (Table 5, unsupervised runs).
-  kAri,               ///< final ARI (Table 2).
-  kAriRound10,        ///< ARI at round 10 as percent of the final ARI (Table 4, left).
-  kFirstRoundAri09,   ///< first round (1-based) with ARI >= 0.9 (Table 4, right).
-  kClusters,          ///< models the algorithm maintained in the last round (CFL's count grows).
+  kAccuracy,         ///< final test accuracy, percent (Table 1).
+  kTestLoss,         ///< final test loss (Table 5, unsupervised runs).
+  kAri,              ///< final ARI (Table 2).
+  kAriRound10,       ///< ARI at round 10 as percent of the final ARI (Table 4, left).
+  kFirstRoundAri09,  ///< first round (1-based) with ARI >= 0.9 (Table 4, right).
+  kClusters,         ///< models the algorithm maintained in the last round (CFL's count grows).
 };
 
 /// How a metric is named and printed.
@@ -35,7 +35,8 @@ const MetricInfo& metric_info(Metric metric);
 /// Every metric, in the order of the default table's columns.
 const std::vector<Metric>& all_metrics();
 
-/// The metric named `name` (accuracy | test_loss | ari | ari_round10 | first_round_ari_0.9 | clusters).
+/// The metric named `name` (accuracy | test_loss | ari | ari_round10 | first_round_ari_0.9 |
+/// clusters).
 /// @throws ConfigError naming `name` and the accepted names.
 Metric parse_metric(const std::string& name);
 

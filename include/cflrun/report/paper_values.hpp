@@ -19,13 +19,13 @@ inline constexpr const char* kDefaultPaperValues = "jobs/paper/paper_values.csv"
 
 /// One cell of the paper: mean and std over its 3 seeds.
 struct PaperValue {
-  std::string table;      ///< e.g. "Table 1".
+  std::string table;                  ///< e.g. "Table 1".
   Metric metric = Metric::kAccuracy;  ///< accuracy | ari | ari_round10 | first_round_ari_0.9.
-  std::string partition;  ///< cflrun's --partition value, e.g. "label_skew_1".
-  std::string dataset;    ///< cflrun's --dataset value: mnist | cifar10 | fmnist.
-  std::string algorithm;  ///< cflrun's --algorithm value, e.g. "clove".
-  double mean = 0.0;      ///< as printed (accuracy in %, ARI in [−1, 1], rounds 1-based).
-  double std = 0.0;       ///< as printed.
+  std::string partition;              ///< cflrun's --partition value, e.g. "label_skew_1".
+  std::string dataset;                ///< cflrun's --dataset value: mnist | cifar10 | fmnist.
+  std::string algorithm;              ///< cflrun's --algorithm value, e.g. "clove".
+  double mean = 0.0;  ///< as printed (accuracy in %, ARI in [−1, 1], rounds 1-based).
+  double std = 0.0;   ///< as printed.
 };
 
 /// Reads a CSV of `table,metric,partition,dataset,algorithm,mean,std` rows after that header
@@ -42,7 +42,8 @@ std::vector<PaperValue> read_paper_values(const std::filesystem::path& path);
 /// @param values      the paper's cells (read_paper_values).
 /// @param source      named in the caption (the values' file).
 /// @param unmatched   set to the number of groups without any paper cell.
-Table paper_comparison_table(const std::vector<RunGroup>& groups, const std::vector<PaperValue>& values,
-                             const std::string& source, int& unmatched);
+Table paper_comparison_table(const std::vector<RunGroup>& groups,
+                             const std::vector<PaperValue>& values, const std::string& source,
+                             int& unmatched);
 
 }  // namespace cflrun::report

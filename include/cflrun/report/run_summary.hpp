@@ -51,14 +51,15 @@ RunMetrics compute_run_metrics(const std::vector<double>& ari, const std::vector
 
 /// One result file as the report sees it.
 struct RunSummary {
-  std::filesystem::path path;                ///< the file read.
-  std::string status;                        ///< root `status`: running | complete | failed: ...
-  std::int64_t completed_rounds = 0;         ///< rows written (finished rounds).
-  std::int64_t planned_rounds = 0;           ///< rounds the run intended to do.
-  std::map<std::string, std::string> config; ///< every /config attribute, name -> value text.
-  RunMetrics metrics;                        ///< computed for complete runs only; else empty.
-  /// For complete runs: true if the file's whole-file checksum was verified (io::check_file_checksum);
-  /// false for a complete file written before cflrun sealed its files, which cannot be verified.
+  std::filesystem::path path;                 ///< the file read.
+  std::string status;                         ///< root `status`: running | complete | failed: ...
+  std::int64_t completed_rounds = 0;          ///< rows written (finished rounds).
+  std::int64_t planned_rounds = 0;            ///< rounds the run intended to do.
+  std::map<std::string, std::string> config;  ///< every /config attribute, name -> value text.
+  RunMetrics metrics;                         ///< computed for complete runs only; else empty.
+  /// For complete runs: true if the file's whole-file checksum was verified
+  /// (io::check_file_checksum); false for a complete file written before cflrun sealed its files,
+  /// which cannot be verified.
   bool verified = false;
 
   /// True if `status` is "complete": only complete runs enter the statistics.
@@ -71,8 +72,8 @@ struct RunSummary {
 
 /// Reads one result file (schema in results/README.md). The metrics are computed from the first
 /// `completed_rounds` rows, and only if the run is complete. The file's checksum (if sealed) is
-/// checked first; a `<out>.partial` is never complete (status "complete" there means a kill came between
-/// verification and publishing, which --resume finishes).
+/// checked first; a `<out>.partial` is never complete (status "complete" there means a kill came
+/// between verification and publishing, which --resume finishes).
 /// @throws DataError if `path` does not exist, is not an HDF5 result file or lacks an attribute,
 ///         or does not match its checksum (damaged: the message names it).
 /// @throws Hdf5Error if HDF5 cannot open or read it (e.g. a running job's lock, see

@@ -24,15 +24,15 @@ using Cell = std::variant<std::string, StatisticCell>;
 
 /// A column: its title for Markdown and LaTeX, its name for CSV.
 struct Column {
-  std::string title;         ///< e.g. "accuracy (%)".
-  std::string csv_name;      ///< e.g. "accuracy"; a statistic column gives <name>_mean,_std,_n.
-  bool statistic = false;    ///< cells are StatisticCell (CSV: three fields), else text.
+  std::string title;       ///< e.g. "accuracy (%)".
+  std::string csv_name;    ///< e.g. "accuracy"; a statistic column gives <name>_mean,_std,_n.
+  bool statistic = false;  ///< cells are StatisticCell (CSV: three fields), else text.
 };
 
 /// One table: caption lines, columns, and rows of cells (each row has one cell per column).
 struct Table {
-  std::vector<std::string> caption;   ///< Markdown: lines before the table; LaTeX: % comments;
-                                      ///< CSV: not printed.
+  std::vector<std::string> caption;  ///< Markdown: lines before the table; LaTeX: % comments;
+                                     ///< CSV: not printed.
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;
 };

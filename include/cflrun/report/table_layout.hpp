@@ -50,7 +50,6 @@ std::vector<Table> grid_tables(const std::vector<RunGroup>& groups, const GridLa
 /// columns) as leading columns, n, and `metric` (plus test loss as in group_list_table), sorted
 /// by the layout keys' values.
 /// @throws ConfigError as check_grid_layout.
-Table grid_list_table(const std::vector<RunGroup>& groups, const GridLayout& layout,
-                      Metric metric);
+Table grid_list_table(const std::vector<RunGroup>& groups, const GridLayout& layout, Metric metric);
 
 }  // namespace cflrun::report

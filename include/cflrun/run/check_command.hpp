@@ -17,7 +17,7 @@ namespace cflrun::run {
 /// Writes no result file. Collective: every rank of `comm` must call it with the same arguments.
 /// @return process exit code: 0 if every config passed, 1 if any failed, 2 on bad arguments (no
 ///         config, or --help: usage on `out`, exit 0).
-int run_check_command(int argc, const char* const argv[], const comm::Communicator& comm, std::ostream& out,
-                      std::ostream& err);
+int run_check_command(int argc, const char* const argv[], const comm::Communicator& comm,
+                      std::ostream& out, std::ostream& err);
 
 }  // namespace cflrun::run

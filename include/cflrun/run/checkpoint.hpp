@@ -19,8 +19,9 @@ namespace cflrun::run {
 /// A run's state after round `next_round` - 1 (0-based).
 struct Checkpoint {
   std::int64_t next_round = 0;  ///< the round to run next (= rounds finished).
-  std::vector<std::pair<std::string, std::string>> config;  ///< the run's options (RunOptions::to_attributes).
-  torch::Tensor models;         ///< [K, P] float32, the server models.
+  std::vector<std::pair<std::string, std::string>>
+      config;                      ///< the run's options (RunOptions::to_attributes).
+  torch::Tensor models;            ///< [K, P] float32, the server models.
   algo::AlgorithmState algorithm;  ///< the algorithm's state (Algorithm::state), rank 0.
   algo::AlgorithmState server;     ///< what rank 0 keeps besides: the metric series, seen clients.
   /// One state per rank: its clients (ClientGroup::state), stability monitor and random generator.

@@ -12,14 +12,17 @@ namespace cflrun::run {
 
 /// The data choices of `options` as the dataset sources read them (data/dataset_source.hpp).
 /// Call after cli::validate.
-/// @throws ConfigError for an unknown --partition or --mixture-sources (validate rejects them first).
+/// @throws ConfigError for an unknown --partition or --mixture-sources (validate rejects them
+/// first).
 data::DataRequest data_request(const cli::RunOptions& options);
 
 /// Loads (image datasets: --dataset, --data-dir, partitioned by --partition and the sample
-/// options) or generates (--dataset linreg: --dimension, --separation, --noise) every client's data.
-/// A mixture --partition (mixture_*) mixes --clusters sources per client instead (data/mixture.hpp:
+/// options) or generates (--dataset linreg: --dimension, --separation, --noise) every client's
+/// data. A mixture --partition (mixture_*) mixes --clusters sources per client instead
+/// (data/mixture.hpp:
 /// --mixture-sources for images, the optimal models for linreg). Deterministic in --data-seed.
-/// The registered source of --dataset (data/dataset_registry.hpp) makes the data from data_request().
+/// The registered source of --dataset (data/dataset_registry.hpp) makes the data from
+/// data_request().
 /// @throws DataError for missing or corrupt data files and impossible partitions, ConfigError for
 ///         impossible sizes (see data::make_partition, data::linear_regression_data and
 ///         data::mixture_image_data).

@@ -25,8 +25,10 @@ namespace cflrun::run {
 
 /// What each hosted client measured on a model after aggregation.
 struct ClientEvaluation {
-  std::vector<double> accuracy;   ///< [m] fraction of test samples classified correctly (NaN without labels).
-  std::vector<double> test_loss;  ///< [m] mean per-sample loss on the test samples (model::per_sample_loss).
+  std::vector<double>
+      accuracy;  ///< [m] fraction of test samples classified correctly (NaN without labels).
+  std::vector<double>
+      test_loss;  ///< [m] mean per-sample loss on the test samples (model::per_sample_loss).
 };
 
 /// Receives one trained client's result: its global id and its trained flat state (or, under
@@ -42,7 +44,8 @@ class ClientGroup {
   /// Materialises the clients' samples on `device`.
   /// @param first, end  client ids [first, end) of `data`; may be empty.
   /// @param objective   the loss of queries, local updates and evaluation.
-  ClientGroup(const data::ClientData& data, int first, int end, model::Objective objective, torch::Device device);
+  ClientGroup(const data::ClientData& data, int first, int end, model::Objective objective,
+              torch::Device device);
 
   /// Global id of the first hosted client.
   int first_client() const { return first_; }
@@ -73,15 +76,17 @@ class ClientGroup {
   /// @param services       the run's services for this round (run::RoundServices).
   /// @param server_states  [K, P] float32, the current server models (undefined at set-up).
   /// @return [p, L] float64, row-major.
-  std::vector<double> client_statistics(algo::ClientStatistic& statistic, algo::ClientServices& services,
-                                        const torch::Tensor& server_states, const std::vector<int>& clients,
-                                        int round, std::uint64_t seed);
+  std::vector<double> client_statistics(algo::ClientStatistic& statistic,
+                                        algo::ClientServices& services,
+                                        const torch::Tensor& server_states,
+                                        const std::vector<int>& clients, int round,
+                                        std::uint64_t seed);
 
-  /// The standard local update of hosted client `client` on `model` (trained in place), mini-batches
-  /// from its (seed, `purpose`, id, round) stream: algo::ClientServices::local_update.
+  /// The standard local update of hosted client `client` on `model` (trained in place),
+  /// mini-batches from its (seed, `purpose`, id, round) stream: algo::ClientServices::local_update.
   /// @return the mean training loss of the last epoch.
-  double local_update(const algo::LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
-                      core::Purpose purpose);
+  double local_update(const algo::LocalClient& client, model::Network& model,
+                      const local::LocalUpdateSettings& settings, core::Purpose purpose);
 
   /// Calls work(n, model) for n < count with a working model (of `models`' architecture, holding
   /// an arbitrary state); on the training threads (set_training_threads) when `concurrent` and
@@ -144,8 +149,9 @@ class ClientGroup {
   std::vector<std::pair<int, std::vector<double>>> take_reports();
   /// Scores every hosted client with the procedure's evaluate() on its assigned model (NaN for -1)
   /// or, with `local_models`, its local model. @throws ConfigError without a procedure.
-  ClientEvaluation evaluate_each(const std::vector<int>& assignment, bool local_models, ModelSet& models,
-                                 const algo::AlgorithmState& payload, int round, std::uint64_t seed);
+  ClientEvaluation evaluate_each(const std::vector<int>& assignment, bool local_models,
+                                 ModelSet& models, const algo::AlgorithmState& payload, int round,
+                                 std::uint64_t seed);
 
   // --- Evaluation ---
 
@@ -170,7 +176,8 @@ class ClientGroup {
   /// @param model          the working model the kept optimizers step (ModelSet::working_model).
   /// @param settings       the local solver the kept optimizers were made with (Adam).
   /// @throws DataError if a tensor is missing or has another shape.
-  void restore(const algo::AlgorithmState& state, model::Network& model, const local::LocalUpdateSettings& settings);
+  void restore(const algo::AlgorithmState& state, model::Network& model,
+               const local::LocalUpdateSettings& settings);
 
   /// Seconds spent in LibTorch forward/backward work since the last call; resets the counter.
   double take_compute_seconds();
@@ -186,9 +193,11 @@ class ClientGroup {
   std::vector<std::int64_t> hosted_among(const std::vector<int>& clients) const;
   /// Hosted client i's local update of `model` (a gradient with settings.gradient_averaging),
   /// mini-batches from the (seed, purpose, client, round) stream; returns its training loss.
-  double train_client(model::Network& model, int i, int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
+  double train_client(model::Network& model, int i, int round, std::uint64_t seed,
+                      const local::LocalUpdateSettings& settings,
                       core::Purpose purpose = core::Purpose::kLocalUpdate);
-  /// CPU generator of hosted client i's (seed, purpose, client, round) stream, its mini-batch order.
+  /// CPU generator of hosted client i's (seed, purpose, client, round) stream, its mini-batch
+  /// order.
   at::Generator client_generator(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
   /// Hosted client i and the model its update starts from (a row of the ModelSet or
   /// algo::kLocalModel), for every client the plan trains, in client order.
@@ -202,33 +211,39 @@ class ClientGroup {
   /// local_updates on training_threads_ threads, each with its own model (built on this thread at
   /// the first call, kept for later rounds); hands the results to `receive` in client order
   /// afterwards. @throws what a client's update throws.
-  void train_on_threads(const std::vector<TrainingStart>& starts, const algo::RoundPlan& plan, ModelSet& models,
-                        int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
-                        const TrainedClient& receive, std::vector<double>& train_loss);
+  void train_on_threads(const std::vector<TrainingStart>& starts, const algo::RoundPlan& plan,
+                        ModelSet& models, int round, std::uint64_t seed,
+                        const local::LocalUpdateSettings& settings, const TrainedClient& receive,
+                        std::vector<double>& train_loss);
   /// Whether the procedure's scores run on several threads too (its runs_concurrently, and
   /// trains_on_threads).
   bool procedure_on_threads(ModelSet& models) const;
   /// Calls work(n, network) for n = 0 .. count - 1 on training_threads_ threads, each with its own
   /// network (built on this thread at the first call, kept for later rounds) and one intra-op
   /// thread. @throws what `work` throws (the first failure; the other threads stop early).
-  void on_threads(ModelSet& models, std::size_t count, const std::function<void(std::size_t, model::Network&)>& work);
+  void on_threads(ModelSet& models, std::size_t count,
+                  const std::function<void(std::size_t, model::Network&)>& work);
   /// Whether local_updates runs `plan` client-batched (set_client_batch).
   bool trains_batched(ModelSet& models, const algo::RoundPlan& plan, std::size_t clients);
   /// local_updates client-batched, client_batch_ clients at a time (fewer where client_batch_bytes_
   /// says so) in decreasing order of their sample counts; hands the results to `receive` in client
   /// order afterwards.
-  void train_batched(const std::vector<TrainingStart>& starts, ModelSet& models, int round, std::uint64_t seed,
-                     const local::LocalUpdateSettings& settings, const TrainedClient& receive,
-                     std::vector<double>& train_loss);
+  void train_batched(const std::vector<TrainingStart>& starts, ModelSet& models, int round,
+                     std::uint64_t seed, const local::LocalUpdateSettings& settings,
+                     const TrainedClient& receive, std::vector<double>& train_loss);
   /// Trains the hosted clients of `chunk` (indices into `starts`) as one client-batched model and
   /// stores their results (flat states or gradients) and losses.
-  void train_chunk(const std::vector<TrainingStart>& starts, const std::vector<std::size_t>& chunk, ModelSet& models,
-                   int round, std::uint64_t seed, const local::LocalUpdateSettings& settings,
-                   std::vector<torch::Tensor>& results, std::vector<double>& train_loss);
-  /// Hands hosted client i's trained state (or gradient) to `receive` and keeps it as its local model.
+  void train_chunk(const std::vector<TrainingStart>& starts, const std::vector<std::size_t>& chunk,
+                   ModelSet& models, int round, std::uint64_t seed,
+                   const local::LocalUpdateSettings& settings, std::vector<torch::Tensor>& results,
+                   std::vector<double>& train_loss);
+  /// Hands hosted client i's trained state (or gradient) to `receive` and keeps it as its local
+  /// model.
   void deliver(int i, const torch::Tensor& result, bool gradient, const TrainedClient& receive);
-  /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first use.
-  torch::optim::Optimizer* kept_optimizer(int i, model::Network& model, const local::LocalUpdateSettings& settings);
+  /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first
+  /// use.
+  torch::optim::Optimizer* kept_optimizer(int i, model::Network& model,
+                                          const local::LocalUpdateSettings& settings);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
   torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.
@@ -238,7 +253,8 @@ class ClientGroup {
   /// The view of hosted client i in round `round` that the algorithm's client side gets.
   algo::LocalClient view(int i, int round, std::uint64_t seed, const torch::Tensor& server_states);
   /// Per-client means of the sums (NaN where `absent` or, for accuracy, without labels).
-  ClientEvaluation per_client_means(const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,
+  ClientEvaluation per_client_means(const torch::Tensor& loss_sums,
+                                    const torch::Tensor& correct_sums,
                                     const torch::Tensor& absent) const;
 
   int first_;
@@ -249,17 +265,20 @@ class ClientGroup {
   std::vector<std::int64_t> train_offsets_;  // [m + 1] start of each client's rows in train_
   std::vector<std::int64_t> train_counts_;   // [m]
   std::vector<std::int64_t> test_counts_;    // [m]
-  torch::Tensor local_states_;               // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
+  torch::Tensor local_states_;  // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
   int training_threads_ = 1;
   int client_batch_ = 1;
   std::int64_t client_batch_bytes_ = 0;
   std::unique_ptr<model::ClientBatchedNetwork> batched_;  // made at the first client-batched update
-  std::vector<std::shared_ptr<model::Network>> thread_models_;  // [training_threads_] train_on_threads' own models
-  std::vector<std::unique_ptr<torch::optim::Optimizer>> local_optimizers_;  // [m] Adam, made at a client's first update
+  std::vector<std::shared_ptr<model::Network>>
+      thread_models_;  // [training_threads_] train_on_threads' own models
+  std::vector<std::unique_ptr<torch::optim::Optimizer>>
+      local_optimizers_;                              // [m] Adam, made at a client's first update
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
-  std::vector<algo::AlgorithmState> memories_;         // [m] the procedure's per-client memory
-  std::vector<torch::Tensor> local_views_;             // [m] row views of local_states_ handed to the procedure
+  std::vector<algo::AlgorithmState> memories_;        // [m] the procedure's per-client memory
+  std::vector<torch::Tensor>
+      local_views_;  // [m] row views of local_states_ handed to the procedure
   std::vector<std::pair<int, std::vector<double>>> reports_;  // since the last take_reports()
   double compute_seconds_ = 0.0;
 };

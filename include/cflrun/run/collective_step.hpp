@@ -1,6 +1,7 @@
 #pragma once
 /// @file
-/// Runs a setup step on every rank so that a failure on any rank is reported once and ends all ranks.
+/// Runs a setup step on every rank so that a failure on any rank is reported once and ends all
+/// ranks.
 
 #include <iostream>
 #include <type_traits>

@@ -16,7 +16,8 @@ namespace cflrun::run {
 /// round record; the HDF5 write and flush that follow, a few milliseconds, are outside the phases
 /// but inside the printed round time). Files written before 2026-11-26 name the first five
 /// loss_vectors, clustering, local_update, aggregation, evaluation.
-inline constexpr const char* kPhaseNames[] = {"query", "plan", "local_update", "aggregate", "evaluate", "io"};
+inline constexpr const char* kPhaseNames[] = {"query",     "plan",     "local_update",
+                                              "aggregate", "evaluate", "io"};
 
 /// Thrown on every rank when a signal stopped the run after a round: the checkpoint is written and
 /// the result file marked "interrupted"; `main` exits with kExitInterrupted (stop_signals.hpp).
@@ -29,7 +30,8 @@ class Interrupted : public Error {
 /// partitions the data, hosts this rank's clients, runs T rounds (loss vectors, assignment, local
 /// updates, per-model averaging, evaluation) and, on rank 0, writes every round to the HDF5 file
 /// `options.out` (flushed per round) and prints one line per round. Collective.
-/// Files: rank 0 holds <out>.lock for the whole run, writes <out>.partial and <out>.checkpoint (every
+/// Files: rank 0 holds <out>.lock for the whole run, writes <out>.partial and <out>.checkpoint
+/// (every
 /// --checkpoint-every rounds), and renames <out>.partial to <out> when the run completes
 /// (output_files.hpp). With --resume it continues from the checkpoint; with --skip-complete it
 /// returns at once if <out> holds a complete run of the same options.

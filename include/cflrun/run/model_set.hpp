@@ -23,7 +23,8 @@ class ModelSet {
   /// @param shape         input sample shape and classes the models are built for.
   /// @param device        where the working model runs.
   /// @throws ConfigError from model::make_network if the architecture does not fit the shape.
-  ModelSet(int num_models, model::Architecture architecture, model::NetworkShape shape, torch::Device device);
+  ModelSet(int num_models, model::Architecture architecture, model::NetworkShape shape,
+           torch::Device device);
 
   /// K, the number of models.
   int size() const { return static_cast<int>(states_.size(0)); }
@@ -56,7 +57,6 @@ class ModelSet {
   /// @throws std::out_of_range if j is not in [0, K).
   model::Network& load(int j);
 
-
   /// The working model, whatever it currently holds.
   model::Network& working_model() { return *working_; }
 
@@ -64,10 +64,11 @@ class ModelSet {
   /// LibTorch's global generator: load a state before use), e.g. a training thread's own model.
   std::shared_ptr<model::Network> make_network() const;
 
-  /// Server averaging step, Option I (CLoVE Alg. 1 line 14): theta_j = sum_i n_i theta_i / sum_i n_i
-  /// for every model with at least one client; other models keep their state. With weight
+  /// Server averaging step, Option I (CLoVE Alg. 1 line 14): theta_j = sum_i n_i theta_i / sum_i
+  /// n_i for every model with at least one client; other models keep their state. With weight
   /// sharing the shared floats of every model become the average over all clients instead.
-  /// @param weighted_sums  K*P sample-weighted sums of client states (row-major), then K sample counts.
+  /// @param weighted_sums  K*P sample-weighted sums of client states (row-major), then K sample
+  /// counts.
   /// @throws ShapeError if the size is not K*(P+1).
   void average(const std::vector<double>& weighted_sums);
 
@@ -75,7 +76,8 @@ class ModelSet {
   /// weight to its own weighted average, and of every other model back to `previous_heads`, its
   /// head before average() (FedPAC's classifier collaboration: bodies averaged, heads combined
   /// per client, the heads of clients that did not take part kept).
-  /// @param weighted_head_sums  K*H weighted sums of the clients' heads (row-major), then K weights.
+  /// @param weighted_head_sums  K*H weighted sums of the clients' heads (row-major), then K
+  /// weights.
   /// @param previous_heads      [K, H] float32, the heads before this round's average().
   /// @throws ShapeError if the size is not K*(H+1).
   void average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head,
@@ -90,7 +92,8 @@ class ModelSet {
  private:
   void update(const std::vector<double>& weighted_sums, double learning_rate, bool gradient);
   /// Weight sharing: sets the shared floats of every model from the all-client sums.
-  void update_shared(const torch::Tensor& sums, const torch::Tensor& counts, double learning_rate, bool gradient);
+  void update_shared(const torch::Tensor& sums, const torch::Tensor& counts, double learning_rate,
+                     bool gradient);
 
   model::Architecture architecture_;
   model::NetworkShape shape_;

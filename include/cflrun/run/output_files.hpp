@@ -55,15 +55,16 @@ class RunLock {
 /// (which `requested` does not hold). A requested option missing from `recorded` is a difference
 /// ("not recorded").
 /// @return one line per difference: "--seed: 2 (recorded 1)".
-std::vector<std::string> config_differences(const std::vector<std::pair<std::string, std::string>>& requested,
-                                            const std::vector<std::pair<std::string, std::string>>& recorded);
+std::vector<std::string> config_differences(
+    const std::vector<std::pair<std::string, std::string>>& requested,
+    const std::vector<std::pair<std::string, std::string>>& recorded);
 
 /// Checks that `recorded` (a result file's or checkpoint's options) matches `requested` as
 /// config_differences sees it.
 /// @throws ConfigError "<subject> of other options:" followed by one line per difference and then
 ///         `fix`, e.g. subject "--resume: the checkpoint X is", fix "resume with the options ...".
 void require_same_options(const std::vector<std::pair<std::string, std::string>>& requested,
-                          const std::vector<std::pair<std::string, std::string>>& recorded, const std::string& subject,
-                          const std::string& fix);
+                          const std::vector<std::pair<std::string, std::string>>& recorded,
+                          const std::string& subject, const std::string& fix);
 
 }  // namespace cflrun::run

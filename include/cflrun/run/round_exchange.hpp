@@ -23,14 +23,16 @@ struct PlanShape {
 };
 
 /// Rank 0's queries on every rank (kind and clients; the others pass an empty vector).
-std::vector<algo::ClientQuery> share_queries(const comm::Communicator& comm, std::vector<algo::ClientQuery> queries);
+std::vector<algo::ClientQuery> share_queries(const comm::Communicator& comm,
+                                             std::vector<algo::ClientQuery> queries);
 
 /// Rank 0's plan on every rank: assignment and start [M], weights [K, M], proximal weights [M, K],
 /// models [K, P] float32, head weights [K, M] (each only if rank 0's is defined), payload.
 void share_plan(const comm::Communicator& comm, algo::RoundPlan& plan, const PlanShape& shape);
 
 /// Rank 0's aggregation (aggregate()'s weights [K, M] and assignment [M] or none) on every rank.
-void share_aggregation(const comm::Communicator& comm, algo::Aggregation& aggregation, const PlanShape& shape);
+void share_aggregation(const comm::Communicator& comm, algo::Aggregation& aggregation,
+                       const PlanShape& shape);
 
 /// Rank 0's named tensors on every rank (pack_state / unpack_state: names, dtypes, shapes and
 /// values as doubles; int64 exact up to 2^53).
@@ -59,10 +61,12 @@ std::vector<algo::QueryAnswer> gather_answers(const comm::Communicator& comm,
 /// Every rank's own state (e.g. its hosted clients' local models) gathered to rank 0 for a
 /// checkpoint, in the wire format of named tensors.
 /// @return rank 0: [ranks] the states in rank order; other ranks: empty.
-std::vector<algo::AlgorithmState> gather_rank_states(const comm::Communicator& comm, const algo::AlgorithmState& own);
+std::vector<algo::AlgorithmState> gather_rank_states(const comm::Communicator& comm,
+                                                     const algo::AlgorithmState& own);
 
 /// The inverse on a resume: rank 0 holds every rank's state (`all`, [ranks], in rank order;
 /// ignored elsewhere); every rank gets its own.
-algo::AlgorithmState scatter_rank_states(const comm::Communicator& comm, const std::vector<algo::AlgorithmState>& all);
+algo::AlgorithmState scatter_rank_states(const comm::Communicator& comm,
+                                         const std::vector<algo::AlgorithmState>& all);
 
 }  // namespace cflrun::run

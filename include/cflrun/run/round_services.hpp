@@ -30,8 +30,8 @@ class RoundServices final : public algo::ClientServices {
   /// ClientGroup::per_sample_losses of the clients. @throws ConfigError at set-up.
   torch::Tensor per_sample_losses(const std::vector<algo::LocalClient>& clients) override;
   /// ClientGroup::local_update.
-  double local_update(const algo::LocalClient& client, model::Network& model, const local::LocalUpdateSettings& settings,
-                      core::Purpose purpose) override;
+  double local_update(const algo::LocalClient& client, model::Network& model,
+                      const local::LocalUpdateSettings& settings, core::Purpose purpose) override;
   /// ClientGroup::for_each_client. @throws ConfigError at set-up.
   void for_each_client(std::size_t count, bool concurrent,
                        const std::function<void(std::size_t, model::Network&)>& work) override;

@@ -16,7 +16,7 @@ namespace cflrun::run {
 /// Accuracy and mean loss of every model on every source's holdout set.
 struct SourceScores {
   std::vector<float> accuracy;  ///< [K * S] row-major, fraction correct; NaN without labels.
-  std::vector<float> loss;      ///< [K * S] row-major, mean per-sample loss (model::per_sample_loss).
+  std::vector<float> loss;  ///< [K * S] row-major, mean per-sample loss (model::per_sample_loss).
 };
 
 /// Holds the S holdout sets (data::ClientData::holdout) on the compute device.

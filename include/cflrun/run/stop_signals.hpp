@@ -6,7 +6,8 @@
 
 namespace cflrun::run {
 
-/// The exit code of a run stopped by a signal after writing its checkpoint (EX_TEMPFAIL: try again).
+/// The exit code of a run stopped by a signal after writing its checkpoint (EX_TEMPFAIL: try
+/// again).
 inline constexpr int kExitInterrupted = 75;
 
 /// Installs the handlers (they only record the first signal; a second one ends the process at

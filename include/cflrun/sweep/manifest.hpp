@@ -21,11 +21,11 @@ inline constexpr std::size_t kSlurmDefaultMaxArraySize = 1001;
 
 /// What a manifest is built from.
 struct SweepSpec {
-  std::string config_file;              ///< `--config` of every run; "" for none.
-  std::vector<GridAxis> axes;           ///< the `--set` axes, in command-line order.
-  std::vector<std::string> flags;       ///< value-less cflrun switches added to every run
-                                        ///< (e.g. "quiet", "skip-complete"), without "--".
-  std::filesystem::path results_dir;    ///< directory of the runs' result files.
+  std::string config_file;            ///< `--config` of every run; "" for none.
+  std::vector<GridAxis> axes;         ///< the `--set` axes, in command-line order.
+  std::vector<std::string> flags;     ///< value-less cflrun switches added to every run
+                                      ///< (e.g. "quiet", "skip-complete"), without "--".
+  std::filesystem::path results_dir;  ///< directory of the runs' result files.
 };
 
 /// The manifest lines, one per grid point in expand_grid order:

@@ -18,9 +18,10 @@ constexpr std::int64_t kRecordBytes = 1 + kChannels * kSide * kSide;  // label +
 constexpr int kTrainBatches = 5;
 
 [[noreturn]] void fail(const std::filesystem::path& file, const std::string& what) {
-  throw DataError(Cifar10Source().name() + ": " + file.string() + ": " + what +
-                  "; download https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz, unpack it and put "
-                  "its folder at datasets/cifar-10-batches-bin or pass --data-dir (see datasets/README.md)");
+  throw DataError(
+      Cifar10Source().name() + ": " + file.string() + ": " + what +
+      "; download https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz, unpack it and put "
+      "its folder at datasets/cifar-10-batches-bin or pass --data-dir (see datasets/README.md)");
 }
 
 /// The records of one file as [n, 3 073] uint8.
@@ -28,8 +29,9 @@ torch::Tensor read_records(const std::filesystem::path& file) {
   std::error_code error;
   const auto status = std::filesystem::status(file, error);
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    fail(file, std::filesystem::is_directory(status) ? "a directory, not a data file"
-                                                      : "not a regular file (a FIFO, socket or device)");
+    fail(file, std::filesystem::is_directory(status)
+                   ? "a directory, not a data file"
+                   : "not a regular file (a FIFO, socket or device)");
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) {
@@ -38,13 +40,15 @@ torch::Tensor read_records(const std::filesystem::path& file) {
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto size = static_cast<std::int64_t>(bytes.size());
   if (size == 0 || size % kRecordBytes != 0) {
-    fail(file, std::to_string(size) + " bytes is not a whole number of " + std::to_string(kRecordBytes) +
+    fail(file, std::to_string(size) + " bytes is not a whole number of " +
+                   std::to_string(kRecordBytes) +
                    "-byte records (truncated or not the CIFAR-10 binary version)");
   }
   return torch::from_blob(bytes.data(), {size / kRecordBytes, kRecordBytes}, torch::kUInt8).clone();
 }
 
-ImageSplit load_split(const std::filesystem::path& dir, const std::vector<std::string>& names, int num_classes) {
+ImageSplit load_split(const std::filesystem::path& dir, const std::vector<std::string>& names,
+                      int num_classes) {
   std::vector<torch::Tensor> records;
   for (const auto& name : names) {
     records.push_back(read_records(dir / name));
@@ -55,8 +59,9 @@ ImageSplit load_split(const std::filesystem::path& dir, const std::vector<std::s
     }
   }
   const auto all = torch::cat(records);
-  return ImageSplit{all.narrow(1, 1, kRecordBytes - 1).reshape({-1, kChannels, kSide, kSide}).contiguous(),
-                    all.select(1, 0).to(torch::kInt64)};
+  return ImageSplit{
+      all.narrow(1, 1, kRecordBytes - 1).reshape({-1, kChannels, kSide, kSide}).contiguous(),
+      all.select(1, 0).to(torch::kInt64)};
 }
 
 }  // namespace

@@ -11,7 +11,8 @@ bool LinearRegressionSource::accepts_partition(const std::string& partition) con
 }
 
 std::string LinearRegressionSource::partition_requirement() const {
-  return "a mixture_* partition or none with --dataset " + name() + " (its clusters are its optimal models)";
+  return "a mixture_* partition or none with --dataset " + name() +
+         " (its clusters are its optimal models)";
 }
 
 std::string LinearRegressionSource::layout(const DataRequest& request) const {

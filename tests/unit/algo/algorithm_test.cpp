@@ -22,7 +22,8 @@ using testing::make;
 /// The assignment `name` (default options) plans for the participants from their loss vectors.
 std::vector<int> assign_by(Algorithm& algorithm, int round, const std::vector<int>& participants,
                            const torch::Tensor& losses) {
-  return assigned(algorithm.plan(input_for(round, participants, QueryKind::kLossVectors, losses)), participants);
+  return assigned(algorithm.plan(input_for(round, participants, QueryKind::kLossVectors, losses)),
+                  participants);
 }
 
 TEST(RandomFirstAssignment, UsesEveryModelAndNumbersGroupsBySmallestClient) {
@@ -63,12 +64,17 @@ TEST(Algorithm, DefaultAggregationAveragesTheTrainedClientsWithinTheirModelsBySa
   plan.assignment = {1, 0, 1, kNotParticipating};
   auto input = input_for(0, {0, 1, 2});
   input.train_samples = {10, 20, 30, 40};
-  const auto aggregation = ifca->aggregate(input, plan, {0, 2}, torch::zeros({2, 5}, torch::kFloat64));
-  // Clients 0 and 2 trained, both on model 1: n_0 = 10 and n_2 = 30 in its row; client 1 did not train.
-  EXPECT_TRUE(torch::equal(aggregation.weights,
-                           torch::tensor({0.0, 0.0, 0.0, 0.0, 10.0, 0.0, 30.0, 0.0}, torch::kFloat64).view({2, 4})));
+  const auto aggregation =
+      ifca->aggregate(input, plan, {0, 2}, torch::zeros({2, 5}, torch::kFloat64));
+  // Clients 0 and 2 trained, both on model 1: n_0 = 10 and n_2 = 30 in its row; client 1 did not
+  // train.
+  EXPECT_TRUE(torch::equal(
+      aggregation.weights,
+      torch::tensor({0.0, 0.0, 0.0, 0.0, 10.0, 0.0, 30.0, 0.0}, torch::kFloat64).view({2, 4})));
   EXPECT_TRUE(aggregation.assignment.empty());  // the plan's assignment stands
-  ifca->receive_reports(0, {0}, torch::zeros({1, 3}, torch::kFloat64));  // reports an algorithm does not use are ignored
+  ifca->receive_reports(
+      0, {0},
+      torch::zeros({1, 3}, torch::kFloat64));  // reports an algorithm does not use are ignored
 }
 
 TEST(Clove, RecoversClustersThatIfcaWouldMerge) {
@@ -121,7 +127,8 @@ TEST(Clove, SquareRootLossVectorsChangeTheClusters) {
   // {0.01, 1, 4} | {9} (SSE 8.64 < 12.99 for {0.01, 1} | {4, 9}); on their square roots
   // 0.1, 1, 2, 3 it splits {0.1, 1} | {2, 3} (SSE 0.905 < 1.806). Matching then sends the cluster
   // of client 0 to model 0 in both cases.
-  const auto losses = torch::tensor({0.01, 5.0, 1.0, 5.0, 4.0, 5.0, 9.0, 5.0}, torch::kFloat64).view({4, 2});
+  const auto losses =
+      torch::tensor({0.01, 5.0, 1.0, 5.0, 4.0, 5.0, 9.0, 5.0}, torch::kFloat64).view({4, 2});
   auto raw = make("clove", context_for(4, 2));
   CloveOptions options;
   options.loss_transform = "sqrt";
@@ -134,7 +141,8 @@ TEST(Clove, NoMatchingGivesTheClusterOfClientZeroModelZero) {
   // Clients 0-2 fit model 1, clients 3-5 model 0: matching sends {0,1,2} to model 1; the ablation
   // without matching gives the cluster holding the smallest client id model 0 regardless.
   const auto losses =
-      torch::tensor({5.0, 1.0, 5.1, 1.1, 5.2, 1.2, 1.0, 5.0, 1.1, 5.1, 1.2, 5.2}, torch::kFloat64).view({6, 2});
+      torch::tensor({5.0, 1.0, 5.1, 1.1, 5.2, 1.2, 1.0, 5.0, 1.1, 5.1, 1.2, 5.2}, torch::kFloat64)
+          .view({6, 2});
   auto matched = make("clove", context_for(6, 2));
   CloveOptions options;
   options.matching = "none";
@@ -145,7 +153,8 @@ TEST(Clove, NoMatchingGivesTheClusterOfClientZeroModelZero) {
 
 TEST(Clove, RejectsLossVectorsOfTheWrongShapeOrNonFinite) {
   auto clove = make("clove", context_for(4, 2));
-  EXPECT_THROW(assign_by(*clove, 1, everyone(4), torch::zeros({4, 3}, torch::kFloat64)), ShapeError);
+  EXPECT_THROW(assign_by(*clove, 1, everyone(4), torch::zeros({4, 3}, torch::kFloat64)),
+               ShapeError);
   auto bad = torch::ones({4, 2}, torch::kFloat64);
   bad[1][1] = std::numeric_limits<double>::infinity();
   EXPECT_THROW(assign_by(*clove, 1, everyone(4), bad), Error);
@@ -156,8 +165,10 @@ TEST(Baselines, FedAvgSharesOneModelAndLocalOnlyKeepsOwnModels) {
   auto local = make("local", context_for(4, 2));
   EXPECT_EQ(fedavg->num_models(), 1);
   EXPECT_EQ(local->num_models(), 4);
-  EXPECT_EQ(assigned(fedavg->plan(input_for(0, everyone(4))), everyone(4)), (std::vector<int>{0, 0, 0, 0}));
-  EXPECT_EQ(assigned(local->plan(input_for(3, everyone(4))), everyone(4)), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(assigned(fedavg->plan(input_for(0, everyone(4))), everyone(4)),
+            (std::vector<int>{0, 0, 0, 0}));
+  EXPECT_EQ(assigned(local->plan(input_for(3, everyone(4))), everyone(4)),
+            (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(local->plan(input_for(3, {1, 3})).assignment, (std::vector<int>{-1, 1, -1, 3}));
   EXPECT_EQ(fedavg->plan(input_for(3, {1, 3})).start, (std::vector<int>{-1, 0, -1, 0}));
   EXPECT_FALSE(fedavg->traits().clusters_clients);
@@ -199,21 +210,25 @@ TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients)
   options.beta = 10.0;
   options.vectors = 1;
   auto pacfl = make("pacfl", context_for(6, 1), &options);
-  // The set-up round asks every client, newcomers too, for its signature; clients 0-3 are clustered.
+  // The set-up round asks every client, newcomers too, for its signature; clients 0-3 are
+  // clustered.
   const auto queries = pacfl->set_up_queries({0, 1, 2, 3});
   ASSERT_EQ(queries.size(), 1U);
   EXPECT_EQ(queries[0].kind, QueryKind::kClientStatistics);
   EXPECT_EQ(queries[0].clients, everyone(6));
   // Signatures in 4 dimensions: clients 0, 1, 4 span axis 0, clients 2, 3, 5 axis 3 (p = 1).
   auto signatures = torch::zeros({6, 4}, torch::kFloat64);
-  for (int c : {0, 1, 4}) signatures[c][0] = 1.0;
-  for (int c : {2, 3, 5}) signatures[c][3] = 1.0;
+  for (int c : {0, 1, 4})
+    signatures[c][0] = 1.0;
+  for (int c : {2, 3, 5})
+    signatures[c][3] = 1.0;
   EXPECT_THROW(pacfl->set_up({{queries[0], signatures.narrow(0, 0, 5)}}), ShapeError);
   pacfl->set_up({{queries[0], signatures}});
   EXPECT_EQ(pacfl->num_models(), 2);
   EXPECT_TRUE(pacfl->traits().same_initial_models);
   EXPECT_TRUE(pacfl->queries(0, everyone(4)).empty());
-  EXPECT_EQ(assigned(pacfl->plan(input_for(0, {0, 1, 2, 3})), {0, 1, 2, 3}), (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(assigned(pacfl->plan(input_for(0, {0, 1, 2, 3})), {0, 1, 2, 3}),
+            (std::vector<int>{0, 0, 1, 1}));
   // Each client sends its signature (4 floats) with its first update only.
   algo::RoundFacts facts;
   EXPECT_EQ(pacfl->traffic(facts).received, 4 * 4 * 4);
@@ -225,7 +240,8 @@ TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients)
   const std::vector<int> all{0, 1, 2, 3, 4, 5};
   EXPECT_EQ(assigned(pacfl->plan(input_for(3, all)), all), (std::vector<int>{0, 0, 1, 1, 0, 1}));
   EXPECT_EQ(assigned(restored->plan(input_for(3, all)), all), (std::vector<int>{0, 0, 1, 1, 0, 1}));
-  EXPECT_EQ(restored->traffic(facts).received, 2 * 4 * 4);  // only the newcomers 4 and 5 send theirs
+  EXPECT_EQ(restored->traffic(facts).received,
+            2 * 4 * 4);  // only the newcomers 4 and 5 send theirs
   EXPECT_THROW(restored->restore({}), DataError);
 }
 

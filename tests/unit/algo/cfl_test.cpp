@@ -24,7 +24,9 @@ CflOptions no_warmup() {
 
 /// Six updates in 2-D: clients 0-2 point along +x, clients 3-5 along -x (norm about 2).
 torch::Tensor opposed_updates() {
-  return torch::tensor({{2.0, 0.1}, {2.1, 0.0}, {1.9, -0.1}, {-2.0, 0.1}, {-2.0, 0.0}, {-2.1, -0.1}}, torch::kFloat64);
+  return torch::tensor(
+      {{2.0, 0.1}, {2.1, 0.0}, {1.9, -0.1}, {-2.0, 0.1}, {-2.0, 0.0}, {-2.1, -0.1}},
+      torch::kFloat64);
 }
 
 Aggregation round_of(Cfl& cfl, int round, const torch::Tensor& updates) {
@@ -51,8 +53,10 @@ TEST(Cfl, SplitsTwoOpposedUpdateGroupsWhoseMeanIsSmall) {
   EXPECT_NEAR(recorded.at("/algorithm/cfl_mean_update_norm")[0], 0.0167, 1e-3);  // |(0.1, 0)| / 6
   EXPECT_NEAR(recorded.at("/algorithm/cfl_max_update_norm")[0], 2.1024, 1e-3);
   EXPECT_EQ(recorded.at("/algorithm/cfl_split")[0], 1.0F);
-  // The next round trains each half from its own model; aligned updates inside each half do not split.
-  EXPECT_EQ(testing::assigned(cfl.plan(input_for(1, everyone(6))), everyone(6)), (std::vector<int>{0, 0, 0, 1, 1, 1}));
+  // The next round trains each half from its own model; aligned updates inside each half do not
+  // split.
+  EXPECT_EQ(testing::assigned(cfl.plan(input_for(1, everyone(6))), everyone(6)),
+            (std::vector<int>{0, 0, 0, 1, 1, 1}));
   round_of(cfl, 1, opposed_updates());
   EXPECT_EQ(cfl.live_models(), 2);
 }
@@ -86,7 +90,8 @@ TEST(Cfl, StateRestoresTheClusters) {
   Cfl restored(no_warmup(), context_for(6, 6));
   restored.restore(cfl.state());
   EXPECT_EQ(restored.live_models(), 2);
-  EXPECT_EQ(restored.plan(input_for(1, everyone(6))).assignment, cfl.plan(input_for(1, everyone(6))).assignment);
+  EXPECT_EQ(restored.plan(input_for(1, everyone(6))).assignment,
+            cfl.plan(input_for(1, everyone(6))).assignment);
   EXPECT_THROW(restored.restore({}), DataError);
 }
 
@@ -99,7 +104,9 @@ TEST(Cfl, RejectsImpossibleSettings) {
   EXPECT_THROW(check_run_options("cfl", Cfl(no_warmup(), context).traits(), context), ConfigError);
   Cfl cfl(no_warmup(), context_for(6, 6));
   const auto input = input_for(0, everyone(6));
-  EXPECT_THROW(cfl.aggregate(input, cfl.plan(input), everyone(6), torch::zeros({5, 2}, torch::kFloat64)), ShapeError);
+  EXPECT_THROW(
+      cfl.aggregate(input, cfl.plan(input), everyone(6), torch::zeros({5, 2}, torch::kFloat64)),
+      ShapeError);
 }
 
 }  // namespace

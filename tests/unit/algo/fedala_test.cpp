@@ -23,10 +23,12 @@ TEST(FedAla, OnePassSetsLowerLayersGlobalAndLearnsClampedElementWiseWeights) {
   const auto inputs = torch::tensor({{1.0F, -2.0F}, {0.5F, 3.0F}});
   const auto targets = torch::tensor({0, 1}, torch::kInt64);
   // Expected by hand: W starts at 1, so the aggregated head is the global head; its loss gradient
-  // g there gives W = clamp(1 - eta g (.) (head_g - head_l), 0, 1) and head = head_l + (head_g - head_l) W.
+  // g there gives W = clamp(1 - eta g (.) (head_g - head_l), 0, 1) and head = head_l + (head_g -
+  // head_l) W.
   auto reference = tiny_mlp(3);
   model::load_flat_state(*reference, global);
-  model::mean_loss(model::Objective::kClassification, reference->forward(inputs), inputs, targets).backward();
+  model::mean_loss(model::Objective::kClassification, reference->forward(inputs), inputs, targets)
+      .backward();
   const double eta = 50.0;  // large enough that some weights clamp at 0 and others at 1
   const auto parameters = reference->parameters();
   const auto head_start = parameters[0].numel() + parameters[1].numel();
@@ -34,26 +36,33 @@ TEST(FedAla, OnePassSetsLowerLayersGlobalAndLearnsClampedElementWiseWeights) {
   std::int64_t offset = head_start;
   for (std::size_t i = 2; i < 4; ++i) {
     const auto n = parameters[i].numel();
-    const auto difference = (global.narrow(0, offset, n) - local.narrow(0, offset, n)).view(parameters[i].sizes());
+    const auto difference =
+        (global.narrow(0, offset, n) - local.narrow(0, offset, n)).view(parameters[i].sizes());
     expected_weights.push_back((1.0 - eta * parameters[i].grad() * difference).clamp(0.0, 1.0));
     offset += n;
   }
   auto model = tiny_mlp(4);
   std::vector<torch::Tensor> weights;
-  const int passes = adaptive_local_aggregation(*model, global, local, weights, inputs, targets, /*batch_size=*/2, eta,
-                                                /*layers=*/2, /*until_stable=*/false, model::Objective::kClassification);
+  const int passes = adaptive_local_aggregation(
+      *model, global, local, weights, inputs, targets, /*batch_size=*/2, eta,
+      /*layers=*/2, /*until_stable=*/false, model::Objective::kClassification);
   EXPECT_EQ(passes, 1);
   ASSERT_EQ(weights.size(), 2U);
   for (std::size_t w = 0; w < 2; ++w) {
     EXPECT_TRUE(torch::allclose(weights[w], expected_weights[w], 1e-5, 1e-6)) << w;
   }
-  EXPECT_TRUE(weights[0].eq(0.0).any().item<bool>() && weights[0].eq(1.0).any().item<bool>());  // both bounds hit
+  EXPECT_TRUE(weights[0].eq(0.0).any().item<bool>() &&
+              weights[0].eq(1.0).any().item<bool>());  // both bounds hit
   const auto result = model::flatten_state(*model);
-  EXPECT_TRUE(torch::equal(result.narrow(0, 0, head_start), global.narrow(0, 0, head_start)));  // lower layers global
-  const auto head_w = local.narrow(0, head_start, parameters[2].numel()).view(parameters[2].sizes());
-  const auto head_g = global.narrow(0, head_start, parameters[2].numel()).view(parameters[2].sizes());
-  EXPECT_TRUE(torch::allclose(result.narrow(0, head_start, parameters[2].numel()).view(parameters[2].sizes()),
-                              head_w + (head_g - head_w) * expected_weights[0], 1e-5, 1e-6));
+  EXPECT_TRUE(torch::equal(result.narrow(0, 0, head_start),
+                           global.narrow(0, 0, head_start)));  // lower layers global
+  const auto head_w =
+      local.narrow(0, head_start, parameters[2].numel()).view(parameters[2].sizes());
+  const auto head_g =
+      global.narrow(0, head_start, parameters[2].numel()).view(parameters[2].sizes());
+  EXPECT_TRUE(torch::allclose(
+      result.narrow(0, head_start, parameters[2].numel()).view(parameters[2].sizes()),
+      head_w + (head_g - head_w) * expected_weights[0], 1e-5, 1e-6));
 }
 
 TEST(FedAla, SkipsAClientWhoseFirstTensorEqualsTheGlobalOne) {

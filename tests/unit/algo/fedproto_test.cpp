@@ -20,33 +20,40 @@ AlgorithmContext classifier_context() {
 
 TEST(FedProto, PrototypesAreClassMeansOfTheFeatures) {
   // Features of 4 samples with labels 0, 2, 0, 2; class 1 has none.
-  const auto features = torch::tensor({{1.0, 2.0}, {4.0, 0.0}, {3.0, 4.0}, {2.0, 2.0}}, torch::kFloat64);
+  const auto features =
+      torch::tensor({{1.0, 2.0}, {4.0, 0.0}, {3.0, 4.0}, {2.0, 2.0}}, torch::kFloat64);
   const auto [means, counts] = class_means(features, torch::tensor({0, 2, 0, 2}, torch::kInt64), 3);
-  EXPECT_TRUE(torch::equal(means, torch::tensor({{2.0, 3.0}, {0.0, 0.0}, {3.0, 1.0}}, torch::kFloat64)));
+  EXPECT_TRUE(
+      torch::equal(means, torch::tensor({{2.0, 3.0}, {0.0, 0.0}, {3.0, 1.0}}, torch::kFloat64)));
   EXPECT_TRUE(torch::equal(counts, torch::tensor({2.0, 0.0, 2.0}, torch::kFloat64)));
 }
 
 TEST(FedProto, ServerAveragesEachClassOverTheClientsThatHaveIt) {
   // Client 0 has classes 0 and 1, client 1 classes 1 and... none of class 2: P_0 = client 0's,
   // P_1 = the plain mean (not weighted by the counts 1 and 9), class 2 absent.
-  const auto prototypes = torch::tensor({{{2.0, 0.0}, {0.0, 2.0}, {0.0, 0.0}}, {{0.0, 0.0}, {4.0, 4.0}, {0.0, 0.0}}},
-                                        torch::kFloat64);
+  const auto prototypes =
+      torch::tensor({{{2.0, 0.0}, {0.0, 2.0}, {0.0, 0.0}}, {{0.0, 0.0}, {4.0, 4.0}, {0.0, 0.0}}},
+                    torch::kFloat64);
   const auto counts = torch::tensor({{5.0, 1.0, 0.0}, {0.0, 9.0, 0.0}}, torch::kFloat64);
   const auto [global, present] = average_prototypes(prototypes, counts);
-  EXPECT_TRUE(torch::equal(global, torch::tensor({{2.0, 0.0}, {2.0, 3.0}, {0.0, 0.0}}, torch::kFloat64)));
+  EXPECT_TRUE(
+      torch::equal(global, torch::tensor({{2.0, 0.0}, {2.0, 3.0}, {0.0, 0.0}}, torch::kFloat64)));
   EXPECT_TRUE(torch::equal(present, torch::tensor({1.0, 1.0, 0.0}, torch::kFloat64)));
 }
 
 TEST(FedProto, InferenceIsTheNearestPresentPrototype) {
   const auto prototypes = torch::tensor({{0.0, 0.0}, {10.0, 10.0}, {1.0, 1.0}}, torch::kFloat64);
   const auto features = torch::tensor({{0.9, 1.2}, {9.0, 9.5}, {-1.0, 0.0}}, torch::kFloat64);
-  EXPECT_TRUE(torch::equal(nearest_prototype(features, prototypes, torch::tensor({1.0, 1.0, 1.0}, torch::kFloat64)),
-                           torch::tensor({2, 1, 0}, torch::kInt64)));
+  EXPECT_TRUE(torch::equal(
+      nearest_prototype(features, prototypes, torch::tensor({1.0, 1.0, 1.0}, torch::kFloat64)),
+      torch::tensor({2, 1, 0}, torch::kInt64)));
   // Without class 2's prototype the first sample is nearest class 0.
-  EXPECT_TRUE(torch::equal(nearest_prototype(features, prototypes, torch::tensor({1.0, 1.0, 0.0}, torch::kFloat64)),
-                           torch::tensor({0, 1, 0}, torch::kInt64)));
-  EXPECT_TRUE(torch::equal(nearest_prototype(features, prototypes, torch::zeros({3}, torch::kFloat64)),
-                           torch::full({3}, -1, torch::kInt64)));
+  EXPECT_TRUE(torch::equal(
+      nearest_prototype(features, prototypes, torch::tensor({1.0, 1.0, 0.0}, torch::kFloat64)),
+      torch::tensor({0, 1, 0}, torch::kInt64)));
+  EXPECT_TRUE(
+      torch::equal(nearest_prototype(features, prototypes, torch::zeros({3}, torch::kFloat64)),
+                   torch::full({3}, -1, torch::kInt64)));
 }
 
 TEST(FedProto, SharesPrototypesNotModelsAndTheStateRestoresThem) {
@@ -54,12 +61,15 @@ TEST(FedProto, SharesPrototypesNotModelsAndTheStateRestoresThem) {
   const auto first = fedproto.plan(testing::input_for(0, {0, 1}));
   EXPECT_EQ(first.start, (std::vector<int>{kLocalModel, kLocalModel}));
   EXPECT_DOUBLE_EQ(first.weights.abs().sum().item<double>(), 0.0);  // nothing is averaged
-  EXPECT_TRUE(first.payload.empty());                                // no prototypes before round 1's reports
+  EXPECT_TRUE(first.payload.empty());  // no prototypes before round 1's reports
   // Reports: 3 x 2 prototypes then 3 counts, per client.
-  fedproto.receive_reports(0, {0, 1}, torch::tensor({{2.0, 0.0, 0.0, 2.0, 0.0, 0.0, 5.0, 1.0, 0.0},
-                                                     {0.0, 0.0, 4.0, 4.0, 0.0, 0.0, 0.0, 9.0, 0.0}}, torch::kFloat64));
+  fedproto.receive_reports(0, {0, 1},
+                           torch::tensor({{2.0, 0.0, 0.0, 2.0, 0.0, 0.0, 5.0, 1.0, 0.0},
+                                          {0.0, 0.0, 4.0, 4.0, 0.0, 0.0, 0.0, 9.0, 0.0}},
+                                         torch::kFloat64));
   const auto payload = fedproto.evaluation_payload(0);
-  EXPECT_TRUE(torch::equal(payload.at("prototypes"), torch::tensor({{2.0, 0.0}, {2.0, 3.0}, {0.0, 0.0}}, torch::kFloat64)));
+  EXPECT_TRUE(torch::equal(payload.at("prototypes"),
+                           torch::tensor({{2.0, 0.0}, {2.0, 3.0}, {0.0, 0.0}}, torch::kFloat64)));
   FedProto restored(FedProtoOptions{}, classifier_context());
   restored.restore(fedproto.state());
   EXPECT_TRUE(torch::equal(restored.plan(testing::input_for(1, {0, 1})).payload.at("present"),

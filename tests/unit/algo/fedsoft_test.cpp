@@ -34,11 +34,14 @@ TEST(FedSoft, AsksForImportanceEveryIntervalAndTrainsLocalModelsWithTheProximalT
   EXPECT_DOUBLE_EQ(fedsoft.traits().proximal_mu, 0.1);
   ASSERT_EQ(fedsoft.queries(0, everyone(4)).size(), 1U);
   EXPECT_EQ(fedsoft.queries(0, everyone(4))[0].kind, QueryKind::kClientStatistics);
-  EXPECT_EQ(fedsoft.client_side().statistic->length(2, 1000), 2);  // [K] importance weights per client
+  EXPECT_EQ(fedsoft.client_side().statistic->length(2, 1000),
+            2);                                          // [K] importance weights per client
   EXPECT_TRUE(fedsoft.queries(1, everyone(4)).empty());  // tau = 2
   EXPECT_THROW(fedsoft.plan(input_for(1, everyone(4))), ConfigError);  // no estimate yet
-  const auto plan = fedsoft.plan(input_for(0, everyone(4), QueryKind::kClientStatistics, mixed_importance()));
-  EXPECT_EQ(plan.start, std::vector<int>(4, kLocalModel));  // everyone contributes without selection
+  const auto plan =
+      fedsoft.plan(input_for(0, everyone(4), QueryKind::kClientStatistics, mixed_importance()));
+  EXPECT_EQ(plan.start,
+            std::vector<int>(4, kLocalModel));  // everyone contributes without selection
   EXPECT_TRUE(torch::equal(plan.proximal_weights, mixed_importance()));
   EXPECT_THROW(fedsoft.plan(input_for(0, everyone(4), QueryKind::kClientStatistics,
                                       torch::ones({3, 2}, torch::kFloat64))),
@@ -62,17 +65,20 @@ TEST(FedSoft, SelectionAveragesTheDrawnClientsEquallyAndFavoursImportantOnes) {
   for (int round = 0; round < 400; ++round) {
     const auto chosen = fedsoft.contributions(round, mixed_importance());
     EXPECT_DOUBLE_EQ(chosen.sum().item<double>(), 2.0);  // one client at weight 1 per center
-    center0_from_first_pair += (chosen[0][0].item<double>() + chosen[0][1].item<double>()) > 0.0 ? 1 : 0;
+    center0_from_first_pair +=
+        (chosen[0][0].item<double>() + chosen[0][1].item<double>()) > 0.0 ? 1 : 0;
   }
   EXPECT_NEAR(center0_from_first_pair / 400.0, 0.9, 0.05);
   // Deterministic per (seed, round).
-  EXPECT_TRUE(torch::equal(fedsoft.contributions(7, mixed_importance()),
-                           FedSoft(with_selection(1), context_for(4, 2)).contributions(7, mixed_importance())));
+  EXPECT_TRUE(torch::equal(
+      fedsoft.contributions(7, mixed_importance()),
+      FedSoft(with_selection(1), context_for(4, 2)).contributions(7, mixed_importance())));
 }
 
 TEST(FedSoft, HardViewIsTheDominantCenterAndTheStateRestoresIt) {
   FedSoft fedsoft(with_selection(0), context_for(4, 2));
-  const auto plan = fedsoft.plan(input_for(0, everyone(4), QueryKind::kClientStatistics, mixed_importance()));
+  const auto plan =
+      fedsoft.plan(input_for(0, everyone(4), QueryKind::kClientStatistics, mixed_importance()));
   EXPECT_EQ(plan.assignment, (std::vector<int>{0, 0, 1, 1}));
   FedSoft restored(with_selection(0), context_for(4, 2));
   restored.restore(fedsoft.state());
@@ -99,20 +105,29 @@ TEST(FedSoft, RefusedRunOptionsNameTheOptionReasonAndFix) {
     return "";
   };
   EXPECT_EQ(refusal([](AlgorithmContext& c) { c.participation = 0.5; }),
-            "--participation 0.5 does not apply to fedsoft (it draws clients per cluster: --fedsoft-selection); use "
+            "--participation 0.5 does not apply to fedsoft (it draws clients per cluster: "
+            "--fedsoft-selection); use "
             "--participation 1");
   EXPECT_EQ(refusal([](AlgorithmContext& c) { c.gradient_averaging = true; }),
-            "--aggregation gradient does not apply to fedsoft (centers average local models); use --aggregation model");
-  EXPECT_NE(refusal([](AlgorithmContext& c) { c.newcomers = 1; }).find("--newcomers 1 does not apply"), std::string::npos);
-  EXPECT_NE(refusal([](AlgorithmContext& c) { c.cluster_layers = 2; }).find("use --cluster-layers 0"), std::string::npos);
-  EXPECT_NE(refusal([](AlgorithmContext& c) { c.stable_rounds = 3; }).find("remove --stable-rounds"), std::string::npos);
+            "--aggregation gradient does not apply to fedsoft (centers average local models); use "
+            "--aggregation model");
+  EXPECT_NE(
+      refusal([](AlgorithmContext& c) { c.newcomers = 1; }).find("--newcomers 1 does not apply"),
+      std::string::npos);
+  EXPECT_NE(
+      refusal([](AlgorithmContext& c) { c.cluster_layers = 2; }).find("use --cluster-layers 0"),
+      std::string::npos);
+  EXPECT_NE(
+      refusal([](AlgorithmContext& c) { c.stable_rounds = 3; }).find("remove --stable-rounds"),
+      std::string::npos);
   EXPECT_EQ(refusal([](AlgorithmContext& /*c*/) {}), "");
   auto context = context_for(4, 2);
   context.participation = 0.5;
   context.gradient_averaging = true;
   context.stable_rounds = 3;
   context.cluster_layers = 2;
-  EXPECT_NO_THROW(check_run_options("ifca", Traits{.clusters_clients = true, .records_loss_vectors = true}, context));
+  EXPECT_NO_THROW(check_run_options(
+      "ifca", Traits{.clusters_clients = true, .records_loss_vectors = true}, context));
 }
 
 }  // namespace

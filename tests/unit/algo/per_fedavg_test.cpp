@@ -18,8 +18,9 @@ TEST(PerFedAvg, MetaStepIsTheHandComputedTwoStepGradient) {
   // (1.8, 1.8). The returned loss is f(w0; first batch) = 1.
   auto model = model::make_network(model::Architecture::kLinear, model::NetworkShape{{2}, 0});
   model::load_flat_state(*model, torch::zeros({2}));
-  const double loss = meta_step(*model, model::Objective::kRegression, torch::tensor({{1.0F, 0.0F}}),
-                                torch::tensor({1.0F}), torch::tensor({{1.0F, 1.0F}}), torch::tensor({2.0F}), 0.1, 0.5);
+  const double loss = meta_step(*model, model::Objective::kRegression,
+                                torch::tensor({{1.0F, 0.0F}}), torch::tensor({1.0F}),
+                                torch::tensor({{1.0F, 1.0F}}), torch::tensor({2.0F}), 0.1, 0.5);
   EXPECT_DOUBLE_EQ(loss, 1.0);
   EXPECT_TRUE(torch::allclose(model::flatten_state(*model), torch::tensor({1.8F, 1.8F}), 0.0, 1e-6))
       << model::flatten_state(*model);
@@ -35,7 +36,9 @@ TEST(PerFedAvg, IsFedAvgOnTheServerWithItsOwnClientSide) {
   EXPECT_DOUBLE_EQ(plan.weights.sum().item<double>(), 300.0);
   auto context = testing::context_for(4, 1);
   context.gradient_averaging = true;
-  EXPECT_THROW(check_run_options("perfedavg", PerFedAvg(PerFedAvgOptions{}, context).traits(), context), ConfigError);
+  EXPECT_THROW(
+      check_run_options("perfedavg", PerFedAvg(PerFedAvgOptions{}, context).traits(), context),
+      ConfigError);
 }
 
 }  // namespace

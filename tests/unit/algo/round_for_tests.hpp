@@ -31,7 +31,8 @@ inline std::vector<int> everyone(int m) {
 }
 
 /// Round `round` of `participants`, answering each query of `kind` with `values` ([n, L] float64).
-inline RoundInput input_for(int round, std::vector<int> participants, QueryKind kind = QueryKind::kLossVectors,
+inline RoundInput input_for(int round, std::vector<int> participants,
+                            QueryKind kind = QueryKind::kLossVectors,
                             const torch::Tensor& values = torch::Tensor()) {
   RoundInput input;
   input.round = round;

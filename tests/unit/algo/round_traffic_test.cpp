@@ -37,12 +37,13 @@ TEST(RoundTraffic, WeightSharingSendsOneSharedCopyAndKHeads) {
   // IFCA Sec. 4.1 with the CNN: 2 572 shared floats, heads of 2 570; K = 5 heads + 1 shared copy.
   const auto shared = round_traffic(hard_round(10, 5, 5142, true, 2572));
   EXPECT_EQ(shared.sent, 10 * ((2572 + 5 * 2570) * 4 + 4));
-  EXPECT_EQ(shared.received, round_traffic(hard_round(10, 5, 5142, true)).received);  // one model back each
+  EXPECT_EQ(shared.received,
+            round_traffic(hard_round(10, 5, 5142, true)).received);  // one model back each
 }
 
 TEST(RoundTraffic, WarmUpSendsTheInitialModelAndReturnsAnUpdate) {
-  // FlexCFL's cold start: 4 clients get the initial model (P floats) and send a P-float update, then
-  // train their group's model as usual.
+  // FlexCFL's cold start: 4 clients get the initial model (P floats) and send a P-float update,
+  // then train their group's model as usual.
   auto facts = hard_round(4, 3, 100, false);
   facts.received_initial_model = 4;
   facts.answer_floats = 4 * 100;

@@ -15,7 +15,8 @@ TEST(SoftClustering, ImportanceWeightsCountArgMinMatchesWithTheSmoother) {
   // 10 samples, 3 centres: 1 sample is best on centre 0, 9 on centre 2, none on centre 1.
   auto losses = torch::ones({10, 3});
   losses[0][0] = 0.1;
-  for (int i = 1; i < 10; ++i) losses[i][2] = 0.2;
+  for (int i = 1; i < 10; ++i)
+    losses[i][2] = 0.2;
   const auto u = importance_weights(losses, 1e-4);
   EXPECT_DOUBLE_EQ(u[0].item<double>(), 0.1);
   EXPECT_DOUBLE_EQ(u[1].item<double>(), 1e-4);  // sigma * n / n

@@ -26,7 +26,8 @@ ParsedCommandLine parse(std::vector<std::string> args) {
 }
 
 std::filesystem::path write_config(const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("cflrun_cli_test_" + std::to_string(::getpid()) + ".cfg");
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("cflrun_cli_test_" + std::to_string(::getpid()) + ".cfg");
   std::ofstream(path) << text;
   return path;
 }
@@ -58,12 +59,14 @@ TEST(RunOptions, OfficialFidelityPresetFillsOnlyWhatTheUserLeftAtDefault) {
   const auto& clove = official.algorithm_options.get<algo::CloveOptions>("clove");
   EXPECT_EQ(clove.kmeans_restarts, 1);
   EXPECT_EQ(clove.kmeans_init, "greedy");
-  EXPECT_EQ(official.effective_pool_seed(), 1U);  // pools of seed 1, as the official code draws them
+  EXPECT_EQ(official.effective_pool_seed(),
+            1U);  // pools of seed 1, as the official code draws them
   EXPECT_EQ(official.effective_data_seed(), 3U);  // the client split follows the seed
 
   const auto cfg = write_config("fidelity = official\nkmeans-restarts = 4\n");
   const auto mixed = parse({"--config", cfg.string(), "--pool-seed", "5"}).options;
-  EXPECT_EQ(mixed.algorithm_options.get<algo::CloveOptions>("clove").kmeans_restarts, 4);  // the config's
+  EXPECT_EQ(mixed.algorithm_options.get<algo::CloveOptions>("clove").kmeans_restarts,
+            4);  // the config's
   EXPECT_EQ(mixed.algorithm_options.get<algo::CloveOptions>("clove").kmeans_init, "greedy");
   EXPECT_EQ(mixed.effective_pool_seed(), 5U);  // the command line's
   std::filesystem::remove(cfg);
@@ -74,11 +77,15 @@ TEST(RunOptions, OfficialFidelityPresetFillsOnlyWhatTheUserLeftAtDefault) {
   EXPECT_EQ(plain.effective_pool_seed(), 3U);
   EXPECT_THROW(parse({"--fidelity", "paper"}), ConfigError);
   EXPECT_THROW(parse({"--pool-seed", "-1"}), ConfigError);
-  EXPECT_THROW(parse({"--label-sets", "0,1/2,3"}), ConfigError);  // only with --partition label_skew_2
-  EXPECT_EQ(parse({"--partition", "label_skew_2", "--label-sets", "0,1/2,3"}).options.label_sets, "0,1/2,3");
+  EXPECT_THROW(parse({"--label-sets", "0,1/2,3"}),
+               ConfigError);  // only with --partition label_skew_2
+  EXPECT_EQ(parse({"--partition", "label_skew_2", "--label-sets", "0,1/2,3"}).options.label_sets,
+            "0,1/2,3");
   EXPECT_THROW(parse({"--train-class-counts", "1,2"}), ConfigError);  // only with label skew 2 or 3
   EXPECT_THROW(parse({"--partition", "label_skew_1", "--test-class-counts", "1,2"}), ConfigError);
-  EXPECT_EQ(parse({"--partition", "label_skew_3", "--test-class-counts", "1,2"}).options.test_class_counts, "1,2");
+  EXPECT_EQ(parse({"--partition", "label_skew_3", "--test-class-counts", "1,2"})
+                .options.test_class_counts,
+            "1,2");
 }
 
 TEST(RunOptions, RejectsUnknownOptionsInBothSources) {
@@ -108,14 +115,16 @@ TEST(RunOptions, NamesTheFlagOfAnInvalidValue) {
 
 TEST(RunOptions, FedSoftAndMixtureOptionsAreChecked) {
   const auto o = parse({"--algorithm", "fedsoft", "--partition", "mixture_10_90", "--clusters", "2",
-                        "--fedsoft-optimizer", "persistent"}).options;
+                        "--fedsoft-optimizer", "persistent"})
+                     .options;
   const auto& fedsoft = o.algorithm_options.get<algo::FedSoftOptions>("fedsoft");
   EXPECT_EQ(fedsoft.selection, 15);
   EXPECT_EQ(fedsoft.optimizer, "persistent");
   EXPECT_NO_THROW(parse({"--dataset", "linreg", "--partition", "mixture_random"}));
   EXPECT_NO_THROW(parse({"--dataset", "linreg"}));
   EXPECT_THROW(parse({"--dataset", "linreg", "--partition", "concept_shift"}), ConfigError);
-  // (FedSoft's incompatible run settings, e.g. --participation 0.5, are refused by its constructor.)
+  // (FedSoft's incompatible run settings, e.g. --participation 0.5, are refused by its
+  // constructor.)
   EXPECT_THROW(parse({"--fedsoft-optimizer", "sgd"}), ConfigError);
   EXPECT_THROW(parse({"--mixture-sources", "colour"}), ConfigError);
   EXPECT_THROW(parse({"--min-train-samples", "600", "--train-samples", "500"}), ConfigError);
@@ -164,12 +173,17 @@ std::string error_of(std::vector<std::string> args) {
 
 TEST(RunOptions, ErrorsNameTheOptionTheUserGave) {
   EXPECT_EQ(error_of({"--train-samples", "-3"}), "--train-samples must be at least 1, but got -3");
-  EXPECT_EQ(error_of({"--clients-per-cluster", "0"}), "--clients-per-cluster must be at least 1, but got 0");
-  EXPECT_NE(error_of({"--threads", "100000"}).find("--threads must be 0 (auto) or at most the"), std::string::npos);
-  EXPECT_NE(error_of({"--config", std::filesystem::temp_directory_path().string()}).find("a directory"),
+  EXPECT_EQ(error_of({"--clients-per-cluster", "0"}),
+            "--clients-per-cluster must be at least 1, but got 0");
+  EXPECT_NE(error_of({"--threads", "100000"}).find("--threads must be 0 (auto) or at most the"),
             std::string::npos);
-  EXPECT_NE(error_of({"--config", "/nonexistent/run.cfg"}).find("does not exist"), std::string::npos);
-  EXPECT_NE(error_of({"--min-train-samples", "600"}).find("--min-train-samples must be between"), std::string::npos);
+  EXPECT_NE(
+      error_of({"--config", std::filesystem::temp_directory_path().string()}).find("a directory"),
+      std::string::npos);
+  EXPECT_NE(error_of({"--config", "/nonexistent/run.cfg"}).find("does not exist"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--min-train-samples", "600"}).find("--min-train-samples must be between"),
+            std::string::npos);
 }
 
 TEST(RunOptions, HelpListsEveryOptionWithDefault) {
@@ -184,8 +198,9 @@ TEST(RunOptions, HelpListsEveryOptionWithDefault) {
 /// The run options that do not change a run's results, as src/run/output_files.cpp listed them
 /// before they were derived from the option kinds.
 const std::set<std::string> kResultNeutralBefore{
-    "out", "threads", "quiet", "overwrite", "skip-complete", "resume", "config", "device", "checkpoint-every",
-    "checkpoint-seconds", "round-timeout", "parallel-clients", "client-batch"};
+    "out",           "threads",          "quiet",       "overwrite",        "skip-complete",
+    "resume",        "config",           "device",      "checkpoint-every", "checkpoint-seconds",
+    "round-timeout", "parallel-clients", "client-batch"};
 
 TEST(OptionKinds, PlacementAndBookkeepingAreTheResultNeutralOptionsListedBefore) {
   using core::OptionKind;
@@ -194,21 +209,23 @@ TEST(OptionKinds, PlacementAndBookkeepingAreTheResultNeutralOptionsListedBefore)
   EXPECT_EQ(option_names({OptionKind::kPlacement, OptionKind::kBookkeeping}), expected);
   EXPECT_EQ(option_names({OptionKind::kPlacement}),
             (std::set<std::string>{"threads", "device", "parallel-clients", "client-batch"}));
-  EXPECT_EQ(option_names({OptionKind::kSeed}), (std::set<std::string>{"seed", "data-seed", "pool-seed"}));
+  EXPECT_EQ(option_names({OptionKind::kSeed}),
+            (std::set<std::string>{"seed", "data-seed", "pool-seed"}));
 }
 
 TEST(OptionKinds, EveryOptionHasOneKindAndAlgorithmOptionsDefineTheExperiment) {
   using core::OptionKind;
   const auto experiment = option_names({OptionKind::kExperiment});
-  for (const char* name : {"algorithm", "dataset", "lr", "rounds", "precision", "flush-denormal",
-                           "server-hosts-clients", "data-dir", "models", "kmeans-restarts", "fedsoft-mu"}) {
+  for (const char* name :
+       {"algorithm", "dataset", "lr", "rounds", "precision", "flush-denormal",
+        "server-hosts-clients", "data-dir", "models", "kmeans-restarts", "fedsoft-mu"}) {
     EXPECT_EQ(experiment.count(name), 1U) << name;
   }
   auto all = option_names({OptionKind::kExperiment, OptionKind::kSeed, OptionKind::kPlacement,
                            OptionKind::kBookkeeping});
   std::size_t kinds = 0;
-  for (const auto kind :
-       {OptionKind::kExperiment, OptionKind::kSeed, OptionKind::kPlacement, OptionKind::kBookkeeping}) {
+  for (const auto kind : {OptionKind::kExperiment, OptionKind::kSeed, OptionKind::kPlacement,
+                          OptionKind::kBookkeeping}) {
     kinds += option_names({kind}).size();
   }
   EXPECT_EQ(kinds, all.size());  // no option under two kinds
@@ -234,14 +251,37 @@ TEST(RunOptions, RecordsTheAttributesEarlierBuildsRecorded) {
   // force, --model and --models in force, switches both ways, an algorithm option).
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
       {{}, "config_attributes_default.txt"},
-      {{"--dataset", "linreg", "--seed", "7", "--data-seed", "3", "--lr", "0.0123456789", "--parallel-clients",
-        "false", "--server-hosts-clients", "--quiet", "--overwrite", "--threads", "1", "--models", "3",
-        "--kmeans-restarts", "2", "--noise", "0.3", "--round-timeout", "12.5", "--checkpoint-seconds", "1e-7",
-        "--dimension", "123456789012"},
+      {{"--dataset",
+        "linreg",
+        "--seed",
+        "7",
+        "--data-seed",
+        "3",
+        "--lr",
+        "0.0123456789",
+        "--parallel-clients",
+        "false",
+        "--server-hosts-clients",
+        "--quiet",
+        "--overwrite",
+        "--threads",
+        "1",
+        "--models",
+        "3",
+        "--kmeans-restarts",
+        "2",
+        "--noise",
+        "0.3",
+        "--round-timeout",
+        "12.5",
+        "--checkpoint-seconds",
+        "1e-7",
+        "--dimension",
+        "123456789012"},
        "config_attributes_linreg.txt"},
       {{"--fidelity", "official", "--unsupervised", "--dataset", "cifar10", "--client-batch", "4",
-        "--flush-denormal=false", "--precision", "bf16", "--participation", "0.3", "--algorithm", "fedsoft",
-        "--partition", "mixture_10_90", "--pool-seed", "9"},
+        "--flush-denormal=false", "--precision", "bf16", "--participation", "0.3", "--algorithm",
+        "fedsoft", "--partition", "mixture_10_90", "--pool-seed", "9"},
        "config_attributes_official.txt"}};
   for (const auto& [args, fixture] : cases) {
     const auto attributes = parse(args).options.to_attributes();
@@ -266,9 +306,11 @@ TEST(RunOptions, SwitchesAndOptionalValuesParseAsBefore) {
   EXPECT_EQ(error_of({"--client-batch", "-1"}),
             "--client-batch must be >= 0 (0 = auto, 1 = one client at a time), but got -1");
   EXPECT_EQ(error_of({"--lr", "10"}), "--lr must be in (0, 10), but got 10");
-  EXPECT_EQ(error_of({"--momentum", "0.5"}), "--momentum must be 0 unless --optimizer sgd, but got 0.5");
-  EXPECT_EQ(error_of({"--checkpoint-every", "-1"}),
-            "--checkpoint-every must be 0 (only on a signal) or a positive count of rounds, but got -1");
+  EXPECT_EQ(error_of({"--momentum", "0.5"}),
+            "--momentum must be 0 unless --optimizer sgd, but got 0.5");
+  EXPECT_EQ(
+      error_of({"--checkpoint-every", "-1"}),
+      "--checkpoint-every must be 0 (only on a signal) or a positive count of rounds, but got -1");
   EXPECT_TRUE(parse({"--help", "--seed", "5"}).help);
   EXPECT_TRUE(parse({"--version"}).version);
   EXPECT_FALSE(parse({}).help);

@@ -27,7 +27,8 @@ TEST(AgglomerativeWard, BreaksTiesByLowestIndicesAndWeighsClusterSizes) {
   // {0,2}+4 costs 2/3 * 3^2 = 6 but 4+6 still costs 2, so 4+6 merges: {0,2} | {4,6} | {11}.
   EXPECT_EQ(agglomerative_ward(column({0, 2, 4, 6, 11}), 3), (std::vector<int>{0, 0, 1, 1, 2}));
   // 0, 1 | 10, 11, 12 | 30 with k = 3.
-  EXPECT_EQ(agglomerative_ward(column({0, 1, 10, 11, 12, 30}), 3), (std::vector<int>{0, 0, 1, 1, 1, 2}));
+  EXPECT_EQ(agglomerative_ward(column({0, 1, 10, 11, 12, 30}), 3),
+            (std::vector<int>{0, 0, 1, 1, 1, 2}));
 }
 
 TEST(AgglomerativeWard, RejectsBadInput) {
@@ -37,9 +38,10 @@ TEST(AgglomerativeWard, RejectsBadInput) {
 
 TEST(CloveAssignment, AgglomerativeClusteringRecoversWellSeparatedClusters) {
   // 3 clusters x 2 clients; cluster c has low loss on model (c + 1) % 3.
-  const auto losses = torch::tensor({5.0, 0.1, 5.0, 5.1, 0.2, 5.0, 5.0, 5.0, 0.1,
-                                     5.0, 5.1, 0.2, 0.1, 5.0, 5.0, 0.2, 5.1, 5.0},
-                                    torch::kFloat64).view({6, 3});
+  const auto losses = torch::tensor({5.0, 0.1, 5.0, 5.1, 0.2, 5.0, 5.0, 5.0, 0.1, 5.0, 5.1, 0.2,
+                                     0.1, 5.0, 5.0, 0.2, 5.1, 5.0},
+                                    torch::kFloat64)
+                          .view({6, 3});
   std::mt19937_64 engine(1);
   EXPECT_EQ(assign_by_loss_vector_clustering(losses, KMeansOptions{}, engine, Matching::kMinCost,
                                              Clusterer::kAgglomerativeWard),

@@ -19,8 +19,8 @@ torch::Tensor shifted_loss_vectors(const std::vector<int>& cluster_of_client) {
   for (std::int64_t client = 0; client < clients; ++client) {
     const int cluster = cluster_of_client[client];
     losses[client][(cluster + 1) % kModels] = 0.1;
-    losses[client] += 0.01 * static_cast<double>(client % 5) * torch::tensor({1.0, -0.5, 0.3},
-                                                                            torch::kFloat64);
+    losses[client] +=
+        0.01 * static_cast<double>(client % 5) * torch::tensor({1.0, -0.5, 0.3}, torch::kFloat64);
   }
   return losses;
 }
@@ -82,8 +82,7 @@ TEST(ClusterModelCosts, SumsTheLossesOfEachClustersClients) {
 }
 
 TEST(ClusterModelCosts, MismatchedSizesThrowShapeError) {
-  EXPECT_THROW(cluster_model_costs(torch::ones({4, 2}, torch::kFloat64), {0, 1, 0}, 2),
-               ShapeError);
+  EXPECT_THROW(cluster_model_costs(torch::ones({4, 2}, torch::kFloat64), {0, 1, 0}, 2), ShapeError);
 }
 
 TEST(ClusterModelCosts, ClusterIdOutOfRangeThrowsConfigError) {

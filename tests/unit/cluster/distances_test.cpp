@@ -31,16 +31,14 @@ TEST(SquaredDistances, MismatchedWidthsThrowShapeError) {
 
 TEST(NearestCentres, TiesGoToTheLowestCentreIndex) {
   // The point 1 is 1 away from both centres, whichever order they come in.
-  EXPECT_EQ(nearest_centres(matrix({1, 3}, 2, 1), matrix({0, 2}, 2, 1)),
-            (std::vector<int>{0, 1}));
-  EXPECT_EQ(nearest_centres(matrix({1, 3}, 2, 1), matrix({2, 0}, 2, 1)),
-            (std::vector<int>{0, 0}));
+  EXPECT_EQ(nearest_centres(matrix({1, 3}, 2, 1), matrix({0, 2}, 2, 1)), (std::vector<int>{0, 1}));
+  EXPECT_EQ(nearest_centres(matrix({1, 3}, 2, 1), matrix({2, 0}, 2, 1)), (std::vector<int>{0, 0}));
 }
 
 TEST(NearestCentres, NoCentreThrowsShapeError) {
-  EXPECT_THROW(nearest_centres(torch::zeros({2, 1}, torch::kFloat64),
-                               torch::zeros({0, 1}, torch::kFloat64)),
-               ShapeError);
+  EXPECT_THROW(
+      nearest_centres(torch::zeros({2, 1}, torch::kFloat64), torch::zeros({0, 1}, torch::kFloat64)),
+      ShapeError);
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ double brute_force_minimum(const torch::Tensor& cost) {
   std::iota(columns.begin(), columns.end(), 0);
   double best = std::numeric_limits<double>::infinity();
   do {
-    best = std::min(best, total_cost(cost, std::vector<int>(columns.begin(),
-                                                             columns.begin() + cost.size(0))));
+    best = std::min(
+        best, total_cost(cost, std::vector<int>(columns.begin(), columns.begin() + cost.size(0))));
   } while (std::next_permutation(columns.begin(), columns.end()));
   return best;
 }

@@ -93,7 +93,8 @@ TEST(KMeansPlusPlus, GreedySeedingKeepsTheCandidateOfLeastPotential) {
   std::mt19937_64 engine = core::make_engine(5, core::Purpose::kClustering);
   int pairs_01 = 0;
   for (int draw = 0; draw < 500; ++draw) {
-    pairs_01 += values_of(kmeans_plus_plus_centres(points, 2, engine, 20)) == std::multiset<double>{0.0, 1.0};
+    pairs_01 += values_of(kmeans_plus_plus_centres(points, 2, engine, 20)) ==
+                std::multiset<double>{0.0, 1.0};
   }
   EXPECT_EQ(pairs_01, 0);
   EXPECT_THROW(kmeans_plus_plus_centres(points, 2, engine, 0), ConfigError);
@@ -104,8 +105,10 @@ TEST(KMeansPlusPlus, GreedySeedingLeavesALowerPotentialThanPlain) {
   // candidate that lowers it most, so on average it ends lower than the plain draw. Data: a wide
   // group of 1 000 points in [0, 4] and single points at 10, 20, 30; 300 seedings of k = 4 each.
   std::vector<double> values;
-  for (int i = 0; i < 1000; ++i) values.push_back(0.004 * i);
-  for (const double far : {10.0, 20.0, 30.0}) values.push_back(far);
+  for (int i = 0; i < 1000; ++i)
+    values.push_back(0.004 * i);
+  for (const double far : {10.0, 20.0, 30.0})
+    values.push_back(far);
   const torch::Tensor points = column(values);
   const auto mean_potential = [&](int candidates) {
     std::mt19937_64 engine = core::make_engine(11, core::Purpose::kClustering);

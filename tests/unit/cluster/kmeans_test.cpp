@@ -179,12 +179,12 @@ TEST(KMeans, PointsThatAreNotAFloat64MatrixThrowShapeErrorNamingTheShape) {
 
 TEST(KMeans, NonFinitePointsThrowDataError) {
   std::mt19937_64 engine = engine_for(1);
-  EXPECT_THROW(kmeans(column({1, std::numeric_limits<double>::quiet_NaN()}), 1, KMeansOptions{},
-                      engine),
-               DataError);
-  EXPECT_THROW(kmeans(column({1, std::numeric_limits<double>::infinity()}), 1, KMeansOptions{},
-                      engine),
-               DataError);
+  EXPECT_THROW(
+      kmeans(column({1, std::numeric_limits<double>::quiet_NaN()}), 1, KMeansOptions{}, engine),
+      DataError);
+  EXPECT_THROW(
+      kmeans(column({1, std::numeric_limits<double>::infinity()}), 1, KMeansOptions{}, engine),
+      DataError);
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ TEST(Silhouette, IsNegativeForAClusteringThatMixesTheGroups) {
 TEST(Silhouette, UsesEuclideanDistances) {
   // Rectangle (0,0), (6,0) | (0,8), (6,8): every point has a = 6, b = (8 + 10) / 2 = 9, s = 1/3
   // (Manhattan distances would give b = 11, s = 5/11).
-  const auto points = torch::tensor({0.0, 0.0, 6.0, 0.0, 0.0, 8.0, 6.0, 8.0}, torch::kFloat64).view({4, 2});
+  const auto points =
+      torch::tensor({0.0, 0.0, 6.0, 0.0, 0.0, 8.0, 6.0, 8.0}, torch::kFloat64).view({4, 2});
   EXPECT_NEAR(silhouette_score(points, {0, 0, 1, 1}), 1.0 / 3.0, 1e-12);
 }
 

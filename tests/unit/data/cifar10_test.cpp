@@ -25,7 +25,8 @@ std::string record(int file, int r, int label_override = -1) {
   for (int c = 0; c < 3; ++c) {
     for (int y = 0; y < 32; ++y) {
       for (int x = 0; x < 32; ++x) {
-        bytes[static_cast<std::size_t>(1 + c * 1024 + y * 32 + x)] = static_cast<char>((file * 7 + r + 3 * c + y + x) % 256);
+        bytes[static_cast<std::size_t>(1 + c * 1024 + y * 32 + x)] =
+            static_cast<char>((file * 7 + r + 3 * c + y + x) % 256);
       }
     }
   }
@@ -83,7 +84,8 @@ TEST(Cifar10, BadFilesNameTheFileAndTheDownload) {
   EXPECT_NE(message.find("whole number"), std::string::npos) << message;
 
   dir = write_cifar("label", 10);
-  std::ofstream(dir / "data_batch_4.bin", std::ios::binary | std::ios::app) << record(3, 0, /*label_override=*/10);
+  std::ofstream(dir / "data_batch_4.bin", std::ios::binary | std::ios::app)
+      << record(3, 0, /*label_override=*/10);
   message = error_of(dir);
   EXPECT_NE(message.find("data_batch_4.bin: label 10"), std::string::npos) << message;
 }
@@ -103,7 +105,8 @@ TEST(Cifar10, ClientSamplesKeepThreeChannelsAndRotateByHalfTurns) {
 }
 
 TEST(Cifar10, LabelSkew1PartitionsACifarShapedDataset) {
-  const auto dataset = Cifar10Source().load(write_cifar("partition", 100));  // 50 train images per class
+  const auto dataset =
+      Cifar10Source().load(write_cifar("partition", 100));  // 50 train images per class
   const auto partition = make_partition(spec_of(PartitionKind::kLabelSkew1, 5, 2, 40, 8), dataset);
   ASSERT_EQ(partition.clients.size(), 10U);
   for (const auto& shard : partition.clients) {

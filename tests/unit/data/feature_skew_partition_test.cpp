@@ -52,7 +52,8 @@ TEST(Partition, RotationTurnsByHalfTurnsForTwoClustersAndQuarterTurnsForFour) {
       EXPECT_EQ(labels_of(dataset().train, disjoint_union(shards, /*train=*/true)).size(), 10U);
     }
   }
-  EXPECT_THROW(make_partition(spec_of(PartitionKind::kRotation, 3, 3, 100, 20), dataset()), ConfigError);
+  EXPECT_THROW(make_partition(spec_of(PartitionKind::kRotation, 3, 3, 100, 20), dataset()),
+               ConfigError);
 }
 
 TEST(Partition, ClassPerClusterGivesClusterKOnlyClassK) {
@@ -61,10 +62,13 @@ TEST(Partition, ClassPerClusterGivesClusterKOnlyClassK) {
   expect_sizes(partition, spec);
   for (int k = 0; k < spec.clusters; ++k) {
     const auto shards = cluster_clients(partition, k);
-    EXPECT_EQ(labels_of(dataset().train, disjoint_union(shards, /*train=*/true)), std::set<std::int64_t>{k});
-    EXPECT_EQ(labels_of(dataset().test, disjoint_union(shards, /*train=*/false)), std::set<std::int64_t>{k});
+    EXPECT_EQ(labels_of(dataset().train, disjoint_union(shards, /*train=*/true)),
+              std::set<std::int64_t>{k});
+    EXPECT_EQ(labels_of(dataset().test, disjoint_union(shards, /*train=*/false)),
+              std::set<std::int64_t>{k});
   }
-  EXPECT_THROW(make_partition(spec_of(PartitionKind::kClassPerCluster, 11, 1, 10, 5), dataset()), ConfigError);
+  EXPECT_THROW(make_partition(spec_of(PartitionKind::kClassPerCluster, 11, 1, 10, 5), dataset()),
+               ConfigError);
 }
 
 TEST(Partition, ClientSamplesTurnsImagesCounterClockwise) {

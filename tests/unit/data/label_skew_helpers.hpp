@@ -75,7 +75,7 @@ inline std::vector<std::int64_t> as_vector(const torch::Tensor& indices) {
 
 /// count[label] of the samples `indices` of a split.
 inline std::map<std::int64_t, std::int64_t> class_counts(const ImageSplit& split,
-                                                  const torch::Tensor& indices) {
+                                                         const torch::Tensor& indices) {
   std::map<std::int64_t, std::int64_t> counts;
   for (const std::int64_t i : as_vector(split.labels.index_select(0, indices))) {
     ++counts[i];
@@ -107,7 +107,7 @@ inline std::set<std::int64_t> disjoint_pools(const std::vector<ClusterPool>& poo
 /// Checks that every pool of both splits holds exactly its label set's classes and that the pools
 /// are disjoint.
 inline void expect_support(const ImageDataset& data, const std::vector<ClusterPool>& pools,
-                    const LabelSets& sets) {
+                           const LabelSets& sets) {
   ASSERT_EQ(pools.size(), sets.size());
   for (std::size_t k = 0; k < pools.size(); ++k) {
     const std::set<std::int64_t> expected(sets[k].begin(), sets[k].end());

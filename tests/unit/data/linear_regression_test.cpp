@@ -48,13 +48,17 @@ TEST(LinearRegression, ClientsDrawTheirClustersLinearModelWithNoise) {
     // The residual is the label noise: standard deviation sigma = 0.01.
     EXPECT_NEAR(residual.std().item<double>(), 0.01, 0.002);
     // Least squares on the client's data recovers its cluster's optimal model.
-    const auto solution = std::get<0>(torch::linalg_lstsq(train.inputs, train.targets.unsqueeze(1)));
-    EXPECT_LT((solution.squeeze(1) - models[data.true_clusters[client]]).norm().item<double>(), 0.01);
+    const auto solution =
+        std::get<0>(torch::linalg_lstsq(train.inputs, train.targets.unsqueeze(1)));
+    EXPECT_LT((solution.squeeze(1) - models[data.true_clusters[client]]).norm().item<double>(),
+              0.01);
     EXPECT_EQ(data.samples(client, /*train=*/false).inputs.size(0), 50);
   }
   // Deterministic, and train and test draws differ.
-  EXPECT_TRUE(torch::equal(data.samples(3, true).inputs, linear_regression_data(spec).samples(3, true).inputs));
-  EXPECT_FALSE(torch::equal(data.samples(3, true).inputs.narrow(0, 0, 50), data.samples(3, false).inputs));
+  EXPECT_TRUE(torch::equal(data.samples(3, true).inputs,
+                           linear_regression_data(spec).samples(3, true).inputs));
+  EXPECT_FALSE(
+      torch::equal(data.samples(3, true).inputs.narrow(0, 0, 50), data.samples(3, false).inputs));
 }
 
 TEST(LinearRegression, GaussianOptimalModelsHaveTheAskedSpread) {

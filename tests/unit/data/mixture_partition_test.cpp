@@ -29,8 +29,10 @@ std::shared_ptr<const ImageDataset> synthetic_images() {
   auto dataset = std::make_shared<ImageDataset>();
   const auto make = [](std::int64_t n) {
     auto images = torch::zeros({n, 1, 8, 8}, torch::kUInt8);
-    images.select(2, 0).select(1, 0).copy_(torch::arange(8, torch::kUInt8).mul(20).unsqueeze(0).expand({n, 8}));
-    images.select(2, 0).select(1, 0).select(1, 0).copy_(torch::arange(n).remainder(256).to(torch::kUInt8));
+    images.select(2, 0).select(1, 0).copy_(
+        torch::arange(8, torch::kUInt8).mul(20).unsqueeze(0).expand({n, 8}));
+    images.select(2, 0).select(1, 0).select(1, 0).copy_(
+        torch::arange(n).remainder(256).to(torch::kUInt8));
     return ImageSplit{images, torch::arange(n).remainder(10)};
   };
   dataset->train = make(250);
@@ -41,12 +43,14 @@ std::shared_ptr<const ImageDataset> synthetic_images() {
 
 TEST(MixturePartition, WeightsFollowThePatterns) {
   const auto w1090 = mixture_weights(spec_of(MixturePattern::k10To90, 2, 3));
-  EXPECT_TRUE(torch::allclose(w1090, torch::tensor({{0.9, 0.1}, {0.9, 0.1}, {0.9, 0.1}, {0.1, 0.9}, {0.1, 0.9}, {0.1, 0.9}},
-                                                   torch::kFloat64)));
+  EXPECT_TRUE(torch::allclose(
+      w1090, torch::tensor({{0.9, 0.1}, {0.9, 0.1}, {0.9, 0.1}, {0.1, 0.9}, {0.1, 0.9}, {0.1, 0.9}},
+                           torch::kFloat64)));
   const auto w3070 = mixture_weights(spec_of(MixturePattern::k30To70, 2, 1));
   EXPECT_TRUE(torch::allclose(w3070, torch::tensor({{0.7, 0.3}, {0.3, 0.7}}, torch::kFloat64)));
   const auto linear = mixture_weights(spec_of(MixturePattern::kLinear, 2, 2));
-  EXPECT_TRUE(torch::allclose(linear.select(1, 1), torch::tensor({0.0, 0.25, 0.5, 0.75}, torch::kFloat64)));
+  EXPECT_TRUE(
+      torch::allclose(linear.select(1, 1), torch::tensor({0.0, 0.25, 0.5, 0.75}, torch::kFloat64)));
   auto spec = spec_of(MixturePattern::kRandom, 4, 5);
   const auto random = mixture_weights(spec);
   EXPECT_EQ(random.sizes(), (std::vector<std::int64_t>{20, 4}));
@@ -62,15 +66,18 @@ TEST(MixturePartition, WeightsFollowThePatterns) {
 }
 
 TEST(MixturePartition, SourceCountsUseTheLargestRemainder) {
-  EXPECT_EQ(source_counts(torch::tensor({0.1, 0.9}, torch::kFloat64), 15), (std::vector<std::int64_t>{2, 13}));
+  EXPECT_EQ(source_counts(torch::tensor({0.1, 0.9}, torch::kFloat64), 15),
+            (std::vector<std::int64_t>{2, 13}));
   EXPECT_EQ(source_counts(torch::tensor({1.0 / 3, 1.0 / 3, 1.0 / 3}, torch::kFloat64), 10),
             (std::vector<std::int64_t>{4, 3, 3}));
-  EXPECT_EQ(source_counts(torch::tensor({0.3, 0.7}, torch::kFloat64), 100), (std::vector<std::int64_t>{30, 70}));
+  EXPECT_EQ(source_counts(torch::tensor({0.3, 0.7}, torch::kFloat64), 100),
+            (std::vector<std::int64_t>{30, 70}));
   const auto counts = train_sample_counts(spec_of(MixturePattern::kRandom, 3, 10));
   EXPECT_EQ(counts.size(), 30U);
   EXPECT_EQ(*std::min_element(counts.begin(), counts.end()) >= 10, true);
   EXPECT_EQ(*std::max_element(counts.begin(), counts.end()) <= 20, true);
-  EXPECT_NE(*std::min_element(counts.begin(), counts.end()), *std::max_element(counts.begin(), counts.end()));
+  EXPECT_NE(*std::min_element(counts.begin(), counts.end()),
+            *std::max_element(counts.begin(), counts.end()));
 }
 
 TEST(MixturePartition, RotationSourcesRotateTheirSamplesAndNeverReuseAPoint) {
@@ -90,7 +97,8 @@ TEST(MixturePartition, RotationSourcesRotateTheirSamplesAndNeverReuseAPoint) {
     for (std::int64_t i = 0; i < train.inputs.size(0); ++i) {
       const auto image = train.inputs[i][0];
       const bool source0 = i < counts[0];
-      const auto row = source0 ? image[0].narrow(0, 1, 7) : image.select(1, 0).narrow(0, 0, 7).flip(0);
+      const auto row =
+          source0 ? image[0].narrow(0, 1, 7) : image.select(1, 0).narrow(0, 0, 7).flip(0);
       EXPECT_TRUE(torch::allclose(row, ramp)) << "client " << c << " sample " << i;
       const auto id = std::lround(image[0][0].item<double>() * 255.0 * (source0 ? 1 : 0)) +
                       (source0 ? 0 : std::lround(image[7][0].item<double>() * 255.0));
@@ -99,7 +107,8 @@ TEST(MixturePartition, RotationSourcesRotateTheirSamplesAndNeverReuseAPoint) {
     EXPECT_EQ(data.samples(c, false).inputs.size(0), 5);
   }
   EXPECT_EQ(data.holdout(1).inputs.size(0), 8);
-  EXPECT_TRUE(torch::equal(data.holdout(1).inputs, torch::rot90(data.holdout(1).inputs, 4, {2, 3})));
+  EXPECT_TRUE(
+      torch::equal(data.holdout(1).inputs, torch::rot90(data.holdout(1).inputs, 4, {2, 3})));
 }
 
 TEST(MixturePartition, LabelGroupSourcesHoldTheirGroupsClasses) {

@@ -92,7 +92,8 @@ TEST(OfficialFidelity, ConceptShiftSharesAreCappedPerClassAndCluster) {
   }
   EXPECT_EQ(official_concept_shift_share().max_train, 1250);
   EXPECT_EQ(official_concept_shift_share().max_test, 200);
-  EXPECT_EQ(concept_shift_pools(small_dataset("synthetic"), 4, 3)[0].train.size(0), kClasses * 75);  // 300 / 4
+  EXPECT_EQ(concept_shift_pools(small_dataset("synthetic"), 4, 3)[0].train.size(0),
+            kClasses * 75);  // 300 / 4
 }
 
 TEST(OfficialFidelity, CifarFeatureSkewPermutesLabelsPerClusterWithoutRotating) {
@@ -119,7 +120,8 @@ TEST(OfficialFidelity, ShuffledClassOrderRelabelsBothSplitsAlike) {
   EXPECT_NE(order, identity_label_map(kClasses));
   for (const ImageSplit* split : {&data.train, &data.test}) {
     for (std::int64_t i = 0; i < 20; ++i) {
-      EXPECT_EQ(split->labels[i].item<std::int64_t>(), order[static_cast<std::size_t>(i % kClasses)]);
+      EXPECT_EQ(split->labels[i].item<std::int64_t>(),
+                order[static_cast<std::size_t>(i % kClasses)]);
     }
   }
   ImageDataset again = small_dataset("cifar10");
@@ -132,7 +134,8 @@ TEST(OfficialFidelity, GivenLabelSetsReplaceTheDrawnOnes) {
   const LabelSets sets = parse_label_sets("2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7", 5, kClasses);
   ASSERT_EQ(sets.size(), 5U);
   EXPECT_EQ(sets[0], (std::vector<std::int64_t>{2, 4, 6, 9}));
-  EXPECT_EQ(parse_label_sets("9,1/3,0", 2, kClasses)[0], (std::vector<std::int64_t>{1, 9}));  // sorted
+  EXPECT_EQ(parse_label_sets("9,1/3,0", 2, kClasses)[0],
+            (std::vector<std::int64_t>{1, 9}));                          // sorted
   EXPECT_THROW(parse_label_sets("1,2/3", 3, kClasses), ConfigError);     // 2 sets for 3 clusters
   EXPECT_THROW(parse_label_sets("1,2/3,10", 2, kClasses), ConfigError);  // 10 is no class
   EXPECT_THROW(parse_label_sets("1,1/3,4", 2, kClasses), ConfigError);   // twice in one set
@@ -155,11 +158,13 @@ TEST(OfficialFidelity, GivenLabelSetsReplaceTheDrawnOnes) {
 }
 
 /// counts[k][c]: samples of class c in each pool.
-ClassCounts pool_class_counts(const std::vector<torch::Tensor>& pools, const torch::Tensor& labels) {
+ClassCounts pool_class_counts(const std::vector<torch::Tensor>& pools,
+                              const torch::Tensor& labels) {
   ClassCounts counts;
   for (const torch::Tensor& pool : pools) {
     const torch::Tensor histogram = torch::bincount(labels.index_select(0, pool), {}, kClasses);
-    counts.emplace_back(histogram.data_ptr<std::int64_t>(), histogram.data_ptr<std::int64_t>() + kClasses);
+    counts.emplace_back(histogram.data_ptr<std::int64_t>(),
+                        histogram.data_ptr<std::int64_t>() + kClasses);
   }
   return counts;
 }
@@ -199,10 +204,14 @@ TEST(OfficialFidelity, GivenClassCountsReplaceTheDirichletDraw) {
   spec.min_cluster_train_samples = 200;  // cluster 0 has 180
   EXPECT_THROW(cluster_pools(spec, data), DataError);
 
-  EXPECT_THROW(parse_class_counts("1,2/3,4", "train-class-counts", 2, kClasses), ConfigError);  // 2 per row
-  EXPECT_THROW(parse_class_counts(train, "train-class-counts", 3, kClasses), ConfigError);      // 2 rows
-  EXPECT_THROW(parse_class_counts("-1,0,0,0,0,0,0,0,0,0", "test-class-counts", 1, kClasses), ConfigError);
-  EXPECT_THROW(parse_class_counts("1,x,0,0,0,0,0,0,0,0", "test-class-counts", 1, kClasses), ConfigError);
+  EXPECT_THROW(parse_class_counts("1,2/3,4", "train-class-counts", 2, kClasses),
+               ConfigError);  // 2 per row
+  EXPECT_THROW(parse_class_counts(train, "train-class-counts", 3, kClasses),
+               ConfigError);  // 2 rows
+  EXPECT_THROW(parse_class_counts("-1,0,0,0,0,0,0,0,0,0", "test-class-counts", 1, kClasses),
+               ConfigError);
+  EXPECT_THROW(parse_class_counts("1,x,0,0,0,0,0,0,0,0", "test-class-counts", 1, kClasses),
+               ConfigError);
 }
 
 }  // namespace

@@ -72,14 +72,17 @@ TEST_F(FileChecksum, CompletedResultFileIsSealedAndEveryFlippedByteIsFound) {
   const auto partial = dir_ / "run.h5.partial";
   const auto out = dir_ / "run.h5";
   auto writer = write_rounds(partial, 3);
-  EXPECT_EQ(check_file_checksum(partial).state, ChecksumState::kUnsealed);  // a partial file is never sealed
+  EXPECT_EQ(check_file_checksum(partial).state,
+            ChecksumState::kUnsealed);  // a partial file is never sealed
   writer.complete_into(out);
   EXPECT_FALSE(fs::exists(partial));
-  ASSERT_EQ(check_file_checksum(out).state, ChecksumState::kVerified) << check_file_checksum(out).problem;
+  ASSERT_EQ(check_file_checksum(out).state, ChecksumState::kVerified)
+      << check_file_checksum(out).problem;
   EXPECT_EQ(ResultReader(out).status(), schema::kStatusComplete);
   const auto size = fs::file_size(out);
   const auto copy = dir_ / "copy.h5";
-  for (std::uint64_t offset = 0; offset < size; offset += 97) {  // the seal, HDF5's metadata, the data
+  for (std::uint64_t offset = 0; offset < size;
+       offset += 97) {  // the seal, HDF5's metadata, the data
     fs::copy_file(out, copy, fs::copy_options::overwrite_existing);
     flip_byte(copy, offset);
     const auto check = check_file_checksum(copy);
@@ -121,14 +124,16 @@ TEST_F(FileChecksum, KeptRowsRebuildAnIdenticalFileAndDifferencesAreNamed) {
   again.append_rows(rows);
   EXPECT_EQ(again.completed_rounds(), 3);
   EXPECT_EQ(row_difference(dir_ / "again.h5", rows, true), "");
-  EXPECT_EQ(ResultReader(dir_ / "again.h5").read_f32("/algorithm/norms"), ResultReader(first).read_f32("/algorithm/norms"));
+  EXPECT_EQ(ResultReader(dir_ / "again.h5").read_f32("/algorithm/norms"),
+            ResultReader(first).read_f32("/algorithm/norms"));
 
   auto fewer = rows;
   for (auto& [path, tensor] : fewer) {
     tensor = tensor.narrow(0, 0, 2);
   }
   EXPECT_EQ(row_difference(first, fewer, /*whole=*/false), "");  // a prefix
-  EXPECT_NE(row_difference(first, fewer, /*whole=*/true).find("holds 3 rounds, expected 2"), std::string::npos);
+  EXPECT_NE(row_difference(first, fewer, /*whole=*/true).find("holds 3 rounds, expected 2"),
+            std::string::npos);
   auto changed = rows;
   changed.at(schema::kClientAccuracy) = changed.at(schema::kClientAccuracy).clone();
   changed.at(schema::kClientAccuracy)[1][1] = 0.5f;

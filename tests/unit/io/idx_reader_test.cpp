@@ -37,7 +37,8 @@ void expect_read_error(const std::filesystem::path& path, const std::vector<std:
 
 Bytes counting_bytes(int n) {
   Bytes data;
-  for (int i = 0; i < n; ++i) data.push_back(static_cast<unsigned char>((i * 37 + 200) % 256));
+  for (int i = 0; i < n; ++i)
+    data.push_back(static_cast<unsigned char>((i * 37 + 200) % 256));
   return data;
 }
 

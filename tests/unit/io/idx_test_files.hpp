@@ -24,7 +24,8 @@ class TempDir {
  public:
   TempDir() {
     std::string name = (std::filesystem::temp_directory_path() / "cflrun-test-XXXXXX").string();
-    if (mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + name);
+    if (mkdtemp(name.data()) == nullptr)
+      throw std::runtime_error("mkdtemp failed for " + name);
     path_ = name;
   }
   ~TempDir() {
@@ -46,7 +47,8 @@ inline Bytes idx_bytes(const std::vector<std::uint32_t>& sizes, const Bytes& dat
                        unsigned char type = 0x08) {
   Bytes out = {0x00, 0x00, type, static_cast<unsigned char>(sizes.size())};
   for (const std::uint32_t size : sizes) {
-    for (const int shift : {24, 16, 8, 0}) out.push_back(static_cast<unsigned char>(size >> shift));
+    for (const int shift : {24, 16, 8, 0})
+      out.push_back(static_cast<unsigned char>(size >> shift));
   }
   out.insert(out.end(), data.begin(), data.end());
   return out;
@@ -57,13 +59,15 @@ inline void write_plain(const std::filesystem::path& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  if (!out)
+    throw std::runtime_error("cannot write " + path.string());
 }
 
 /// Writes `bytes` to `path` as one gzip stream (zlib gzopen "wb").
 inline void write_gzip(const std::filesystem::path& path, const Bytes& bytes) {
   gzFile file = gzopen(path.c_str(), "wb");
-  if (file == nullptr) throw std::runtime_error("gzopen failed for " + path.string());
+  if (file == nullptr)
+    throw std::runtime_error("gzopen failed for " + path.string());
   const int written = gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size()));
   const int closed = gzclose(file);
   if (written != static_cast<int>(bytes.size()) || closed != Z_OK) {

@@ -105,12 +105,13 @@ void expect_rounds(const ResultReader& reader, int rounds, bool has_loss_vectors
   expect_rows_bitwise(
       reader.read_f64(schema::kWorkerComputeSeconds), rounds, has_loss_vectors,
       [](const RoundRecord& x) { return std::vector<double>{x.worker_compute_seconds}; });
-  expect_rows_bitwise(reader.read_f64(schema::kBytesSent), rounds, has_loss_vectors, [](const RoundRecord& x) {
-    return std::vector<double>{static_cast<double>(x.bytes_sent)};
-  });
-  expect_rows_bitwise(reader.read_f64(schema::kBytesReceived), rounds, has_loss_vectors, [](const RoundRecord& x) {
-    return std::vector<double>{static_cast<double>(x.bytes_received)};
-  });
+  expect_rows_bitwise(
+      reader.read_f64(schema::kBytesSent), rounds, has_loss_vectors,
+      [](const RoundRecord& x) { return std::vector<double>{static_cast<double>(x.bytes_sent)}; });
+  expect_rows_bitwise(reader.read_f64(schema::kBytesReceived), rounds, has_loss_vectors,
+                      [](const RoundRecord& x) {
+                        return std::vector<double>{static_cast<double>(x.bytes_received)};
+                      });
   expect_rows_bitwise(reader.read_f64(schema::kSeconds, &shape), rounds, has_loss_vectors,
                       [](const RoundRecord& x) { return x.seconds; });
   EXPECT_EQ(shape, Shape({t, 3}));
@@ -217,7 +218,8 @@ TEST_F(ResultFile, MixtureExtraDatasetsAndSourceScoresRoundTrip) {
   auto layout = make_layout(false);
   layout.num_sources = kSources;
   // FedSoft's importance weights in /clients, and a dataset in a group the writer must create.
-  layout.extra_datasets = {{schema::kImportance, {kClients, kModels}}, {"/algorithm/norms", {kModels}}};
+  layout.extra_datasets = {{schema::kImportance, {kClients, kModels}},
+                           {"/algorithm/norms", {kModels}}};
   const std::vector<double> mixture{0.9, 0.1, 0.9, 0.1, 0.1, 0.9, 0.3, 0.7};
   std::vector<std::vector<float>> importance, accuracy;
   {
@@ -249,7 +251,8 @@ TEST_F(ResultFile, MixtureExtraDatasetsAndSourceScoresRoundTrip) {
   const auto u = reader.read_f32(schema::kImportance, &shape);
   EXPECT_EQ(shape, (std::vector<std::size_t>{2, kClients, kModels}));
   EXPECT_EQ(std::vector<float>(u.begin() + kClients * kModels, u.end()), importance[1]);
-  EXPECT_EQ(reader.read_f32("/algorithm/norms", &shape), (std::vector<float>{0, 0, 0, 2.5f, 2.5f, 2.5f}));
+  EXPECT_EQ(reader.read_f32("/algorithm/norms", &shape),
+            (std::vector<float>{0, 0, 0, 2.5f, 2.5f, 2.5f}));
   EXPECT_EQ(shape, (std::vector<std::size_t>{2, kModels}));
   EXPECT_EQ(reader.read_i32(schema::kLiveModels), (std::vector<int>{1, 2}));
   const auto scores = reader.read_f32(schema::kSourceAccuracy, &shape);

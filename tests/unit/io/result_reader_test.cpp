@@ -34,7 +34,8 @@ class ResultReaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    dir_ = fs::temp_directory_path() / ("cflrun_result_reader_" + std::to_string(getpid()) + "_" + test);
+    dir_ = fs::temp_directory_path() /
+           ("cflrun_result_reader_" + std::to_string(getpid()) + "_" + test);
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

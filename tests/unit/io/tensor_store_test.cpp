@@ -10,14 +10,17 @@ namespace cflrun::io {
 namespace {
 
 TEST(TensorStore, GroupsOfNamedTensorsRoundTripInDtypeShapeAndValue) {
-  const auto path = std::filesystem::temp_directory_path() / ("cflrun_tensor_store_" + std::to_string(::getpid()) + ".h5");
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("cflrun_tensor_store_" + std::to_string(::getpid()) + ".h5");
   const std::map<std::string, NamedTensors> written{
       {"models", {{"states", torch::randn({3, 7})}}},
-      {"pacfl", {{"cluster", torch::tensor({0, 1, -1}, torch::kInt64)},
-                 {"proximity", torch::rand({3, 3}, torch::kFloat64)}}},
-      {"clients", {{"trained", torch::tensor({true, false, true})},
-                   {"counts", torch::tensor({4, 5}, torch::kInt32)},
-                   {"none_yet", torch::zeros({0, 7})}}}};
+      {"pacfl",
+       {{"cluster", torch::tensor({0, 1, -1}, torch::kInt64)},
+        {"proximity", torch::rand({3, 3}, torch::kFloat64)}}},
+      {"clients",
+       {{"trained", torch::tensor({true, false, true})},
+        {"counts", torch::tensor({4, 5}, torch::kInt32)},
+        {"none_yet", torch::zeros({0, 7})}}}};
   write_tensor_groups(path, written);
   const auto read = read_tensor_groups(path);
   ASSERT_EQ(read.size(), written.size());
@@ -31,7 +34,8 @@ TEST(TensorStore, GroupsOfNamedTensorsRoundTripInDtypeShapeAndValue) {
   }
   std::filesystem::remove(path);
   EXPECT_THROW(read_tensor_groups(path), DataError);
-  EXPECT_THROW(write_tensor_groups(path, {{"g", {{"half", torch::zeros({2}, torch::kHalf)}}}}), ShapeError);
+  EXPECT_THROW(write_tensor_groups(path, {{"g", {{"half", torch::zeros({2}, torch::kHalf)}}}}),
+               ShapeError);
   std::filesystem::remove(path);
 }
 

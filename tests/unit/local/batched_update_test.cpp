@@ -1,4 +1,5 @@
-// Client-batched local updates (issue 23) against local_update / local_gradient one client at a time.
+// Client-batched local updates (issue 23) against local_update / local_gradient one client at a
+// time.
 #include <cflrun/local/batched_update.hpp>
 
 #include <gtest/gtest.h>
@@ -25,7 +26,9 @@ struct Case {
 /// Three clients of 130, 100 and 45 samples: with batches of 50 their epochs take 3, 2 and 1 steps,
 /// with short last batches, so the batched steps are ragged in both clients and rows (scaled
 /// down by 10: 13, 10 and 4 samples in batches of 5, ragged alike).
-std::vector<std::int64_t> counts(const Case& c) { return {130 / c.scale_down, 100 / c.scale_down, 45 / c.scale_down}; }
+std::vector<std::int64_t> counts(const Case& c) {
+  return {130 / c.scale_down, 100 / c.scale_down, 45 / c.scale_down};
+}
 
 std::vector<Case> cases() {
   using model::Objective;
@@ -52,8 +55,9 @@ Data data_for(const Case& c) {
   std::vector<std::int64_t> shape{n};
   shape.insert(shape.end(), c.shape.sample_shape.begin(), c.shape.sample_shape.end());
   const auto inputs = torch::rand(shape);
-  const auto targets = c.objective == model::Objective::kClassification ? torch::randint(10, {n}, torch::kLong)
-                                                                         : torch::randn({n});
+  const auto targets = c.objective == model::Objective::kClassification
+                           ? torch::randint(10, {n}, torch::kLong)
+                           : torch::randn({n});
   return {inputs, targets};
 }
 
@@ -68,7 +72,8 @@ std::vector<BatchedClient> batched_clients(const Case& c) {
   std::int64_t offset = 0;
   const auto sizes = counts(c);
   for (std::size_t k = 0; k < sizes.size(); ++k) {
-    clients.push_back({offset, sizes[k], core::make_torch_generator(1, core::Purpose::kLocalUpdate, k),
+    clients.push_back({offset, sizes[k],
+                       core::make_torch_generator(1, core::Purpose::kLocalUpdate, k),
                        static_cast<std::int64_t>(k)});
     offset += sizes[k];
   }
@@ -86,7 +91,8 @@ Loaded loaded(const Case& c, int capacity) {
   for (int k = 0; k < 3; ++k) {
     starts.push_back(start_state(c, k));
   }
-  Loaded result{starts, model::ClientBatchedNetwork(*model::make_network(c.architecture, c.shape), capacity, torch::kCPU)};
+  Loaded result{starts, model::ClientBatchedNetwork(*model::make_network(c.architecture, c.shape),
+                                                    capacity, torch::kCPU)};
   result.network.load(torch::stack(starts));
   return result;
 }
@@ -114,7 +120,8 @@ constexpr std::uint64_t kDropoutSeed = 11;
 /// One model per client holding its start state, made before LibTorch's default generator is
 /// reseeded to kDropoutSeed (making a model draws from it too), so that the clients trained one
 /// after the other draw the dropout masks the client-batched update drew.
-std::vector<std::shared_ptr<model::Network>> one_client_models(const Case& c, const std::vector<torch::Tensor>& starts) {
+std::vector<std::shared_ptr<model::Network>> one_client_models(
+    const Case& c, const std::vector<torch::Tensor>& starts) {
   std::vector<std::shared_ptr<model::Network>> models;
   for (const auto& start : starts) {
     models.push_back(one_client(c, start));
@@ -134,10 +141,12 @@ void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSetting
   const auto models = one_client_models(c, starts);
   for (int k = 0; k < 3; ++k) {
     const auto& model = models[static_cast<std::size_t>(k)];
-    auto generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(k));
+    auto generator =
+        core::make_torch_generator(1, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(k));
     const auto& client = clients[static_cast<std::size_t>(k)];
-    const double loss = local_update(*model, data.inputs.narrow(0, client.offset, client.count),
-                                     data.targets.narrow(0, client.offset, client.count), settings, generator);
+    const double loss =
+        local_update(*model, data.inputs.narrow(0, client.offset, client.count),
+                     data.targets.narrow(0, client.offset, client.count), settings, generator);
     const auto expected = model::flatten_state(*model);
     // Adam divides by the gradient's running RMS, so the float rounding of a near-zero gradient
     // moves a weight by up to a fraction of the step size (lr 0.01): measured at most 6e-5. Not
@@ -147,14 +156,16 @@ void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSetting
     // hold more such near-zero gradients (its 512 hidden units feed dead ReLUs): measured 4.8e-4
     // under Adam, so it gets a tenth of the step size; under SGD the common bound.
     const double tolerance =
-        c.architecture == Architecture::kFedAvgCnn && settings.solver == Solver::kAdam ? 1e-3 : 2e-4;
+        c.architecture == Architecture::kFedAvgCnn && settings.solver == Solver::kAdam ? 1e-3
+                                                                                       : 2e-4;
     if (c.architecture != Architecture::kCifarCnn || settings.solver == Solver::kSgd) {
       EXPECT_LT((trained[k] - expected).abs().max().item<double>(), tolerance)
           << model::architecture_name(c.architecture) << " client " << k;
     }
     EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-5 * std::max(1.0, std::abs(loss)))
         << model::architecture_name(c.architecture) << " client " << k;
-    EXPECT_GT((expected - starts[static_cast<std::size_t>(k)]).abs().max().item<double>(), 1e-4);  // it trained
+    EXPECT_GT((expected - starts[static_cast<std::size_t>(k)]).abs().max().item<double>(),
+              1e-4);  // it trained
   }
 }
 
@@ -188,17 +199,21 @@ TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
     const auto clients = batched_clients(c);
     const auto batch_size = static_cast<int>(50 / c.scale_down);
     torch::manual_seed(kDropoutSeed);
-    const auto losses = batched_local_gradient(network, data.inputs, data.targets, clients, batch_size, c.objective);
+    const auto losses = batched_local_gradient(network, data.inputs, data.targets, clients,
+                                               batch_size, c.objective);
     const auto gradients = network.gradients(3);
     const auto models = one_client_models(c, starts);
     for (int k = 0; k < 3; ++k) {
       const auto& model = models[static_cast<std::size_t>(k)];
       const auto& client = clients[static_cast<std::size_t>(k)];
       const double loss = local_gradient(*model, data.inputs.narrow(0, client.offset, client.count),
-                                         data.targets.narrow(0, client.offset, client.count), batch_size, c.objective);
-      EXPECT_LT((gradients[k] - model::flatten_gradients(*model)).abs().max().item<double>(), c.scale_down > 1 ? 1e-5 : 1e-6)
+                                         data.targets.narrow(0, client.offset, client.count),
+                                         batch_size, c.objective);
+      EXPECT_LT((gradients[k] - model::flatten_gradients(*model)).abs().max().item<double>(),
+                c.scale_down > 1 ? 1e-5 : 1e-6)
           << model::architecture_name(c.architecture) << " client " << k;
-      EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-6 * std::max(1.0, std::abs(loss))) << model::architecture_name(c.architecture) << k;
+      EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-6 * std::max(1.0, std::abs(loss)))
+          << model::architecture_name(c.architecture) << k;
     }
   }
 }
@@ -209,7 +224,8 @@ TEST(BatchedLocalUpdate, RejectsClientsInIncreasingOrderOfSteps) {
   auto network = loaded(c, 3).network;
   auto clients = batched_clients(c);
   std::swap(clients[0], clients[2]);
-  EXPECT_THROW(batched_local_update(network, data.inputs, data.targets, clients, settings_for(c)), ShapeError);
+  EXPECT_THROW(batched_local_update(network, data.inputs, data.targets, clients, settings_for(c)),
+               ShapeError);
 }
 
 TEST(BatchedLocalUpdate, RejectsAProximalTerm) {
@@ -219,7 +235,8 @@ TEST(BatchedLocalUpdate, RejectsAProximalTerm) {
   auto clients = batched_clients(c);
   auto settings = settings_for(c);
   settings.proximal.mu = 0.1;
-  EXPECT_THROW(batched_local_update(network, data.inputs, data.targets, clients, settings), ConfigError);
+  EXPECT_THROW(batched_local_update(network, data.inputs, data.targets, clients, settings),
+               ConfigError);
 }
 
 }  // namespace

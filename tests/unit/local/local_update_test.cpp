@@ -103,8 +103,9 @@ TEST(LocalUpdate, AGivenOptimizerKeepsItsMomentsAcrossUpdates) {
 TEST(LocalUpdate, SgdStepsWithMomentumAndWeightDecayAsByHand) {
   // Two samples x = e1, e2 with targets 1, 2 and w0 = 0: the mean squared error has gradient
   // g = 2/n X^T (X w - y) = (w - y) = (-1, -2) at w0. Weight decay adds 0.5 w (0 at w0). SGD with
-  // lr 0.1: w1 = w0 - 0.1 g = (0.1, 0.2). Step 2: g = (w1 - y) + 0.5 w1 = (-0.85, -1.7); the momentum
-  // buffer is 0.9 (-1, -2) + g = (-1.75, -3.5), so w2 = w1 + 0.1 (1.75, 3.5) = (0.275, 0.55).
+  // lr 0.1: w1 = w0 - 0.1 g = (0.1, 0.2). Step 2: g = (w1 - y) + 0.5 w1 = (-0.85, -1.7); the
+  // momentum buffer is 0.9 (-1, -2) + g = (-1.75, -3.5), so w2 = w1 + 0.1 (1.75, 3.5) = (0.275,
+  // 0.55).
   auto model = model::make_network(model::Architecture::kLinear, model::NetworkShape{{2}, 0});
   model::load_flat_state(*model, torch::zeros({2}));
   LocalUpdateSettings settings;
@@ -117,7 +118,8 @@ TEST(LocalUpdate, SgdStepsWithMomentumAndWeightDecayAsByHand) {
   settings.max_steps = 2;
   auto generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate);
   local_update(*model, torch::eye(2), torch::tensor({1.0F, 2.0F}), settings, generator);
-  EXPECT_TRUE(torch::allclose(model::flatten_state(*model), torch::tensor({0.275F, 0.55F}), 0.0, 1e-6))
+  EXPECT_TRUE(
+      torch::allclose(model::flatten_state(*model), torch::tensor({0.275F, 0.55F}), 0.0, 1e-6))
       << model::flatten_state(*model);
   // FedProx's term (mu/2) ||w - w_start||^2 is the proximal term with one center of weight 1.
   model::load_flat_state(*model, torch::zeros({2}));
@@ -129,7 +131,8 @@ TEST(LocalUpdate, SgdStepsWithMomentumAndWeightDecayAsByHand) {
   settings.proximal.importance = torch::tensor({1.0}, torch::kFloat64);
   // g = (-1, -2) + 4 (w0 - c) = (-5, -6): w1 = (0.5, 0.6).
   local_update(*model, torch::eye(2), torch::tensor({1.0F, 2.0F}), settings, generator);
-  EXPECT_TRUE(torch::allclose(model::flatten_state(*model), torch::tensor({0.5F, 0.6F}), 0.0, 1e-6));
+  EXPECT_TRUE(
+      torch::allclose(model::flatten_state(*model), torch::tensor({0.5F, 0.6F}), 0.0, 1e-6));
 }
 
 TEST(LocalUpdate, RejectsProximalCentersOfTheWrongShape) {

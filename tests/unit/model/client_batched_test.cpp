@@ -34,7 +34,8 @@ TEST(ClientBatchedNetwork, ForwardEqualsEachClientsOwnModel) {
     for (int k = 0; k < 3; ++k) {
       const auto expected = clients[static_cast<std::size_t>(k)]->forward(inputs[k]);
       EXPECT_EQ(outputs[k].sizes(), expected.sizes()) << architecture_name(architecture);
-      EXPECT_LT((outputs[k] - expected).abs().max().item<double>(), 1e-5) << architecture_name(architecture) << " " << k;
+      EXPECT_LT((outputs[k] - expected).abs().max().item<double>(), 1e-5)
+          << architecture_name(architecture) << " " << k;
     }
   }
 }
@@ -86,11 +87,13 @@ TEST(ClientBatchedNetwork, CifarCnnTrainingPassEqualsEachClientsOwnModel) {
   for (const auto& layer : batched.dropout_layers()) {
     pass.dropout_masks.push_back(torch::zeros({3, 6, layer.features}));
   }
-  for (std::size_t k = 0; k < 3; ++k) {  // client after client, layer after layer, as their forward passes
+  for (std::size_t k = 0; k < 3;
+       ++k) {  // client after client, layer after layer, as their forward passes
     for (std::size_t d = 0; d < pass.dropout_masks.size(); ++d) {
       const auto p = batched.dropout_layers()[d].probability;
-      pass.dropout_masks[d][static_cast<std::int64_t>(k)].narrow(0, 0, real[k]).copy_(
-          torch::dropout(torch::ones({real[k], pass.dropout_masks[d].size(2)}), p, true));
+      pass.dropout_masks[d][static_cast<std::int64_t>(k)]
+          .narrow(0, 0, real[k])
+          .copy_(torch::dropout(torch::ones({real[k], pass.dropout_masks[d].size(2)}), p, true));
     }
   }
   const auto outputs = batched.forward(inputs, pass);
@@ -100,16 +103,18 @@ TEST(ClientBatchedNetwork, CifarCnnTrainingPassEqualsEachClientsOwnModel) {
     models[k]->train();
     const auto expected = models[k]->forward(inputs[i].narrow(0, 0, real[k]));
     EXPECT_LT((outputs[i].narrow(0, 0, real[k]) - expected).abs().max().item<double>(), 1e-4) << k;
-    EXPECT_LT((batched.states(3)[i] - flatten_state(*models[k])).abs().max().item<double>(), 1e-5) << k;
+    EXPECT_LT((batched.states(3)[i] - flatten_state(*models[k])).abs().max().item<double>(), 1e-5)
+        << k;
   }
   EXPECT_THROW(batched.forward(inputs, BatchedPass{true, {}, {}}), ShapeError);  // masks missing
 }
 
 TEST(ClientBatchedNetwork, EveryArchitectureHasAClientBatchedForm) {
-  for (const auto architecture : {Architecture::kCnn, Architecture::kMlp, Architecture::kLinear,
-                                  Architecture::kAutoencoder, Architecture::kConvAutoencoder, Architecture::kCifarCnn,
-                                  Architecture::kFedAvgCnn}) {
-    EXPECT_TRUE(ClientBatchedNetwork::supports(*make_network(architecture, paper_shape(architecture))))
+  for (const auto architecture :
+       {Architecture::kCnn, Architecture::kMlp, Architecture::kLinear, Architecture::kAutoencoder,
+        Architecture::kConvAutoencoder, Architecture::kCifarCnn, Architecture::kFedAvgCnn}) {
+    EXPECT_TRUE(
+        ClientBatchedNetwork::supports(*make_network(architecture, paper_shape(architecture))))
         << architecture_name(architecture);
   }
 }

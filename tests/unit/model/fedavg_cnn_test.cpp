@@ -16,7 +16,9 @@ namespace {
 
 constexpr double kMaxPixel = 255.0;
 
-std::filesystem::path source_tree_mnist_dir() { return std::filesystem::path(CFLRUN_SOURCE_DIR) / "datasets" / "mnist"; }
+std::filesystem::path source_tree_mnist_dir() {
+  return std::filesystem::path(CFLRUN_SOURCE_DIR) / "datasets" / "mnist";
+}
 
 torch::Tensor pixels(const torch::Tensor& images) { return images.to(torch::kFloat32) / kMaxPixel; }
 
@@ -42,7 +44,12 @@ TEST(FedAvgCnn, LearnsMnistInOneEpoch) {
   network->eval();
   const auto test = pixels(dataset.test.images);
   EXPECT_EQ(network->features(test.narrow(0, 0, 2)).sizes(), (std::vector<std::int64_t>{2, 512}));
-  const double accuracy = network->forward(test).argmax(/*dim=*/1).eq(dataset.test.labels).to(torch::kFloat64).mean().item<double>();
+  const double accuracy = network->forward(test)
+                              .argmax(/*dim=*/1)
+                              .eq(dataset.test.labels)
+                              .to(torch::kFloat64)
+                              .mean()
+                              .item<double>();
   EXPECT_GT(accuracy, 0.88);
   RecordProperty("accuracy", std::to_string(accuracy));
 }

@@ -15,7 +15,8 @@ namespace {
 
 TEST(ConvNet, HasTheOfficialParameterCountAndOutputShape) {
   ConvNet net(10);
-  // conv1 6*1*5*5+6 = 156, conv2 16*6*5*5+16 = 2416, fc 256*10+10 = 2570 (clove-official-setup.md Sec. 9).
+  // conv1 6*1*5*5+6 = 156, conv2 16*6*5*5+16 = 2416, fc 256*10+10 = 2570 (clove-official-setup.md
+  // Sec. 9).
   EXPECT_EQ(flat_state_size(*net), 5142);
   const auto logits = net->forward(torch::rand({3, 1, 28, 28}));
   EXPECT_EQ(logits.sizes(), (std::vector<std::int64_t>{3, 10}));
@@ -88,7 +89,8 @@ TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
 }
 
 /// Every architecture's inference forward gives its eager eval-mode outputs (BatchNorm on running
-/// statistics moved away from their initial values, Dropout off); cnn, cifar_cnn and fedavg_cnn run frozen.
+/// statistics moved away from their initial values, Dropout off); cnn, cifar_cnn and fedavg_cnn run
+/// frozen.
 TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
   for (const auto architecture : all_architectures()) {
     SCOPED_TRACE(architecture_name(architecture));
@@ -104,7 +106,8 @@ TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
     }
     const auto inputs = torch::rand(batch);
     InferenceForward forward(*network);
-    EXPECT_EQ(forward.frozen(), architecture == Architecture::kCnn || architecture == Architecture::kCifarCnn ||
+    EXPECT_EQ(forward.frozen(), architecture == Architecture::kCnn ||
+                                    architecture == Architecture::kCifarCnn ||
                                     architecture == Architecture::kFedAvgCnn);
     const auto expected = eager_eval(*network, inputs);
     const auto frozen = forward(inputs);
@@ -120,7 +123,9 @@ class ScriptlessNetwork : public Network {
   ScriptlessNetwork()
       : linear_(register_module("linear", torch::nn::Linear(4, 64))),
         dropout_(register_module("dropout", torch::nn::Dropout(0.5))) {}
-  torch::Tensor forward(const torch::Tensor& inputs) override { return dropout_->forward(linear_->forward(inputs)); }
+  torch::Tensor forward(const torch::Tensor& inputs) override {
+    return dropout_->forward(linear_->forward(inputs));
+  }
 
  private:
   torch::nn::Linear linear_;

@@ -31,7 +31,8 @@ struct Case {
 // 308 112 + 615 440 = 2 000 964. conv_autoencoder: 896 + 18 496 + 73 856 + 262 272 + 264 192 +
 // 73 792 + 18 464 + 867 = 712 835. linear: 20. fedavg_cnn (PFLlib's FedAvgCNN): 1*32*25+32 +
 // 32*64*25+64 + 1024*512+512 + 512*10+10 = 832 + 51 264 + 524 800 + 5 130 = 582 026 on MNIST;
-// 3*32*25+32 + 51 264 + 1600*512+512 + 5 130 = 2 432 + 51 264 + 819 712 + 5 130 = 878 538 on CIFAR-10.
+// 3*32*25+32 + 51 264 + 1600*512+512 + 5 130 = 2 432 + 51 264 + 819 712 + 5 130 = 878 538 on
+// CIFAR-10.
 const Case kCases[] = {
     {Architecture::kCnn, {{1, 28, 28}, 10}, 5142, 10},
     {Architecture::kCifarCnn, {{3, 32, 32}, 10}, 4181002, 10},
@@ -56,7 +57,8 @@ TEST(Network, EveryArchitectureHasItsParameterCountAndOutputShape) {
     EXPECT_EQ(parameter_count(*network), c.parameters) << architecture_name(c.architecture);
     network->eval();
     const auto out = network->forward(batch_for(c.shape, 3));
-    EXPECT_EQ(out.sizes(), (std::vector<std::int64_t>{3, c.outputs})) << architecture_name(c.architecture);
+    EXPECT_EQ(out.sizes(), (std::vector<std::int64_t>{3, c.outputs}))
+        << architecture_name(c.architecture);
     EXPECT_EQ(parse_architecture(architecture_name(c.architecture)), c.architecture);
   }
 }
@@ -89,10 +91,12 @@ TEST(Network, DropoutActsInTrainModeOnly) {
 
 TEST(Network, AutoencoderOutputsLieInTheirActivationsRange) {
   torch::manual_seed(3);
-  const auto sigmoid = make_network(Architecture::kAutoencoder, {{1, 28, 28}, 10})->forward(torch::rand({5, 1, 28, 28}));
+  const auto sigmoid = make_network(Architecture::kAutoencoder, {{1, 28, 28}, 10})
+                           ->forward(torch::rand({5, 1, 28, 28}));
   EXPECT_GE(sigmoid.min().item<float>(), 0.0F);
   EXPECT_LE(sigmoid.max().item<float>(), 1.0F);
-  const auto tanh = make_network(Architecture::kConvAutoencoder, {{3, 32, 32}, 10})->forward(torch::rand({5, 3, 32, 32}));
+  const auto tanh = make_network(Architecture::kConvAutoencoder, {{3, 32, 32}, 10})
+                        ->forward(torch::rand({5, 3, 32, 32}));
   EXPECT_GE(tanh.min().item<float>(), -1.0F);
   EXPECT_LE(tanh.max().item<float>(), 1.0F);
   EXPECT_LT(tanh.min().item<float>(), 0.0F);  // tanh, not a sigmoid
@@ -103,7 +107,8 @@ TEST(Network, ShapeThatDoesNotFitTheArchitectureNamesTheModel) {
     make_network(Architecture::kCnn, {{3, 32, 32}, 10});
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("--model cnn takes samples of shape {1, 28, 28}"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("--model cnn takes samples of shape {1, 28, 28}"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_THROW(make_network(Architecture::kCifarCnn, {{1, 28, 28}, 10}), ConfigError);
@@ -123,8 +128,8 @@ TEST(Network, FedAvgCnnKeepsPflibsParameterOrder) {
   for (const auto& parameter : network->parameters()) {
     shapes.push_back(parameter.sizes().vec());
   }
-  const std::vector<std::vector<std::int64_t>> expected{{32, 1, 5, 5}, {32}, {64, 32, 5, 5}, {64},
-                                                        {512, 1024},    {512}, {10, 512},     {10}};
+  const std::vector<std::vector<std::int64_t>> expected{{32, 1, 5, 5}, {32},  {64, 32, 5, 5}, {64},
+                                                        {512, 1024},   {512}, {10, 512},      {10}};
   EXPECT_EQ(shapes, expected);
 }
 
@@ -136,8 +141,10 @@ namespace {
 
 TEST(BodyHeadSplit, ForwardIsTheHeadOfTheFeaturesForEveryClassifier) {
   const std::vector<std::pair<Architecture, NetworkShape>> classifiers{
-      {Architecture::kCnn, {{1, 28, 28}, 10}}, {Architecture::kCifarCnn, {{3, 32, 32}, 10}},
-      {Architecture::kMlp, {{1, 28, 28}, 10}}, {Architecture::kFedAvgCnn, {{1, 28, 28}, 10}},
+      {Architecture::kCnn, {{1, 28, 28}, 10}},
+      {Architecture::kCifarCnn, {{3, 32, 32}, 10}},
+      {Architecture::kMlp, {{1, 28, 28}, 10}},
+      {Architecture::kFedAvgCnn, {{1, 28, 28}, 10}},
       {Architecture::kFedAvgCnn, {{3, 32, 32}, 10}}};
   const std::vector<std::int64_t> feature_sizes{256, 512, 200, 512, 512};
   for (std::size_t a = 0; a < classifiers.size(); ++a) {
@@ -145,12 +152,15 @@ TEST(BodyHeadSplit, ForwardIsTheHeadOfTheFeaturesForEveryClassifier) {
     auto network = make_network(classifiers[a].first, classifiers[a].second);
     network->eval();  // no dropout: both paths see the same activations
     std::vector<std::int64_t> shape{4};
-    shape.insert(shape.end(), classifiers[a].second.sample_shape.begin(), classifiers[a].second.sample_shape.end());
+    shape.insert(shape.end(), classifiers[a].second.sample_shape.begin(),
+                 classifiers[a].second.sample_shape.end());
     const auto inputs = torch::rand(shape);
     const auto features = network->features(inputs);
-    EXPECT_EQ(features.sizes(), (std::vector<std::int64_t>{4, feature_sizes[a]})) << architecture_name(classifiers[a].first);
+    EXPECT_EQ(features.sizes(), (std::vector<std::int64_t>{4, feature_sizes[a]}))
+        << architecture_name(classifiers[a].first);
     EXPECT_EQ(feature_size(classifiers[a].first), feature_sizes[a]);
-    EXPECT_TRUE(torch::equal(network->head(features), network->forward(inputs))) << architecture_name(classifiers[a].first);
+    EXPECT_TRUE(torch::equal(network->head(features), network->forward(inputs)))
+        << architecture_name(classifiers[a].first);
     EXPECT_TRUE(has_head(classifiers[a].first));
     // The head is the last Linear: C x d weights and C biases at the end of the parameters.
     const auto range = head_range(*network);

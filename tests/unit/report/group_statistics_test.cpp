@@ -63,8 +63,8 @@ TEST(GroupRuns, RunsDifferingOnlyBySeedAndBookkeepingShareAGroup) {
   EXPECT_DOUBLE_EQ(groups[1].statistic(Metric::kAccuracy).std, std::sqrt(2.0 / 3.0));
   EXPECT_EQ(varying_keys(groups), std::vector<std::string>{"algorithm"});
   const auto common = common_keys(groups);
-  EXPECT_NE(std::find(common.begin(), common.end(), std::make_pair(std::string("lr"),
-                                                                   std::string("0.01"))),
+  EXPECT_NE(std::find(common.begin(), common.end(),
+                      std::make_pair(std::string("lr"), std::string("0.01"))),
             common.end());
 }
 
@@ -88,21 +88,45 @@ TEST(GroupRuns, BookkeepingKeysAreTheSeedsPathsAndProvenance) {
 }
 
 /// The keys report grouped over before they were derived from the option kinds.
-const std::set<std::string> kBookkeepingBefore{
-    "seed",    "data-seed", "pool-seed", "out",     "overwrite",     "quiet",         "config",
-    "threads", "device",    "ranks",   "threads_per_rank", "blas", "cpu_kernels", "cuda", "git_commit",
-    "version", "torch_version", "skip-complete", "data-dir", "clients",   "models",
-    "resume",  "checkpoint-every", "checkpoint-seconds", "round-timeout", "server-hosts-clients",
-    "parallel-clients", "client-batch", "build_history"};
+const std::set<std::string> kBookkeepingBefore{"seed",
+                                               "data-seed",
+                                               "pool-seed",
+                                               "out",
+                                               "overwrite",
+                                               "quiet",
+                                               "config",
+                                               "threads",
+                                               "device",
+                                               "ranks",
+                                               "threads_per_rank",
+                                               "blas",
+                                               "cpu_kernels",
+                                               "cuda",
+                                               "git_commit",
+                                               "version",
+                                               "torch_version",
+                                               "skip-complete",
+                                               "data-dir",
+                                               "clients",
+                                               "models",
+                                               "resume",
+                                               "checkpoint-every",
+                                               "checkpoint-seconds",
+                                               "round-timeout",
+                                               "server-hosts-clients",
+                                               "parallel-clients",
+                                               "client-batch",
+                                               "build_history"};
 
 TEST(GroupRuns, BookkeepingKeysAreTheSetTheyReplaced) {
   using core::OptionKind;
-  auto keys = cli::option_names(
-      {OptionKind::kExperiment, OptionKind::kSeed, OptionKind::kPlacement, OptionKind::kBookkeeping});
+  auto keys = cli::option_names({OptionKind::kExperiment, OptionKind::kSeed, OptionKind::kPlacement,
+                                 OptionKind::kBookkeeping});
   keys.insert(kBookkeepingBefore.begin(), kBookkeepingBefore.end());
   for (const auto& key : keys) {
     // dry-run: never in /config (a dry run writes no file).
-    EXPECT_EQ(is_bookkeeping_key(key), kBookkeepingBefore.count(key) != 0 || key == "dry-run") << key;
+    EXPECT_EQ(is_bookkeeping_key(key), kBookkeepingBefore.count(key) != 0 || key == "dry-run")
+        << key;
   }
 }
 

@@ -128,17 +128,21 @@ TEST_F(ReportCommand, PaperComparisonPutsThePapersValueAndTheDifferenceBesideEac
                            "Table 1,accuracy,concept_shift,fmnist,clove,84.3,0.2\n";
   const auto result = report({dir_.string(), "--paper", values.string()});
   EXPECT_EQ(result.code, 0) << result.err;
-  EXPECT_EQ(result.out,
-            "cflrun beside the CLoVE paper (values: " + values.string() +
-                "); mean +- std over seeds; difference = cflrun mean - paper mean\n"
-                "\n\n"
-                "| paper table | partition | dataset | algorithm | rounds | metric | n | cflrun | paper | difference |\n"
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-                "| Table 1 | label_skew_1 | fmnist | clove | 12 | accuracy | 3 | 92.0 +- 1.6 | 99.1 +- 0.0 | -7.1 |\n"
-                "| Table 2 | label_skew_1 | fmnist | clove | 12 | ari | 3 | 1.00 +- 0.00 | 1.00 +- 0.00 | +0.00 |\n"
-                "| Table 4 | label_skew_1 | fmnist | ifca | 12 | first_round_ari_0.9 | 3 | 12.0 +- 0.0 (2/3 never) | "
-                "7.3 +- 7.5 | +4.7 |\n");
-  EXPECT_NE(result.err.find("1 group(s) match no cell of the paper"), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, "cflrun beside the CLoVE paper (values: " + values.string() +
+                            "); mean +- std over seeds; difference = cflrun mean - paper mean\n"
+                            "\n\n"
+                            "| paper table | partition | dataset | algorithm | rounds | metric | n "
+                            "| cflrun | paper | difference |\n"
+                            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+                            "| Table 1 | label_skew_1 | fmnist | clove | 12 | accuracy | 3 | 92.0 "
+                            "+- 1.6 | 99.1 +- 0.0 | -7.1 |\n"
+                            "| Table 2 | label_skew_1 | fmnist | clove | 12 | ari | 3 | 1.00 +- "
+                            "0.00 | 1.00 +- 0.00 | +0.00 |\n"
+                            "| Table 4 | label_skew_1 | fmnist | ifca | 12 | first_round_ari_0.9 | "
+                            "3 | 12.0 +- 0.0 (2/3 never) | "
+                            "7.3 +- 7.5 | +4.7 |\n");
+  EXPECT_NE(result.err.find("1 group(s) match no cell of the paper"), std::string::npos)
+      << result.err;
   EXPECT_EQ(report({dir_.string(), "--paper", values.string(), "--rows", "algorithm"}).code, 2);
   std::ofstream(values, std::ios::app) << "Table 1,accuracy,label_skew_1,fmnist,ifca,ninety,1\n";
   EXPECT_THROW(report({dir_.string(), "--paper", values.string()}), DataError);
@@ -146,7 +150,8 @@ TEST_F(ReportCommand, PaperComparisonPutsThePapersValueAndTheDifferenceBesideEac
 }
 
 TEST_F(ReportCommand, ShippedPaperValuesParseAndHoldTheFashionMnistCells) {
-  const auto values = read_paper_values(std::filesystem::path(CFLRUN_SOURCE_DIR) / kDefaultPaperValues);
+  const auto values =
+      read_paper_values(std::filesystem::path(CFLRUN_SOURCE_DIR) / kDefaultPaperValues);
   int fmnist_clove = 0;
   for (const auto& value : values) {
     fmnist_clove += value.dataset == "fmnist" && value.algorithm == "clove";
@@ -155,7 +160,8 @@ TEST_F(ReportCommand, ShippedPaperValuesParseAndHoldTheFashionMnistCells) {
       EXPECT_LE(value.mean, 1.0);
     }
   }
-  EXPECT_EQ(fmnist_clove, 16);  // 4 partitions x accuracy, ARI, ARI round 10, first round ARI >= 0.9
+  EXPECT_EQ(fmnist_clove,
+            16);  // 4 partitions x accuracy, ARI, ARI round 10, first round ARI >= 0.9
 }
 
 TEST_F(ReportCommand, CsvGivesOneRowPerGroupWithMeanAndStdColumns) {
@@ -183,8 +189,8 @@ TEST_F(ReportCommand, IncompleteFailedAndUnreadableFilesAreLeftOutAndListed) {
   EXPECT_NE(result.out.find("| clove | 3 | 92.0 +- 1.6 |\n"), std::string::npos) << result.out;
   EXPECT_NE(result.err.find("left out 3 incomplete run(s): " + (dir_ / "clove_4.h5").string() +
                             " (running, 5/5 rounds); " + (dir_ / "clove_5.h5").string() +
-                            " (failed: out of memory, 5/5 rounds); " + (dir_ / "clove_6.h5.partial").string() +
-                            " (running, 5/5 rounds)"),
+                            " (failed: out of memory, 5/5 rounds); " +
+                            (dir_ / "clove_6.h5.partial").string() + " (running, 5/5 rounds)"),
             std::string::npos)
       << result.err;
   EXPECT_NE(result.err.find("left out 1 unreadable file(s): " + (dir_ / "junk.h5").string()),
@@ -221,8 +227,8 @@ TEST_F(ReportCommand, PaperLayoutOneTablePerPartition) {
 
 TEST_F(ReportCommand, PaperLayoutAsCsvAndLatex) {
   write_paper_grid();
-  const auto csv = report({dir_.string(), "--rows", "algorithm", "--columns", "dataset",
-                           "--tables", "partition", "--metric", "ari", "--format", "csv"});
+  const auto csv = report({dir_.string(), "--rows", "algorithm", "--columns", "dataset", "--tables",
+                           "partition", "--metric", "ari", "--format", "csv"});
   EXPECT_EQ(csv.code, 0) << csv.err;
   EXPECT_EQ(csv.out.substr(0, csv.out.find('\n', csv.out.find('\n') + 1) + 1),
             "partition,algorithm,dataset,n,ari_mean,ari_std,ari_n\n"
@@ -241,8 +247,8 @@ TEST_F(ReportCommand, KeyVaryingInsideACellIsAnErrorUntilFilteredOrTabled) {
   auto config = base_config("clove", 1);
   config["lr"] = "0.001";
   write("clove_lr.h5", config, {1.0}, 0.3);
-  const std::vector<std::string> grid{dir_.string(), "--rows", "algorithm", "--columns",
-                                      "dataset", "--tables", "partition"};
+  const std::vector<std::string> grid{dir_.string(), "--rows",   "algorithm", "--columns",
+                                      "dataset",     "--tables", "partition"};
   const auto error = report(grid);
   EXPECT_EQ(error.code, 2);
   EXPECT_EQ(error.out, "");
@@ -272,8 +278,7 @@ TEST_F(ReportCommand, UnevenSeedCountsAreShownPerCell) {
   const auto result = report({dir_.string(), "--rows", "algorithm", "--columns", "dataset",
                               "--filter", "partition=label_skew_1"});
   EXPECT_EQ(result.code, 0) << result.err;
-  EXPECT_NE(result.out.find("| ifca | 70.0 +- 1.0 [n=2] | 79.0 +- 0.0 [n=1] |"),
-            std::string::npos)
+  EXPECT_NE(result.out.find("| ifca | 70.0 +- 1.0 [n=2] | 79.0 +- 0.0 [n=1] |"), std::string::npos)
       << result.out;
 }
 
@@ -299,7 +304,8 @@ TEST_F(ReportCommand, LinearRegressionRunsReportTheirTestLossLikeUnsupervisedOne
   write_run(dir_ / "linreg.h5", run);
   const auto result = report({dir_.string()});
   EXPECT_EQ(result.code, 0) << result.err;
-  EXPECT_NE(result.out.find("| 1 | - | 0.002 +- 0.000 | 1.00 +- 0.00 |"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("| 1 | - | 0.002 +- 0.000 | 1.00 +- 0.00 |"), std::string::npos)
+      << result.out;
 }
 
 TEST_F(ReportCommand, ArgumentErrorsReturnTwoAndHelpReturnsZero) {

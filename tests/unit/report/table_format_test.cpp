@@ -74,9 +74,9 @@ TEST(TableFormat, LatexTabularWithPm) {
 }
 
 TEST(TableFormat, StatisticPrecisionAndNotes) {
-  EXPECT_EQ(format_statistic(cell(Metric::kAri, 0.8, std::sqrt(0.08 / 3.0), 3, 3),
-                             Format::kMarkdown),
-            "0.80 +- 0.16");
+  EXPECT_EQ(
+      format_statistic(cell(Metric::kAri, 0.8, std::sqrt(0.08 / 3.0), 3, 3), Format::kMarkdown),
+      "0.80 +- 0.16");
   EXPECT_EQ(format_statistic(cell(Metric::kTestLoss, 0.0143, 0.0004, 3, 3), Format::kMarkdown),
             "0.014 +- 0.000");
   EXPECT_EQ(format_statistic(cell(Metric::kAri, -0.001, 0.02, 3, 3), Format::kMarkdown),

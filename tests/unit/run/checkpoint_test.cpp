@@ -12,7 +12,8 @@ namespace cflrun::run {
 namespace {
 
 std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("cflrun_checkpoint_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("cflrun_checkpoint_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir / name;
 }
@@ -55,8 +56,9 @@ TEST(Checkpoint, FileRoundTripsBitForBitAndReplacesTheOldOneWhole) {
   written.algorithm = sample_state(2.0);
   written.server = sample_state(3.0);
   written.ranks = {sample_state(4.0), sample_state(5.0)};
-  written.rows = {{"/rounds/ari", torch::tensor({std::nan(""), 0.5}, torch::kFloat64)},
-                  {"/clients/assignment", torch::tensor({0, 1, 1, 0}, torch::kInt32).reshape({2, 2})}};
+  written.rows = {
+      {"/rounds/ari", torch::tensor({std::nan(""), 0.5}, torch::kFloat64)},
+      {"/clients/assignment", torch::tensor({0, 1, 1, 0}, torch::kInt32).reshape({2, 2})}};
   written.builds = {{"1", "0.1.0 (abc)"}, {"5", "0.1.1 (def)"}};
   write_checkpoint(path, written);
   written.next_round = 8;  // a second checkpoint replaces the first

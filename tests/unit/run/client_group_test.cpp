@@ -54,7 +54,8 @@ algo::AlgorithmContext four_clients_two_models() {
 std::vector<double> answer(algo::ClientStatistic& statistic, ClientGroup& clients, ModelSet& models,
                            const torch::Tensor& initial, const std::vector<int>& ids) {
   RoundServices services(clients, &models, initial, adam());
-  return clients.client_statistics(statistic, services, models.states(), ids, /*round=*/0, /*seed=*/1);
+  return clients.client_statistics(statistic, services, models.states(), ids, /*round=*/0,
+                                   /*seed=*/1);
 }
 
 /// A plan in which every client trains its own local model.
@@ -66,12 +67,16 @@ algo::RoundPlan local_model_plan() {
 }
 
 /// One round of local updates; returns every client's trained state, [4, P].
-torch::Tensor train_round(ClientGroup& clients, ModelSet& models, const algo::RoundPlan& plan, int round) {
+torch::Tensor train_round(ClientGroup& clients, ModelSet& models, const algo::RoundPlan& plan,
+                          int round) {
   std::vector<torch::Tensor> results(4);
   std::vector<double> train_loss;
-  clients.local_updates(plan, models, round, 1, adam(),
-                        [&](int client, const torch::Tensor& result) { results[static_cast<std::size_t>(client)] = result; },
-                        train_loss);
+  clients.local_updates(
+      plan, models, round, 1, adam(),
+      [&](int client, const torch::Tensor& result) {
+        results[static_cast<std::size_t>(client)] = result;
+      },
+      train_loss);
   return torch::stack(results);
 }
 
@@ -102,7 +107,8 @@ TEST(ClientGroup, StateRestoresLocalModelsAndAdamMomentsExactly) {
 
   const auto next = train_round(original, models, local_model_plan(), 2);
   EXPECT_TRUE(torch::equal(train_round(restored, other_models, local_model_plan(), 2), next));
-  EXPECT_FALSE(torch::equal(train_round(without_moments, third_models, local_model_plan(), 2), next));
+  EXPECT_FALSE(
+      torch::equal(train_round(without_moments, third_models, local_model_plan(), 2), next));
   EXPECT_THROW(restored.restore({}, other_models.working_model(), adam()), DataError);
 }
 
@@ -110,25 +116,30 @@ TEST(ClientGroup, TrainedStatesBecomeLocalModelsAndFesemDistancesMeasureThem) {
   const auto data = four_clients();
   auto models = two_models();
   ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  const auto distances = algo::FeSem(algo::FeSemOptions{}, four_clients_two_models()).client_side().statistic;
+  const auto distances =
+      algo::FeSem(algo::FeSemOptions{}, four_clients_two_models()).client_side().statistic;
   ASSERT_NE(distances, nullptr);
   EXPECT_EQ(distances->length(2, kDim + 1), 2);
   const auto initial = models.fresh_state(1, 2);
-  EXPECT_THROW(answer(*distances, clients, models, initial, {0, 1}), ConfigError);  // no local models yet
+  EXPECT_THROW(answer(*distances, clients, models, initial, {0, 1}),
+               ConfigError);  // no local models yet
   clients.init_local_models(initial);
   // Before any training every local model is the initial one: ||w0 - theta_j|| for every client.
   const auto before = answer(*distances, clients, models, initial, {1, 3});
   ASSERT_EQ(before.size(), 4U);
-  const auto expected = (models.states().to(torch::kFloat64) - initial.to(torch::kFloat64)).norm(2, /*dim=*/1);
+  const auto expected =
+      (models.states().to(torch::kFloat64) - initial.to(torch::kFloat64)).norm(2, /*dim=*/1);
   EXPECT_NEAR(before[0], expected[0].item<double>(), 1e-12);
   EXPECT_NEAR(before[3], expected[1].item<double>(), 1e-12);
-  // A round trained from server models (FeSEM's M-step) keeps each trained state as the local model.
+  // A round trained from server models (FeSEM's M-step) keeps each trained state as the local
+  // model.
   algo::RoundPlan plan;
   plan.assignment = plan.start = {0, 1, 0, algo::kNoUpdate};
   std::vector<int> trained;
   std::vector<double> train_loss;
-  clients.local_updates(plan, models, 0, 1, adam(), [&](int client, const torch::Tensor&) { trained.push_back(client); },
-                        train_loss);
+  clients.local_updates(
+      plan, models, 0, 1, adam(),
+      [&](int client, const torch::Tensor&) { trained.push_back(client); }, train_loss);
   EXPECT_EQ(trained, (std::vector<int>{0, 1, 2}));
   EXPECT_TRUE(std::isnan(train_loss[3]));
   const auto after = answer(*distances, clients, models, initial, {0, 3});
@@ -160,7 +171,8 @@ TEST(ClientGroup, FlexcflWarmUpUpdatesTakeTheGivenStepsFromTheInitialModel) {
   EXPECT_NE(seven, one);
   EXPECT_TRUE(answer(*warm_up(7), clients, models, initial, {}).empty());
   RoundServices without_initial(clients, &models, torch::Tensor(), adam());
-  EXPECT_THROW(clients.client_statistics(*warm_up(1), without_initial, models.states(), {2}, 0, 1), ConfigError);
+  EXPECT_THROW(clients.client_statistics(*warm_up(1), without_initial, models.states(), {2}, 0, 1),
+               ConfigError);
 }
 
 TEST(ClientGroup, PerSampleLossesServeEveryClientInOneBatchedPass) {
@@ -168,14 +180,17 @@ TEST(ClientGroup, PerSampleLossesServeEveryClientInOneBatchedPass) {
   auto models = two_models();
   ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
   const auto losses = clients.per_sample_losses(models, {1, 3});
-  ASSERT_EQ(losses.sizes(), (std::vector<std::int64_t>{100, 2}));  // 50 samples each of clients 1 and 3
+  ASSERT_EQ(losses.sizes(),
+            (std::vector<std::int64_t>{100, 2}));  // 50 samples each of clients 1 and 3
   // Their client-wise means are the loss vectors the clients answer.
-  const auto means = torch::stack({losses.narrow(0, 0, 50).mean(0), losses.narrow(0, 50, 50).mean(0)}).flatten();
+  const auto means =
+      torch::stack({losses.narrow(0, 0, 50).mean(0), losses.narrow(0, 50, 50).mean(0)}).flatten();
   const auto loss_vectors = torch::tensor(clients.loss_vectors(models, {1, 3}), torch::kFloat64);
   EXPECT_TRUE(torch::allclose(means, loss_vectors, 1e-12, 1e-12));
   // Without models (the set-up round) the services refuse what needs them.
   RoundServices at_set_up(clients, nullptr, torch::Tensor(), adam());
-  EXPECT_THROW(at_set_up.for_each_client(1, false, [](std::size_t, model::Network&) {}), ConfigError);
+  EXPECT_THROW(at_set_up.for_each_client(1, false, [](std::size_t, model::Network&) {}),
+               ConfigError);
 }
 
 /// A client procedure that runs concurrently: the standard update, then the trained state as its
@@ -198,19 +213,22 @@ class ConcurrentStatistic : public algo::ClientStatistic {
  public:
   std::int64_t length(int, std::int64_t) const override { return 2; }
   algo::StatisticInput input() const override { return algo::StatisticInput::kNothingNew; }
-  std::vector<double> compute(std::vector<algo::LocalClient>& clients, algo::ClientServices& services) override {
+  std::vector<double> compute(std::vector<algo::LocalClient>& clients,
+                              algo::ClientServices& services) override {
     std::vector<double> rows(2 * clients.size());
-    services.for_each_client(clients.size(), /*concurrent=*/true, [&](std::size_t n, model::Network& model) {
-      model::load_flat_state(model, (*clients[n].server_models)[0]);
-      rows[2 * n] = model::flatten_state(model).to(torch::kFloat64).sum().item<double>();
-      rows[2 * n + 1] = clients[n].id;
-    });
+    services.for_each_client(
+        clients.size(), /*concurrent=*/true, [&](std::size_t n, model::Network& model) {
+          model::load_flat_state(model, (*clients[n].server_models)[0]);
+          rows[2 * n] = model::flatten_state(model).to(torch::kFloat64).sum().item<double>();
+          rows[2 * n + 1] = clients[n].id;
+        });
     return rows;
   }
 };
 
-/// What a group with `threads` training threads, ConcurrentProcedure and ConcurrentStatistic computes in one round:
-/// trained states, losses, reports, statistics and scores, flattened into one float64 tensor.
+/// What a group with `threads` training threads, ConcurrentProcedure and ConcurrentStatistic
+/// computes in one round: trained states, losses, reports, statistics and scores, flattened into
+/// one float64 tensor.
 torch::Tensor procedure_round(int threads) {
   const auto data = four_clients();
   auto models = two_models();
@@ -220,11 +238,13 @@ torch::Tensor procedure_round(int threads) {
   algo::RoundPlan plan;
   plan.assignment = plan.start = {1, 0, algo::kNoUpdate, 1};
   ConcurrentStatistic statistic;
-  std::vector<torch::Tensor> parts{torch::tensor(answer(statistic, clients, models, torch::Tensor(), {0, 1, 2, 3}))};
+  std::vector<torch::Tensor> parts{
+      torch::tensor(answer(statistic, clients, models, torch::Tensor(), {0, 1, 2, 3}))};
   std::vector<double> train_loss;
-  clients.local_updates(plan, models, 0, 1, adam(),
-                        [&](int, const torch::Tensor& result) { parts.push_back(result.to(torch::kFloat64)); },
-                        train_loss);
+  clients.local_updates(
+      plan, models, 0, 1, adam(),
+      [&](int, const torch::Tensor& result) { parts.push_back(result.to(torch::kFloat64)); },
+      train_loss);
   parts.push_back(torch::tensor(train_loss).nan_to_num(-1.0));
   for (const auto& [client, report] : clients.take_reports()) {
     parts.push_back(torch::tensor(report));

@@ -84,7 +84,8 @@ TEST(ModelSet, WeightSharingAveragesSharedLayersOverAllClientsAndKeepsHeadsPerMo
   EXPECT_EQ(p - shared, 2570);
   models.initialize(3);
   // One shared copy from the start: the models differ only in their heads.
-  EXPECT_TRUE(torch::equal(models.states()[0].narrow(0, 0, shared), models.states()[1].narrow(0, 0, shared)));
+  EXPECT_TRUE(torch::equal(models.states()[0].narrow(0, 0, shared),
+                           models.states()[1].narrow(0, 0, shared)));
   EXPECT_FALSE(torch::equal(models.states()[0].narrow(0, shared, p - shared),
                             models.states()[1].narrow(0, shared, p - shared)));
   // Model 0: one client (n = 100) of all 1s; model 1: one client (n = 300) of all 5s.
@@ -100,8 +101,10 @@ TEST(ModelSet, WeightSharingAveragesSharedLayersOverAllClientsAndKeepsHeadsPerMo
   for (int j = 0; j < 2; ++j) {
     EXPECT_TRUE(torch::equal(models.states()[j].narrow(0, 0, shared), torch::full({shared}, 4.0F)));
   }
-  EXPECT_TRUE(torch::equal(models.states()[0].narrow(0, shared, p - shared), torch::full({p - shared}, 1.0F)));
-  EXPECT_TRUE(torch::equal(models.states()[1].narrow(0, shared, p - shared), torch::full({p - shared}, 5.0F)));
+  EXPECT_TRUE(torch::equal(models.states()[0].narrow(0, shared, p - shared),
+                           torch::full({p - shared}, 1.0F)));
+  EXPECT_TRUE(torch::equal(models.states()[1].narrow(0, shared, p - shared),
+                           torch::full({p - shared}, 5.0F)));
   EXPECT_THROW(models.share_all_but_last_layers(3), ConfigError);  // the CNN has 3 layers
 }
 

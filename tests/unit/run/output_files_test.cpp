@@ -11,7 +11,8 @@ namespace cflrun::run {
 namespace {
 
 std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("cflrun_output_files_" + std::to_string(::getpid()));
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("cflrun_output_files_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir / name;
 }
@@ -31,7 +32,8 @@ TEST(OutputFiles, SecondLockIsRefusedNamingTheHolderAndTheFileGoesWithTheLock) {
       const RunLock second(path);
       FAIL() << "a second lock on the same file was granted";
     } catch (const ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("pid " + std::to_string(::getpid())), std::string::npos)
+          << e.what();
     }
   }
   EXPECT_FALSE(std::filesystem::exists(path));
@@ -44,7 +46,8 @@ TEST(OutputFiles, ConfigDifferencesIgnoreBookkeepingAndNameEachDifference) {
   const std::vector<std::pair<std::string, std::string>> same{
       {"seed", "1"}, {"rounds", "100"}, {"out", "b.h5"}, {"threads", "8"}, {"quiet", "false"}};
   EXPECT_TRUE(config_differences(same, recorded).empty());
-  const std::vector<std::pair<std::string, std::string>> other{{"seed", "2"}, {"rounds", "100"}, {"lr", "0.1"}};
+  const std::vector<std::pair<std::string, std::string>> other{
+      {"seed", "2"}, {"rounds", "100"}, {"lr", "0.1"}};
   const auto differences = config_differences(other, recorded);
   ASSERT_EQ(differences.size(), 2U);
   EXPECT_EQ(differences[0], "--seed: 2 (recorded 1)");
@@ -52,8 +55,10 @@ TEST(OutputFiles, ConfigDifferencesIgnoreBookkeepingAndNameEachDifference) {
 }
 
 TEST(OutputFiles, AnOptionAnOlderBuildDidNotRecordDiffersOnlyFromItsDefault) {
-  const std::vector<std::pair<std::string, std::string>> recorded{{"seed", "1"}};  // no --fedpac-lambda
-  EXPECT_TRUE(config_differences({{"seed", "1"}, {"fedpac-lambda", "1"}}, recorded).empty());  // the default
+  const std::vector<std::pair<std::string, std::string>> recorded{
+      {"seed", "1"}};  // no --fedpac-lambda
+  EXPECT_TRUE(config_differences({{"seed", "1"}, {"fedpac-lambda", "1"}}, recorded)
+                  .empty());  // the default
   const auto differences = config_differences({{"seed", "1"}, {"fedpac-lambda", "0.5"}}, recorded);
   ASSERT_EQ(differences.size(), 1U);
   EXPECT_EQ(differences[0], "--fedpac-lambda: 0.5 (not recorded)");
@@ -61,14 +66,15 @@ TEST(OutputFiles, AnOptionAnOlderBuildDidNotRecordDiffersOnlyFromItsDefault) {
 
 TEST(OutputFiles, ConfigDifferencesIgnoreExactlyThePlacementAndBookkeepingOptions) {
   // The options ignored before they were derived from the option kinds (cli::option_names).
-  for (const char* name : {"out", "threads", "quiet", "overwrite", "skip-complete", "resume", "config", "device",
-                           "checkpoint-every", "checkpoint-seconds", "round-timeout", "parallel-clients",
-                           "client-batch"}) {
+  for (const char* name : {"out", "threads", "quiet", "overwrite", "skip-complete", "resume",
+                           "config", "device", "checkpoint-every", "checkpoint-seconds",
+                           "round-timeout", "parallel-clients", "client-batch"}) {
     EXPECT_TRUE(config_differences({{name, "1"}}, {{name, "2"}}).empty()) << name;
   }
   // Seeds and the options that move low bits do change results.
-  for (const char* name : {"seed", "data-seed", "pool-seed", "server-hosts-clients", "flush-denormal", "precision",
-                           "data-dir", "models", "lr", "kmeans-restarts"}) {
+  for (const char* name :
+       {"seed", "data-seed", "pool-seed", "server-hosts-clients", "flush-denormal", "precision",
+        "data-dir", "models", "lr", "kmeans-restarts"}) {
     EXPECT_EQ(config_differences({{name, "1"}}, {{name, "2"}}).size(), 1U) << name;
   }
 }

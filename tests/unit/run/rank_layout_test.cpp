@@ -92,7 +92,8 @@ TEST(ComputeSetup, ThreadsPerRankSplitsTheNodesCores) {
 TEST(Progress, PrintsRoundAriAccuracyAndEta) {
   EXPECT_EQ(progress_line(3, 10, 1.0, 0.97124, 0.08, 1.5, 2.0),
             "round    3/10  ARI 1.000  accuracy 0.9712  test loss 0.0800  1.50 s  ETA 0m14s");
-  EXPECT_NE(progress_line(1, 2, std::nan(""), 0.5, 1.0, 1.0, 1.0).find("ARI     -"), std::string::npos);
+  EXPECT_NE(progress_line(1, 2, std::nan(""), 0.5, 1.0, 1.0, 1.0).find("ARI     -"),
+            std::string::npos);
   // Unsupervised and regression runs have no accuracy: the test loss is the headline.
   EXPECT_EQ(progress_line(2, 4, 1.0, std::nan(""), 0.05, 1.0, 1.0),
             "round    2/4  ARI 1.000  test loss 0.0500  1.00 s  ETA 0m02s");

@@ -31,14 +31,13 @@ TEST(SweepGrid, ParsesOptionAndValues) {
   const auto axis = parse_grid_axis("data-seed=1,2,10");
   EXPECT_EQ(axis.option, "data-seed");
   EXPECT_EQ(axis.values, (std::vector<std::string>{"1", "2", "10"}));
-  EXPECT_EQ(parse_grid_axis("data-dir=/scratch/x").values,
-            std::vector<std::string>{"/scratch/x"});
+  EXPECT_EQ(parse_grid_axis("data-dir=/scratch/x").values, std::vector<std::string>{"/scratch/x"});
 }
 
 TEST(SweepGrid, BadSetSyntaxIsAConfigError) {
-  for (const char* bad : {"algorithm", "=clove", "Algorithm=clove", "--seed=1", "data_seed=1",
-                          "seed=", "seed=1,,2", "seed=1,", "data-dir=a b", "lr=0.1,0.1",
-                          "dataset=f'mnist", "dataset=$HOME"}) {
+  for (const char* bad :
+       {"algorithm", "=clove", "Algorithm=clove", "--seed=1", "data_seed=1", "seed=", "seed=1,,2",
+        "seed=1,", "data-dir=a b", "lr=0.1,0.1", "dataset=f'mnist", "dataset=$HOME"}) {
     EXPECT_THROW(parse_grid_axis(bad), ConfigError) << bad;
   }
 }
@@ -70,11 +69,11 @@ TEST(SweepGrid, NamesAreMadeOfTheVaryingValues) {
 }
 
 SweepSpec brief_example() {
-  return {"jobs/fmnist_label_skew1.cfg",
-          axes({"algorithm=clove,ifca,fedavg", "partition=label_skew_1,concept_shift",
-                "seed=1,2,3"}),
-          {},
-          "results/sweep_name"};
+  return {
+      "jobs/fmnist_label_skew1.cfg",
+      axes({"algorithm=clove,ifca,fedavg", "partition=label_skew_1,concept_shift", "seed=1,2,3"}),
+      {},
+      "results/sweep_name"};
 }
 
 TEST(Manifest, OneLinePerRunInProductOrder) {
@@ -168,8 +167,10 @@ TEST_F(SweepCommand, WritesTheManifestAndSuggestsTheArrayJob) {
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[0], "--algorithm clove --seed 1 --out " + (dir_ / "clove_seed1.h5").string());
   EXPECT_EQ(lines[5], "--algorithm ifca --seed 3 --out " + (dir_ / "ifca_seed3.h5").string());
-  EXPECT_EQ(out_, "wrote 6 runs to " + path + " (line i, 0-based, is SLURM array task i)\n"
-                  "submit with: sbatch --array=0-5 jobs/slurm/sweep.sbatch " + path + "\n");
+  EXPECT_EQ(out_, "wrote 6 runs to " + path +
+                      " (line i, 0-based, is SLURM array task i)\n"
+                      "submit with: sbatch --array=0-5 jobs/slurm/sweep.sbatch " +
+                      path + "\n");
 }
 
 TEST_F(SweepCommand, RefusesToReplaceAManifestWithoutForce) {
@@ -188,8 +189,8 @@ TEST_F(SweepCommand, RefusesToReplaceAManifestWithoutForce) {
 
 TEST_F(SweepCommand, ArgumentErrorsReturnTwo) {
   const auto path = (dir_ / "manifest.txt").string();
-  EXPECT_EQ(sweep({"--set", "seed=1"}), 2);                                      // no --out
-  EXPECT_EQ(sweep({"--set", "seed 1", "--out", path}), 2);                       // no '='
+  EXPECT_EQ(sweep({"--set", "seed=1"}), 2);                 // no --out
+  EXPECT_EQ(sweep({"--set", "seed 1", "--out", path}), 2);  // no '='
   EXPECT_EQ(sweep({"--set", "seed=1", "--out", path, "--config", "nope.cfg"}), 2);
   EXPECT_EQ(sweep({"--set", "seed=1", "--out", path, "--max-parallel", "-1"}), 2);
   EXPECT_EQ(sweep({"--set", "seed=1", "--out", path, "extra"}), 2);

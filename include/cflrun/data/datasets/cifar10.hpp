@@ -16,7 +16,9 @@ class Cifar10Source : public ImageSource {
  public:
   std::string name() const override { return "cifar10"; }
   /// `datasets/cifar-10-batches-bin`, relative to the working directory (datasets/README.md).
-  std::filesystem::path default_data_dir() const override { return "datasets/cifar-10-batches-bin"; }
+  std::filesystem::path default_data_dir() const override {
+    return "datasets/cifar-10-batches-bin";
+  }
   int num_classes() const override { return 10; }
   /// "cifar_cnn", or "conv_autoencoder" with --unsupervised (paper App. C).
   std::string default_model(bool unsupervised) const override {

@@ -15,7 +15,9 @@ class FashionMnistSource : public IdxImageSource {
  public:
   std::string name() const override { return "fmnist"; }
   /// `/usr/share/datasets/fashion-mnist`, where dataset-fashion-mnist installs its IDX files.
-  std::filesystem::path default_data_dir() const override { return "/usr/share/datasets/fashion-mnist"; }
+  std::filesystem::path default_data_dir() const override {
+    return "/usr/share/datasets/fashion-mnist";
+  }
   std::string how_to_obtain() const override;
 };
 

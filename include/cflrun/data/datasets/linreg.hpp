@@ -31,7 +31,8 @@ class LinearRegressionSource : public DatasetSource {
   std::string layout(const DataRequest& request) const override;
   /// data::linear_regression_data(request.regression), or with request.mixture
   /// data::mixture_linear_regression_data.
-  /// @throws as those functions (ConfigError for sizes below 1, DataError for unreachable separations).
+  /// @throws as those functions (ConfigError for sizes below 1, DataError for unreachable
+  /// separations).
   ClientData client_data(const DataRequest& request) const override;
 };
 
