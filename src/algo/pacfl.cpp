@@ -49,10 +49,11 @@ class ScoredAfterLocalUpdate : public ClientProcedure {
 class DataSignature : public ClientStatistic {
  public:
   /// @param classes  C for per-label signatures, 0 for one signature of all the client's data.
-  DataSignature(int vectors, int classes, std::int64_t sample_size)
-      : vectors_(vectors), classes_(classes), sample_size_(sample_size) {}
+  /// @param floats   floats of one signature (Pacfl::signature_floats).
+  DataSignature(int vectors, int classes, std::int64_t floats)
+      : vectors_(vectors), classes_(classes), floats_(floats) {}
   std::int64_t length(int /*num_models*/, std::int64_t /*state_size*/) const override {
-    return sample_size_ * vectors_ * std::max(classes_, 1);
+    return floats_;
   }
   StatisticInput input() const override { return StatisticInput::kNothingNew; }
 
@@ -75,7 +76,7 @@ class DataSignature : public ClientStatistic {
  private:
   int vectors_;
   int classes_;
-  std::int64_t sample_size_;
+  std::int64_t floats_;
 };
 
 }  // namespace
@@ -126,10 +127,15 @@ Pacfl::Pacfl(const PacflOptions& options, const AlgorithmContext& context)
   }
 }
 
-std::int64_t Pacfl::signature_columns() const {
-  return options_.signature == "per_label" ? options_.vectors * context_.num_classes
-                                           : options_.vectors;
+int Pacfl::signature_classes() const {
+  return options_.signature == "per_label" ? context_.num_classes : 0;
 }
+
+std::int64_t Pacfl::signature_columns() const {
+  return std::int64_t{options_.vectors} * std::max(signature_classes(), 1);
+}
+
+std::int64_t Pacfl::signature_floats() const { return context_.sample_size * signature_columns(); }
 
 std::vector<ClientQuery> Pacfl::set_up_queries(const std::vector<int>& initial) {
   initial_ = initial;
@@ -142,13 +148,13 @@ void Pacfl::set_up(const std::vector<QueryAnswer>& answers) {
   const auto& values = answers.at(0).values;
   const auto m = static_cast<std::int64_t>(context_.num_clients);
   const auto p = signature_columns();
-  if (values.dim() != 2 || values.size(0) != m || values.size(1) % p != 0) {
-    throw ShapeError("pacfl: expected one signature of d x " + std::to_string(p) +
-                     " floats per client, [" + std::to_string(m) + ", d " + std::to_string(p) +
-                     "], but got " + c10::str(values.sizes()));
+  if (values.dim() != 2 || values.size(0) != m || values.size(1) != signature_floats()) {
+    throw ShapeError(
+        "pacfl: expected one signature of d x p = " + std::to_string(context_.sample_size) + " x " +
+        std::to_string(p) + " floats per client, [" + std::to_string(m) + ", " +
+        std::to_string(signature_floats()) + "], but got " + c10::str(values.sizes()));
   }
-  signature_floats_ = values.size(1);
-  cluster_signatures(values.view({m, signature_floats_ / p, p}), initial_);
+  cluster_signatures(values.view({m, context_.sample_size, p}), initial_);
 }
 
 std::vector<int> Pacfl::cluster_signatures(const torch::Tensor& signatures,
@@ -242,7 +248,7 @@ RoundPlan Pacfl::plan(const RoundInput& input) {
 RoundTraffic Pacfl::traffic(const RoundFacts& facts) const {
   constexpr std::int64_t kFloatBytes = 4;
   auto traffic = round_traffic(facts);
-  traffic.received += signatures_this_round_ * signature_floats_ * kFloatBytes;
+  traffic.received += signatures_this_round_ * signature_floats() * kFloatBytes;
   return traffic;
 }
 
@@ -250,8 +256,7 @@ AlgorithmState Pacfl::state() const {
   return {{"cluster", torch::tensor(std::vector<std::int64_t>(cluster_.begin(), cluster_.end()),
                                     torch::kInt64)},
           {"proximity", proximity_},
-          {"seen", torch::tensor(seen_, torch::kInt64)},
-          {"signature_floats", torch::tensor({signature_floats_}, torch::kInt64)}};
+          {"seen", torch::tensor(seen_, torch::kInt64)}};
 }
 
 void Pacfl::restore(const AlgorithmState& state) {
@@ -261,14 +266,12 @@ void Pacfl::restore(const AlgorithmState& state) {
   proximity_ = state_tensor(state, kName, "proximity", {m, m}).clone();
   const auto seen = state_tensor(state, kName, "seen", {m}).to(torch::kInt64).contiguous();
   seen_.assign(seen.data_ptr<std::int64_t>(), seen.data_ptr<std::int64_t>() + m);
-  signature_floats_ =
-      state_tensor(state, kName, "signature_floats", {1}).to(torch::kInt64).item<std::int64_t>();
   num_clusters_ = std::max(1, *std::max_element(cluster_.begin(), cluster_.end()) + 1);
 }
 
 ClientSide Pacfl::client_side() const {
-  const int classes = options_.signature == "per_label" ? context_.num_classes : 0;
-  auto signature = std::make_shared<DataSignature>(options_.vectors, classes, context_.sample_size);
+  auto signature =
+      std::make_shared<DataSignature>(options_.vectors, signature_classes(), signature_floats());
   if (options_.evaluation != "after_local_update") {
     return {nullptr, signature};
   }

@@ -1,9 +1,5 @@
 #include <cflrun/model/architectures.hpp>
 
-#include "sequential_script.hpp"
-
-#include "sequential_split.hpp"
-
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
@@ -23,9 +19,8 @@ void add_block(torch::nn::Sequential& layers, std::int64_t in, std::int64_t out)
   layers->push_back(torch::nn::MaxPool2d(2));
 }
 
-}  // namespace
-
-CifarCnn::CifarCnn(int num_classes) {
+/// The layers of CifarCnn, in order.
+torch::nn::Sequential cifar_layers(int num_classes) {
   torch::nn::Sequential layers;
   add_block(layers, 3, 64);
   add_block(layers, 64, 128);
@@ -39,19 +34,11 @@ CifarCnn::CifarCnn(int num_classes) {
   layers->push_back(torch::nn::ReLU());
   layers->push_back(torch::nn::Dropout(kDropout));
   layers->push_back(torch::nn::Linear(512, num_classes));
-  layers_ = register_module("layers", layers);
+  return layers;
 }
 
-torch::Tensor CifarCnn::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
+}  // namespace
 
-std::string CifarCnn::torchscript() const { return sequential_torchscript(layers_, "layers"); }
-
-torch::Tensor CifarCnn::features(const torch::Tensor& inputs) {
-  return sequential_body(layers_, inputs);
-}
-
-torch::Tensor CifarCnn::head(const torch::Tensor& features) {
-  return sequential_head(layers_, features);
-}
+CifarCnn::CifarCnn(int num_classes) : SequentialClassifier(cifar_layers(num_classes)) {}
 
 }  // namespace cflrun::model

@@ -1,8 +1,5 @@
 #include <cflrun/model/architectures.hpp>
 
-#include "sequential_script.hpp"
-#include "sequential_split.hpp"
-
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
@@ -27,30 +24,23 @@ void add_block(torch::nn::Sequential& layers, std::int64_t in, std::int64_t out)
   layers->push_back(torch::nn::MaxPool2d(kPool));
 }
 
-}  // namespace
-
-FedAvgCnn::FedAvgCnn(std::int64_t channels, std::int64_t side, int num_classes) {
+/// The layers of FedAvgCnn, in order.
+torch::nn::Sequential fedavg_cnn_layers(std::int64_t channels, std::int64_t side, int num_classes) {
   const auto pooled = pooled_side(side);
   torch::nn::Sequential layers;
   add_block(layers, channels, kConv1Channels);
   add_block(layers, kConv1Channels, kConv2Channels);
   layers->push_back(torch::nn::Flatten());
-  layers->push_back(torch::nn::Linear(kConv2Channels * pooled * pooled, kHidden));  // PFLlib's fc1
+  layers->push_back(
+      torch::nn::Linear(kConv2Channels * pooled * pooled, FedAvgCnn::kHidden));  // PFLlib's fc1
   layers->push_back(torch::nn::ReLU());
-  layers->push_back(torch::nn::Linear(kHidden, num_classes));  // PFLlib's fc, the head
-  layers_ = register_module("layers", layers);
+  layers->push_back(torch::nn::Linear(FedAvgCnn::kHidden, num_classes));  // PFLlib's fc, the head
+  return layers;
 }
 
-torch::Tensor FedAvgCnn::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
+}  // namespace
 
-std::string FedAvgCnn::torchscript() const { return sequential_torchscript(layers_, "layers"); }
-
-torch::Tensor FedAvgCnn::features(const torch::Tensor& inputs) {
-  return sequential_body(layers_, inputs);
-}
-
-torch::Tensor FedAvgCnn::head(const torch::Tensor& features) {
-  return sequential_head(layers_, features);
-}
+FedAvgCnn::FedAvgCnn(std::int64_t channels, std::int64_t side, int num_classes)
+    : SequentialClassifier(fedavg_cnn_layers(channels, side, num_classes)) {}
 
 }  // namespace cflrun::model

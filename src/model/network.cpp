@@ -35,11 +35,6 @@ void require_shape(Architecture architecture, const NetworkShape& shape,
   }
 }
 
-std::int64_t features(const NetworkShape& shape) {
-  return std::accumulate(shape.sample_shape.begin(), shape.sample_shape.end(), std::int64_t{1},
-                         std::multiplies<>());
-}
-
 void require_classes(Architecture architecture, const NetworkShape& shape) {
   if (shape.num_classes < 1) {
     throw ConfigError(
@@ -118,9 +113,9 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
       return std::make_shared<CifarCnn>(shape.num_classes);
     case Architecture::kMlp:
       require_classes(architecture, shape);
-      return std::make_shared<Mlp>(features(shape), shape.num_classes);
+      return std::make_shared<Mlp>(shape.sample_size(), shape.num_classes);
     case Architecture::kAutoencoder:
-      return std::make_shared<Autoencoder>(features(shape));
+      return std::make_shared<Autoencoder>(shape.sample_size());
     case Architecture::kConvAutoencoder:
       require_shape(architecture, shape, {3, 32, 32}, "CIFAR-10");
       return std::make_shared<ConvAutoencoder>();
@@ -129,7 +124,7 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
         throw ConfigError(
             "--model linear predicts one real value (--dataset linreg); use a classifier here");
       }
-      return std::make_shared<LinearModel>(features(shape));
+      return std::make_shared<LinearModel>(shape.sample_size());
     case Architecture::kFedAvgCnn:
       return make_fedavg_cnn(shape);
   }
@@ -139,6 +134,11 @@ std::shared_ptr<Network> make_network(Architecture architecture, const NetworkSh
 }  // namespace cflrun::model
 
 namespace cflrun::model {
+
+std::int64_t NetworkShape::sample_size() const {
+  return std::accumulate(sample_shape.begin(), sample_shape.end(), std::int64_t{1},
+                         std::multiplies<>());
+}
 
 torch::Tensor Network::features(const torch::Tensor& /*inputs*/) {
   throw ConfigError(std::string("this model has no body/head split; use a classifier (") +

@@ -1,7 +1,5 @@
 #include <cflrun/model/architectures.hpp>
 
-#include "sequential_split.hpp"
-
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/linear.h>
 
@@ -11,20 +9,9 @@ constexpr std::int64_t kMlpHidden = 200;  // IFCA Sec. 6.2
 }  // namespace
 
 Mlp::Mlp(std::int64_t inputs, int num_classes)
-    : layers_(register_module(
-          "layers",
+    : SequentialClassifier(
           torch::nn::Sequential(torch::nn::Flatten(), torch::nn::Linear(inputs, kMlpHidden),
-                                torch::nn::ReLU(), torch::nn::Linear(kMlpHidden, num_classes)))) {}
-
-torch::Tensor Mlp::forward(const torch::Tensor& inputs) { return layers_->forward(inputs); }
-
-torch::Tensor Mlp::features(const torch::Tensor& inputs) {
-  return sequential_body(layers_, inputs);
-}
-
-torch::Tensor Mlp::head(const torch::Tensor& features) {
-  return sequential_head(layers_, features);
-}
+                                torch::nn::ReLU(), torch::nn::Linear(kMlpHidden, num_classes))) {}
 
 LinearModel::LinearModel(std::int64_t inputs)
     : layers_(register_module(

@@ -142,12 +142,23 @@ bool value_less(const std::string& a, const std::string& b) {
 
 namespace {
 
-/// Every key any of `runs` has.
-std::set<std::string> keys_of(const std::vector<RunSummary>& runs) {
-  std::set<std::string> keys;
+/// Every run's group key, an option some runs record and an older build's run lacks filled in
+/// with its default (the value that build ran with).
+std::vector<std::map<std::string, std::string>> group_keys(const std::vector<RunSummary>& runs) {
+  std::vector<std::map<std::string, std::string>> keys;
+  std::set<std::string> names;
   for (const auto& run : runs) {
-    for (const auto& [name, value] : group_key(run)) {
-      keys.insert(name);
+    keys.push_back(group_key(run));
+    for (const auto& entry : keys.back()) {
+      names.insert(entry.first);
+    }
+  }
+  for (auto& key : keys) {
+    for (const auto& name : names) {
+      const auto by_default = cli::default_option_values().find(name);
+      if (by_default != cli::default_option_values().end()) {
+        key.emplace(name, by_default->second);
+      }
     }
   }
   return keys;
@@ -156,16 +167,11 @@ std::set<std::string> keys_of(const std::vector<RunSummary>& runs) {
 }  // namespace
 
 std::vector<RunGroup> group_runs(const std::vector<RunSummary>& runs) {
-  const auto keys = keys_of(runs);
+  auto keys = group_keys(runs);
   std::vector<RunGroup> groups;
-  for (const auto& run : runs) {
-    auto key = group_key(run);
-    for (const auto& name : keys) {  // an option newer than the run's build: it ran as the default
-      const auto by_default = cli::default_option_values().find(name);
-      if (by_default != cli::default_option_values().end()) {
-        key.emplace(name, by_default->second);
-      }
-    }
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const auto& run = runs[r];
+    auto& key = keys[r];
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const RunGroup& group) { return group.key == key; });
     if (it == groups.end()) {

@@ -67,8 +67,7 @@ algo::RoundFacts Experiment::round_facts(const RoundOutcome& outcome) const {
     const bool own =
         query.kind == algo::QueryKind::kClientStatistics;  // else loss vectors, on all K models
     const auto input = own ? statistic_->input() : algo::StatisticInput::kAllModels;
-    const auto floats =
-        own ? statistic_->length(facts.num_models, facts.state_size) : facts.num_models;
+    const auto floats = answer_length(query.kind);
     for (int client : query.clients) {
       all_models[static_cast<std::size_t>(client)] =
           all_models[static_cast<std::size_t>(client)] || input == algo::StatisticInput::kAllModels;

@@ -2,9 +2,6 @@
 // result file.
 #include "experiment_state.hpp"
 
-#include <functional>
-#include <numeric>
-
 #include <cflrun/data/dataset_registry.hpp>
 
 namespace cflrun::run::detail {
@@ -106,9 +103,7 @@ algo::AlgorithmContext Experiment::algorithm_context() const {
       objective_of(options_) == model::Objective::kClassification ? network_shape_.num_classes : 0;
   context.classifier_with_head = context.num_classes > 0 && model::has_head(architecture_);
   context.feature_size = context.classifier_with_head ? model::feature_size(architecture_) : 0;
-  context.sample_size =
-      std::accumulate(network_shape_.sample_shape.begin(), network_shape_.sample_shape.end(),
-                      std::int64_t{1}, std::multiplies<>());
+  context.sample_size = network_shape_.sample_size();
   return context;
 }
 

@@ -80,23 +80,25 @@ class Pacfl : public Algorithm {
   /// round_traffic, plus each client's signature (d p floats, 4 bytes each) with its first update.
   RoundTraffic traffic(const RoundFacts& facts) const override;
   /// "cluster" [M] int64 (-1 = not yet placed), "proximity" [M, M] float64 degrees, "seen" [M]
-  /// int64 (1 = the client sent its signature with an earlier update), "signature_floats" [1]
-  /// int64.
+  /// int64 (1 = the client sent its signature with an earlier update).
   AlgorithmState state() const override;
   void restore(const AlgorithmState& state) override;
 
  private:
   int place_newcomer(int client, const std::vector<int>& newcomers);
-  /// Columns p of a signature: --pacfl-vectors, times the classes per label.
+  /// C with --pacfl-signature per_label, else 0 (one signature of all the client's data).
+  int signature_classes() const;
+  /// Columns of a signature: --pacfl-vectors, times the classes per label.
   std::int64_t signature_columns() const;
+  /// Floats of one signature, d x columns (d = AlgorithmContext::sample_size).
+  std::int64_t signature_floats() const;
 
   PacflOptions options_;
   AlgorithmContext context_;
   int num_clusters_ = 1;
-  std::vector<int> initial_;           // the clients clustered at set-up
-  std::vector<int> cluster_;           // [M] cluster of each client, -1 until placed
-  torch::Tensor proximity_;            // [M, M] degrees
-  std::int64_t signature_floats_ = 0;  // d p, floats of one signature
+  std::vector<int> initial_;  // the clients clustered at set-up
+  std::vector<int> cluster_;  // [M] cluster of each client, -1 until placed
+  torch::Tensor proximity_;   // [M, M] degrees
   std::vector<std::int64_t>
       seen_;  // [M] 1 once the client sent its signature (with its first update)
   std::int64_t signatures_this_round_ =

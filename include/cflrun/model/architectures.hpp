@@ -16,28 +16,43 @@
 
 namespace cflrun::model {
 
+/// A classifier built as one torch::nn::Sequential, registered as the submodule "layers", whose
+/// last module is its head (network.hpp's body/head split; PFLlib's BaseHeadSplit): CifarCnn,
+/// FedAvgCnn and Mlp.
+class SequentialClassifier : public Network {
+ public:
+  /// @param inputs [N, ...sample shape] float32. @return [N, C] logits, every module in order.
+  torch::Tensor forward(const torch::Tensor& inputs) override;
+  bool has_head() const override { return true; }
+  /// @return [N, F] every module but the last, the head's input.
+  torch::Tensor features(const torch::Tensor& inputs) override;
+  /// @param features [N, F]. @return [N, C] the last module's logits.
+  torch::Tensor head(const torch::Tensor& features) override;
+
+ protected:
+  /// Registers `layers` as "layers" (the parameter names and order of the flat state).
+  explicit SequentialClassifier(torch::nn::Sequential layers);
+  /// The layers' eval-mode forward as TorchScript, for the derived classes that score frozen.
+  std::string layers_torchscript() const;
+
+ private:
+  torch::nn::Sequential layers_;
+};
+
 /// Cifar10CNN: four blocks Conv3x3(pad 1) -> BatchNorm2d -> ReLU -> MaxPool 2 with channels
 /// 3 -> 64 -> 128 -> 256 -> 512 (32 -> 2 px), flatten 2 048 -> Linear 1 024 -> ReLU -> Dropout 0.5
 /// -> Linear 512 -> ReLU -> Dropout 0.5 -> Linear C. 4 181 002 parameters and 1 920 BatchNorm
 /// running statistics for C = 10 (the flat state holds both; the int64 batch counters are left
 /// out).
-class CifarCnn : public Network {
+/// Inputs [N, 3, 32, 32] float32; features [N, 512], the output of the second FC block (after its
+/// dropout); the head is the final Linear(512, C).
+class CifarCnn : public SequentialClassifier {
  public:
   explicit CifarCnn(int num_classes);
-  /// @param inputs [N, 3, 32, 32] float32. @return [N, C] logits.
-  torch::Tensor forward(const torch::Tensor& inputs) override;
   /// The eval-mode forward as TorchScript, for InferenceForward (Network::torchscript): frozen, the
   /// convolutions fold in the BatchNorm statistics; measured 2.1x faster than the eager forward
   /// (tests/bench/inference_paths, 2 000 samples, 2 threads).
-  std::string torchscript() const override;
-  bool has_head() const override { return true; }
-  /// @return [N, 512] the output of the second FC block (after its dropout), the head's input.
-  torch::Tensor features(const torch::Tensor& inputs) override;
-  /// @return [N, C] logits of the final Linear(512, C).
-  torch::Tensor head(const torch::Tensor& features) override;
-
- private:
-  torch::nn::Sequential layers_;
+  std::string torchscript() const override { return layers_torchscript(); }
 };
 
 /// PFLlib's FedAvgCNN, the model its `-m CNN` builds for (F)MNIST and CIFAR-10 and so the model of
@@ -48,47 +63,30 @@ class CifarCnn : public Network {
 /// for [3, 32, 32] (32 -> 28 -> 14 -> 10 -> 5 px). The body/head split is PFLlib's BaseHeadSplit:
 /// the head is `fc`, the features the 512 outputs of the hidden layer after its ReLU. 582 026
 /// parameters for [1, 28, 28] and C = 10, 878 538 for [3, 32, 32].
-class FedAvgCnn : public Network {
+/// Inputs [N, c, side, side] float32 (forward throws c10::Error from LibTorch if the shape does
+/// not fit); features [N, 512], the hidden layer after its ReLU; the head is `fc`, Linear(512, C).
+class FedAvgCnn : public SequentialClassifier {
  public:
   /// @param channels     c, input channels (1 for (F)MNIST, 3 for CIFAR-10).
   /// @param side         the input's height and width in pixels (28 or 32), at least 16.
   /// @param num_classes  C, output logits.
   FedAvgCnn(std::int64_t channels, std::int64_t side, int num_classes);
-  /// @param inputs [N, c, side, side] float32. @return [N, C] logits.
-  /// @throws c10::Error from LibTorch if the input shape does not fit.
-  torch::Tensor forward(const torch::Tensor& inputs) override;
   /// The eval-mode forward as TorchScript (the layers in order), for InferenceForward.
-  std::string torchscript() const override;
-  bool has_head() const override { return true; }
-  /// @return [N, 512] the hidden layer after its ReLU, the head's input.
-  torch::Tensor features(const torch::Tensor& inputs) override;
-  /// @return [N, C] logits of `fc`, Linear(512, C).
-  torch::Tensor head(const torch::Tensor& features) override;
+  std::string torchscript() const override { return layers_torchscript(); }
 
   /// Outputs of the hidden layer: the features' size.
   static constexpr std::int64_t kHidden = 512;
-
- private:
-  torch::nn::Sequential layers_;
 };
 
 /// IFCA's MLP (IFCA Sec. 6.2, MNIST): flatten d -> Linear(d, 200) -> ReLU -> Linear(200, C), plain
 /// logits. (The IFCA code returns log_softmax and applies CrossEntropyLoss on top, a double
 /// log-softmax; cflrun uses the logits with cross-entropy, the paper's model.) 159 010 parameters
 /// for d = 784, C = 10.
-class Mlp : public Network {
+/// Inputs [N, ...] float32 with d features per sample; features [N, 200], the hidden layer after
+/// its ReLU; the head is the final Linear(200, C).
+class Mlp : public SequentialClassifier {
  public:
   Mlp(std::int64_t inputs, int num_classes);
-  /// @param inputs [N, ...] float32 with d features per sample. @return [N, C] logits.
-  torch::Tensor forward(const torch::Tensor& inputs) override;
-  bool has_head() const override { return true; }
-  /// @return [N, 200] the hidden layer after its ReLU.
-  torch::Tensor features(const torch::Tensor& inputs) override;
-  /// @return [N, C] logits of the final Linear(200, C).
-  torch::Tensor head(const torch::Tensor& features) override;
-
- private:
-  torch::nn::Sequential layers_;
 };
 
 /// The fully connected autoencoder of the MNIST/FMNIST rows (official `Autoencoder`, m = d / 4):

@@ -68,6 +68,9 @@ struct NetworkShape {
   std::vector<std::int64_t>
       sample_shape;      ///< one input sample, e.g. {1, 28, 28}, {3, 32, 32}, {20}.
   int num_classes = 10;  ///< logits of a classifier; unused by autoencoders and linear.
+
+  /// d, floats of one input sample: the product of sample_shape (1 for an empty shape).
+  std::int64_t sample_size() const;
 };
 
 /// Builds a freshly initialised model (LibTorch default initialisation from the global generator,

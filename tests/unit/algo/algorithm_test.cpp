@@ -209,7 +209,9 @@ TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients)
   PacflOptions options;
   options.beta = 10.0;
   options.vectors = 1;
-  auto pacfl = make("pacfl", context_for(6, 1), &options);
+  auto context = context_for(6, 1);
+  context.sample_size = 4;  // d: signatures in 4 dimensions
+  auto pacfl = make("pacfl", context, &options);
   // The set-up round asks every client, newcomers too, for its signature; clients 0-3 are
   // clustered.
   const auto queries = pacfl->set_up_queries({0, 1, 2, 3});
@@ -233,7 +235,7 @@ TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients)
   algo::RoundFacts facts;
   EXPECT_EQ(pacfl->traffic(facts).received, 4 * 4 * 4);
   // The whole state (clusters, proximity matrix) restores a fresh PACFL that then decides alike.
-  auto restored = make("pacfl", context_for(6, 1), &options);
+  auto restored = make("pacfl", context, &options);
   restored->restore(pacfl->state());
   EXPECT_EQ(restored->num_models(), 2);
   // Newcomers 4 and 5 join the clusters of the old clients in their subspaces (PACFL Alg. 2).
