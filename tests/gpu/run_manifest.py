@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Runs the lines of a sweep manifest (jobs/paper/sweep.sh, `cflrun sweep`) side by side on one
+machine, for a GPU machine without SLURM: each line is one cflrun run, started as soon as enough
+of --slots are free (one slot per MPI rank), in the manifest's order, until --deadline seconds
+after the start; runs still going then are stopped (SIGTERM to their process group, SIGKILL 10 s
+later) and leave their .partial files and checkpoints for `--resume`.
+
+    run_manifest.py MANIFEST --slots 16 --deadline 480 [--ranks REGEX=N ...] [--extra ARGS] [--log TSV]
+
+--ranks gives a line that matches REGEX (Python `re.search` over the line) N MPI ranks under
+--mpiexec (the first rule that matches; 1 rank, no mpiexec, otherwise); --extra is appended to
+every line (e.g. "--device cuda --threads 1 --skip-complete"). --log writes one row per line: index,
+state (ok, failed RC, stopped at the deadline, not started), seconds, ranks, the line. Exit status 0
+when every started run ended ok (not-started and stopped runs do not count as failures).
+"""
+import argparse
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("manifest")
+    parser.add_argument("--cflrun", default="cflrun")
+    parser.add_argument("--mpiexec", default="mpiexec")
+    parser.add_argument("--slots", type=int, default=os.cpu_count())
+    parser.add_argument("--deadline", type=float, required=True, help="seconds after the start")
+    parser.add_argument("--ranks", action="append", default=[], help="REGEX=N")
+    parser.add_argument("--extra", default="")
+    parser.add_argument("--log", default=None)
+    parser.add_argument("--run-logs", default=None, help="directory for each run's output")
+    return parser.parse_args()
+
+
+def manifest_lines(path):
+    with open(path) as f:
+        return [line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")]
+
+
+def ranks_of(line, rules):
+    for rule in rules:
+        pattern, _, count = rule.rpartition("=")
+        if re.search(pattern, line):
+            return int(count)
+    return 1
+
+
+def command(line, ranks, args):
+    run = [args.cflrun] + shlex.split(line) + shlex.split(args.extra)
+    if ranks == 1:
+        return run
+    return [args.mpiexec, "-n", str(ranks), "--oversubscribe", "--bind-to", "none"] + run
+
+
+def stop(process):
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    except ProcessLookupError:
+        pass
+
+
+class Runner:
+    def __init__(self, lines, args):
+        self.lines, self.args = lines, args
+        self.states = ["not started"] * len(lines)
+        self.seconds = [0.0] * len(lines)
+        self.ranks = [ranks_of(line, args.ranks) for line in lines]
+        self.running = {}  # index -> (process, start time, log file)
+        self.start = time.monotonic()
+
+    def free_slots(self):
+        return self.args.slots - sum(self.ranks[i] for i in self.running)
+
+    def launch(self, i):
+        log = subprocess.DEVNULL
+        if self.args.run_logs:
+            log = open(os.path.join(self.args.run_logs, f"run{i:04d}.log"), "w")
+        process = subprocess.Popen(command(self.lines[i], self.ranks[i], self.args), stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        self.running[i] = (process, time.monotonic(), log)
+
+    def reap(self):
+        for i, (process, started, log) in list(self.running.items()):
+            rc = process.poll()
+            if rc is None:
+                continue
+            self.finish(i, started, log, "ok" if rc == 0 else f"failed {rc}")
+
+    def finish(self, i, started, log, state):
+        self.seconds[i] = time.monotonic() - started
+        self.states[i] = state
+        if log is not subprocess.DEVNULL:
+            log.close()
+        del self.running[i]
+        print(f"[{time.monotonic() - self.start:6.0f} s] {state:>9} {self.seconds[i]:7.1f} s  {self.lines[i]}",
+              flush=True)
+
+    def run(self):
+        next_line = 0
+        while next_line < len(self.lines) or self.running:
+            self.reap()
+            if time.monotonic() - self.start >= self.args.deadline:
+                for i, (process, started, log) in list(self.running.items()):
+                    stop(process)
+                    self.finish(i, started, log, "stopped")
+                break
+            while next_line < len(self.lines) and self.ranks[next_line] <= self.free_slots():
+                self.launch(next_line)
+                next_line += 1
+            time.sleep(0.5)
+
+    def write_log(self, path):
+        with open(path, "w") as f:
+            f.write("index\tstate\tseconds\tranks\tline\n")
+            for i, line in enumerate(self.lines):
+                f.write(f"{i}\t{self.states[i]}\t{self.seconds[i]:.1f}\t{self.ranks[i]}\t{line}\n")
+
+
+def main():
+    args = parse_args()
+    if args.run_logs:
+        os.makedirs(args.run_logs, exist_ok=True)
+    runner = Runner(manifest_lines(args.manifest), args)
+    try:
+        runner.run()
+    finally:
+        if args.log:
+            runner.write_log(args.log)
+    counts = {state: runner.states.count(state) for state in set(runner.states)}
+    print("runs:", ", ".join(f"{n} {state}" for state, n in sorted(counts.items())), flush=True)
+    return 1 if any(state.startswith("failed") for state in runner.states) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
