@@ -42,6 +42,14 @@ void CflOptions::visit(core::OptionVisitor& v) {
            "cfl: model slots for clusters (count; 0 = one per client, no limit); a split beyond it "
            "is skipped",
            core::Range::at_least(0));
+  v.option(
+      "cfl-solver", solver,
+      "cfl: the clients' local solver: fresh (a new optimizer of --optimizer per local "
+      "update, as every cflrun algorithm) | notebook (the official notebook's, the one its eps1 "
+      "0.4 / eps2 1.6 are set for: each client keeps one SGD with momentum for the whole run, "
+      "momentum buffer carried across rounds, and its r-th local update steps with "
+      "lr * 0.99^r; needs --optimizer sgd, the notebook: --lr 0.1 --momentum 0.9)",
+      {"fresh", "notebook"});
 }
 
 Cfl::Cfl(const CflOptions& options, const AlgorithmContext& context)
@@ -56,6 +64,11 @@ Cfl::Cfl(const CflOptions& options, const AlgorithmContext& context)
     throw ConfigError("--cfl-max-clusters must be between 0 (one per client) and the " +
                       std::to_string(context.num_clients) + " clients, but got " +
                       std::to_string(capacity_));
+  }
+  if (options.solver == "notebook" && context.optimizer != "sgd") {
+    throw ConfigError(
+        "--cfl-solver notebook is the notebook's SGD with momentum, but --optimizer is " +
+        context.optimizer + ": add --optimizer sgd --lr 0.1 --momentum 0.9");
   }
 }
 

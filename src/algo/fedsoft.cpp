@@ -67,8 +67,8 @@ void FedSoftOptions::visit(core::OptionVisitor& v) {
            core::Range::above(0.0));
   v.option("fedsoft-optimizer", optimizer,
            "fedsoft: fresh (a new Adam per local update, as every cflrun algorithm) | persistent "
-           "(each client keeps "
-           "its Adam state across rounds, as FedSoft's official code)",
+           "(each client keeps its Adam state across rounds, as FedSoft's official code; its SGD "
+           "momentum with --optimizer sgd)",
            {"fresh", "persistent"});
 }
 

@@ -6,7 +6,6 @@
 
 #include <limits>
 
-#include <torch/optim/adam.h>
 #include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
@@ -31,19 +30,6 @@ at::Generator ClientGroup::client_generator(int i, int round, std::uint64_t seed
                                             core::Purpose purpose) const {
   return core::make_torch_generator(seed, purpose, static_cast<std::uint64_t>(first_ + i),
                                     static_cast<std::uint64_t>(round));
-}
-
-torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& model,
-                                                     const local::LocalUpdateSettings& settings) {
-  if (settings.solver != local::Solver::kAdam) {
-    throw ConfigError(
-        "clients keep their optimizer's state across rounds only for --optimizer adam");
-  }
-  auto& optimizer = local_optimizers_[static_cast<std::size_t>(i)];
-  if (!optimizer) {  // one optimizer per client on the shared working model's parameters
-    optimizer = local::make_local_optimizer(model, settings);
-  }
-  return optimizer.get();
 }
 
 std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(
@@ -101,7 +87,7 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
     if (plan.proximal_weights.defined()) {
       local.proximal.importance = plan.proximal_weights[client];
     }
-    local.optimizer = keep_optimizers_ ? kept_optimizer(i, model, settings) : nullptr;
+    local.optimizer = keep_optimizers_ ? optimizer_for_update(i, model, settings) : nullptr;
     if (procedure_) {  // the algorithm's own local update (e.g. Per-FedAvg's meta-step)
       auto client_view = view(i, round, seed, models.states());
       train_loss[static_cast<std::size_t>(i)] =
@@ -119,12 +105,9 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
   }
 }
 
-void ClientGroup::init_local_models(const torch::Tensor& initial, bool keep_optimizers) {
+void ClientGroup::init_local_models(const torch::Tensor& initial) {
   local_states_ =
       initial.to(torch::kFloat32).reshape({1, -1}).repeat({static_cast<std::int64_t>(size()), 1});
-  keep_optimizers_ = keep_optimizers;
-  local_optimizers_.clear();
-  local_optimizers_.resize(static_cast<std::size_t>(size()));
 }
 
 }  // namespace cflrun::run
@@ -133,17 +116,6 @@ namespace cflrun::run {
 namespace {
 
 constexpr const char* kWho = "client state";
-
-/// The key under which a torch::optim optimizer keeps a parameter's state (its TensorImpl).
-void* state_key(const torch::Tensor& parameter) { return parameter.unsafeGetTensorImpl(); }
-
-std::int64_t parameter_floats(const std::vector<torch::Tensor>& parameters) {
-  std::int64_t floats = 0;
-  for (const auto& p : parameters) {
-    floats += p.numel();
-  }
-  return floats;
-}
 
 }  // namespace
 
@@ -154,39 +126,12 @@ algo::AlgorithmState ClientGroup::state() const {
       state.emplace("memory." + std::to_string(i) + "." + name, tensor.clone());
     }
   }
-  if (!local_states_.defined()) {
-    return state;
+  if (local_states_.defined()) {
+    state.emplace("local_models", local_states_.clone());
   }
-  state.emplace("local_models", local_states_.clone());
-  if (!keep_optimizers_) {
-    return state;
+  if (keep_optimizers_) {
+    add_optimizer_state(state);
   }
-  const auto m = static_cast<std::int64_t>(size());
-  std::int64_t floats = 0;
-  for (const auto& optimizer : local_optimizers_) {
-    floats = optimizer ? parameter_floats(optimizer->param_groups()[0].params()) : floats;
-  }
-  auto steps = torch::zeros({m}, torch::kInt64);
-  auto first = torch::zeros({m, floats}, torch::kFloat32);
-  auto second = torch::zeros({m, floats}, torch::kFloat32);
-  for (std::int64_t i = 0; i < m; ++i) {
-    const auto& optimizer = local_optimizers_[static_cast<std::size_t>(i)];
-    std::int64_t offset = 0;
-    for (const auto& p :
-         optimizer ? optimizer->param_groups()[0].params() : std::vector<torch::Tensor>{}) {
-      const auto found = optimizer->state().find(state_key(p));
-      if (found != optimizer->state().end()) {
-        const auto& adam = static_cast<const torch::optim::AdamParamState&>(*found->second);
-        steps[i] = adam.step();
-        first[i].narrow(0, offset, p.numel()).copy_(adam.exp_avg().flatten());
-        second[i].narrow(0, offset, p.numel()).copy_(adam.exp_avg_sq().flatten());
-      }
-      offset += p.numel();
-    }
-  }
-  state.emplace("adam_step", steps);
-  state.emplace("adam_exp_avg", first);
-  state.emplace("adam_exp_avg_sq", second);
   return state;
 }
 
@@ -202,40 +147,13 @@ void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& mod
           .emplace(name.substr(dot + 1), tensor.clone());
     }
   }
-  if (!local_states_.defined()) {
-    return;
+  if (local_states_.defined()) {
+    local_states_ = algo::state_tensor(state, kWho, "local_models",
+                                       {static_cast<std::int64_t>(size()), local_states_.size(1)})
+                        .clone();
   }
-  const auto m = static_cast<std::int64_t>(size());
-  local_states_ =
-      algo::state_tensor(state, kWho, "local_models", {m, local_states_.size(1)}).clone();
-  if (!keep_optimizers_) {
-    return;
-  }
-  const auto parameters = model.parameters();
-  const auto floats = parameter_floats(parameters);
-  const auto steps = algo::state_tensor(state, kWho, "adam_step", {m});
-  local_optimizers_.clear();
-  local_optimizers_.resize(static_cast<std::size_t>(m));
-  if (steps.count_nonzero().item<std::int64_t>() == 0) {
-    return;  // no hosted client updated yet (or none hosted, rank 0): state() kept [m, 0] moments
-  }
-  const auto first = algo::state_tensor(state, kWho, "adam_exp_avg", {m, floats});
-  const auto second = algo::state_tensor(state, kWho, "adam_exp_avg_sq", {m, floats});
-  for (std::int64_t i = 0; i < m; ++i) {
-    if (steps[i].item<std::int64_t>() == 0) {
-      continue;  // no update yet: the optimizer is made at the client's first update
-    }
-    auto* optimizer = kept_optimizer(static_cast<int>(i), model, settings);
-    std::int64_t offset = 0;
-    for (const auto& p : parameters) {
-      auto adam = std::make_unique<torch::optim::AdamParamState>();
-      adam->step(steps[i].item<std::int64_t>());
-      adam->exp_avg(first[i].narrow(0, offset, p.numel()).view(p.sizes()).to(p.device()).clone());
-      adam->exp_avg_sq(
-          second[i].narrow(0, offset, p.numel()).view(p.sizes()).to(p.device()).clone());
-      optimizer->state()[state_key(p)] = std::move(adam);
-      offset += p.numel();
-    }
+  if (keep_optimizers_) {
+    restore_optimizers(state, model, settings);
   }
 }
 

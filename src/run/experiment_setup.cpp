@@ -99,6 +99,7 @@ algo::AlgorithmContext Experiment::algorithm_context() const {
   context.cluster_layers = options_.cluster_layers;
   context.stable_rounds = options_.stable_rounds;
   context.batch_size = options_.batch_size;
+  context.optimizer = options_.optimizer;
   context.num_classes =
       objective_of(options_) == model::Objective::kClassification ? network_shape_.num_classes : 0;
   context.classifier_with_head = context.num_classes > 0 && model::has_head(architecture_);
@@ -114,10 +115,10 @@ void Experiment::set_up_algorithm() {
     throw ConfigError("--prox-mu (FedProx) cannot be combined with " + options_.algorithm +
                       ", which has its own proximal term; remove --prox-mu");
   }
-  if (algorithm_->traits().keeps_optimizers && options_.optimizer != "adam") {
-    throw ConfigError(options_.algorithm +
-                      " keeps each client's optimizer across rounds, which cflrun supports "
-                      "for --optimizer adam only");
+  if (algorithm_->traits().local_lr_decay != 1.0 && !algorithm_->traits().keeps_optimizers) {
+    throw Error(options_.algorithm +
+                ": a local learning-rate decay is kept with the clients' optimizers; the algorithm "
+                "must declare keeps_optimizers");
   }
   num_models_ = algorithm_->num_models();
   const auto side = algorithm_->client_side();
@@ -200,8 +201,10 @@ void Experiment::set_up_models() {
   }
   if (algorithm_->traits().keeps_local_models &&
       !algorithm_->traits().local_models_start_from_server_model) {
-    clients_->init_local_models(client_initial_model_,
-                                algorithm_->traits().keeps_optimizers);  // local models start there
+    clients_->init_local_models(client_initial_model_);  // local models start there
+  }
+  if (algorithm_->traits().keeps_optimizers) {  // FedSoft's official client, the CFL notebook
+    clients_->keep_optimizers(local_update_settings().solver, algorithm_->traits().local_lr_decay);
   }
   if (procedure_) {
     clients_->set_procedure(procedure_);
@@ -309,8 +312,7 @@ void Experiment::set_up() {
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
   if (algorithm_->traits().keeps_local_models &&
       algorithm_->traits().local_models_start_from_server_model) {
-    clients_->init_local_models(models_->states()[0],
-                                algorithm_->traits().keeps_optimizers);  // FedALA: the global model
+    clients_->init_local_models(models_->states()[0]);  // FedALA: the global model
   }
   if (!options_.dry_run) {
     // The checkpoint first: a resume that fails to restore leaves the interrupted file untouched.

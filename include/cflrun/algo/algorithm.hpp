@@ -139,6 +139,7 @@ struct AlgorithmContext {
   int cluster_layers = 0;           ///< --cluster-layers (IFCA weight sharing).
   int stable_rounds = 0;            ///< --stable-rounds (stability switch).
   std::int64_t batch_size = 100;    ///< --batch-size.
+  std::string optimizer = "adam";   ///< --optimizer: adam | sgd, the clients' local solver.
   int num_classes = 0;              ///< classes of the labels (0 for regression/unsupervised).
   bool classifier_with_head =
       false;  ///< the model has a body/head split (model::has_head) and labels.
@@ -166,8 +167,14 @@ struct Traits {
   /// Whether each client is scored on its local model instead of its assigned model.
   bool evaluates_local_models = false;
   /// Whether each client keeps its optimizer's state across its local updates (FedSoft's
-  /// official client) instead of a fresh optimizer per update.
+  /// official client: Adam moments; the CFL notebook: SGD momentum buffers) instead of a fresh
+  /// optimizer per update.
   bool keeps_optimizers = false;
+  /// Factor by which the run decays a client's kept learning rate, once before each of its local
+  /// updates: the client's r-th update (r = 1, 2, ...) steps with --lr * local_lr_decay^r (the
+  /// CFL notebook: 0.99, cfl-flexcfl-fesem-setup.md Sec. 1). 1 = no decay; any other value
+  /// needs keeps_optimizers (the per-client update count is kept and checkpointed with them).
+  double local_lr_decay = 1.0;
   /// mu of the proximal term of RoundPlan::proximal_weights (0: none; FedSoft Eq. 4).
   double proximal_mu = 0.0;
   /// Whether all models start from the same parameters whatever --init says (PACFL Alg. 1 line 12).

@@ -9,7 +9,7 @@
 namespace cflrun::algo {
 
 /// CFL's options (--cfl-eps1, --cfl-eps2, --cfl-warmup-rounds, --cfl-min-split-size,
-/// --cfl-max-clusters).
+/// --cfl-max-clusters, --cfl-solver).
 struct CflOptions : Options<CflOptions> {
   double eps1 =
       0.4;  ///< a cluster may split once the norm of its mean update is below this (EPS_1).
@@ -17,6 +17,9 @@ struct CflOptions : Options<CflOptions> {
   int warmup_rounds = 20;  ///< no split in rounds 1..this (the official notebook's warm-up).
   int min_split_size = 3;  ///< clusters with fewer clients never split (the notebook: more than 2).
   int max_clusters = 0;    ///< capacity of the model slots; 0 = the number of clients (no limit).
+  /// fresh (a new optimizer per local update) | notebook (the official notebook's kept SGD with a
+  /// decaying learning rate; see Cfl).
+  std::string solver = "fresh";
   std::string title() const override { return "CFL"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -39,19 +42,34 @@ struct CflOptions : Options<CflOptions> {
 /// ids, which moves wrong clients from the second split on). No separation check of the paper's
 /// Sec. III-C, as in the code. The number of live clusters (live_models()) grows from 1 up to the
 /// capacity; a split that would exceed it is skipped.
+///
+/// Local solver (--cfl-solver): `fresh` gives every local update a fresh optimizer of --optimizer,
+/// as every cflrun algorithm. `notebook` is the official notebook's client
+/// (cfl-flexcfl-fesem-setup.md Sec. 1), the solver its EPS_1 = 0.4 and EPS_2 = 1.6 are tuned for:
+/// each client makes one SGD with momentum (--optimizer sgd; the notebook: --lr 0.1, --momentum
+/// 0.9, no weight decay) at its first update and keeps it for the whole run, so its momentum
+/// buffers ([P] floats in all, torch's convention v = m v + g, w -= lr v) carry over from round to
+/// round; and its r-th local update (r = 1, 2, ...) steps with lr * 0.99^r (Traits::local_lr_decay,
+/// kNotebookLrDecay). The run keeps, decays and checkpoints these optimizers (run::ClientGroup).
 class Cfl : public Algorithm {
  public:
   static constexpr const char* kName = "cfl";
   static constexpr const char* kSummary =
       "CFL: recursive bipartitioning by cosine similarity of weight updates (Sattler et al. 2021)";
   using Options = CflOptions;
-  /// @throws ConfigError if --cfl-max-clusters exceeds the clients, or with gradient averaging.
+  /// The notebook's per-call learning-rate factor: `for g in optimizer.param_groups: lr *= 0.99`.
+  static constexpr double kNotebookLrDecay = 0.99;
+  /// @throws ConfigError if --cfl-max-clusters exceeds the clients, or --cfl-solver notebook
+  ///         without --optimizer sgd (the notebook's solver is SGD with momentum).
   Cfl(const CflOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   /// The capacity: --cfl-max-clusters, or M.
   int num_models() const override { return capacity_; }
   Traits traits() const override {
+    const bool notebook = options_.solver == "notebook";
     return {.clusters_clients = true,
+            .keeps_optimizers = notebook,
+            .local_lr_decay = notebook ? kNotebookLrDecay : 1.0,
             .same_initial_models = true,
             .no_gradient_averaging = "it clusters the clients' weight updates"};
   }

@@ -16,7 +16,7 @@ struct FedSoftOptions : Options<FedSoftOptions> {
   double mu = 0.1;  ///< proximal weight (official: 0.01 CIFAR, 0.1 MNIST, 1.0 linear regression).
   double smoother = 1e-4;  ///< sigma, the counter smoother (paper Sec. 5: 1e-4).
   std::string optimizer =
-      "fresh";  ///< fresh | persistent: each client keeps its Adam across rounds.
+      "fresh";  ///< fresh | persistent: each client keeps its optimizer (Adam) across rounds.
   std::string title() const override { return "FedSoft"; }
   void visit(core::OptionVisitor& v) override;
 };

@@ -106,7 +106,7 @@ class ClientGroup {
   /// @param train_loss  out: [m] mean training loss of each hosted client's last local epoch
   ///                    (NaN for a client that did not train).
   /// @throws ConfigError if the plan starts from local models that were not initialised, or
-  ///         clients keep optimizers that are not Adam.
+  ///         clients keep optimizers of another solver than settings.solver.
   void local_updates(const algo::RoundPlan& plan, ModelSet& models, int round, std::uint64_t seed,
                      const local::LocalUpdateSettings& settings, const TrainedClient& receive,
                      std::vector<double>& train_loss);
@@ -134,10 +134,19 @@ class ClientGroup {
 
   /// Gives every hosted client a persistent local model, a copy of `initial` (the client initial
   /// model of FedSoft and FeSEM).
-  /// @param initial          [P] float32 flat state.
-  /// @param keep_optimizers  each client also keeps its own optimizer across its updates (FedSoft's
-  ///                         official client), instead of a fresh one per update; Adam only.
-  void init_local_models(const torch::Tensor& initial, bool keep_optimizers = false);
+  /// @param initial  [P] float32 flat state.
+  void init_local_models(const torch::Tensor& initial);
+
+  /// Each hosted client keeps its own optimizer across its local updates (algo::Traits::
+  /// keeps_optimizers: FedSoft's official client, the CFL notebook) instead of a fresh one per
+  /// update: made on the working model's parameters at its first update, its per-parameter state
+  /// (Adam's moments, SGD's momentum buffers) carries over. Before the client's r-th update
+  /// (r = 1, 2, ...) its learning rate is set to settings.learning_rate * local_lr_decay^r
+  /// (algo::Traits::local_lr_decay; the CFL notebook's 0.99 per call). Such clients train one at
+  /// a time (not on threads, not client-batched).
+  /// @param solver          the solver of every local update (--optimizer).
+  /// @param local_lr_decay  > 0; 1 = the learning rate stays settings.learning_rate.
+  void keep_optimizers(local::Solver solver, double local_lr_decay = 1.0);
 
   // --- The algorithm's client side (algo::ClientProcedure) ---
 
@@ -166,15 +175,20 @@ class ClientGroup {
   // --- Persistent state ---
 
   /// Everything the hosted clients keep across rounds, as named tensors: "local_models" [m, P]
-  /// float32, with kept optimizers the Adam moments of each client ("adam_step" [m] int64, 0 for
-  /// a client without an optimizer yet, "adam_exp_avg" and "adam_exp_avg_sq" [m, P] float32), and
-  /// each client's procedure memory as "memory.<hosted index>.<name>". Empty for algorithms
-  /// without local models or memory.
+  /// float32 with local models; with kept optimizers (keep_optimizers) "optimizer_updates" [m]
+  /// int64, the local updates each client has run with its optimizer (0: none made yet), and
+  /// their per-parameter state laid out as the flat state: for Adam "adam_step" [m] int64 (0 for
+  /// a client without an optimizer yet), "adam_exp_avg" and "adam_exp_avg_sq" [m, P] float32,
+  /// for SGD "sgd_momentum_buffer" [m, P] float32 (zeros without momentum); these [m, P] are
+  /// [m, 0] while no hosted client has an optimizer; and each client's procedure memory as
+  /// "memory.<hosted index>.<name>". Empty for algorithms without any of these.
   algo::AlgorithmState state() const;
-  /// Restores what state() returned (after init_local_models with the same settings), so that
-  /// the next local updates are as the original's.
+  /// Restores what state() returned (after init_local_models and keep_optimizers with the same
+  /// settings), so that the next local updates are as the original's, bit for bit. A state
+  /// without "optimizer_updates" (a build before the counts, which kept Adam only) restores Adam
+  /// without learning-rate decay, whose updates do not depend on the counts.
   /// @param model          the working model the kept optimizers step (ModelSet::working_model).
-  /// @param settings       the local solver the kept optimizers were made with (Adam).
+  /// @param settings       the local solver the kept optimizers were made with.
   /// @throws DataError if a tensor is missing or has another shape.
   void restore(const algo::AlgorithmState& state, model::Network& model,
                const local::LocalUpdateSettings& settings);
@@ -241,9 +255,18 @@ class ClientGroup {
   /// model.
   void deliver(int i, const torch::Tensor& result, bool gradient, const TrainedClient& receive);
   /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first
-  /// use.
+  /// use. @throws ConfigError if settings.solver is not keep_optimizers' solver.
   torch::optim::Optimizer* kept_optimizer(int i, model::Network& model,
                                           const local::LocalUpdateSettings& settings);
+  /// kept_optimizer for hosted client i's next local update: counts the update (r) and sets the
+  /// learning rate to settings.learning_rate * local_lr_decay_^r.
+  torch::optim::Optimizer* optimizer_for_update(int i, model::Network& model,
+                                                const local::LocalUpdateSettings& settings);
+  /// Adds the kept optimizers' counts and per-parameter state to `state` (see state()).
+  void add_optimizer_state(algo::AlgorithmState& state) const;
+  /// Restores what add_optimizer_state added (see restore()).
+  void restore_optimizers(const algo::AlgorithmState& state, model::Network& model,
+                          const local::LocalUpdateSettings& settings);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
   torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.
@@ -267,6 +290,9 @@ class ClientGroup {
   std::vector<std::int64_t> test_counts_;    // [m]
   torch::Tensor local_states_;  // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
+  local::Solver kept_solver_ = local::Solver::kAdam;  // of the kept optimizers
+  double local_lr_decay_ = 1.0;
+  std::vector<std::int64_t> optimizer_updates_;  // [m] local updates run with the kept optimizer
   int training_threads_ = 1;
   int client_batch_ = 1;
   std::int64_t client_batch_bytes_ = 0;
@@ -274,7 +300,7 @@ class ClientGroup {
   std::vector<std::shared_ptr<model::Network>>
       thread_models_;  // [training_threads_] train_on_threads' own models
   std::vector<std::unique_ptr<torch::optim::Optimizer>>
-      local_optimizers_;                              // [m] Adam, made at a client's first update
+      local_optimizers_;  // [m] kept optimizers, made at a client's first update
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
   std::vector<algo::AlgorithmState> memories_;        // [m] the procedure's per-client memory
   std::vector<torch::Tensor>

@@ -109,5 +109,26 @@ TEST(Cfl, RejectsImpossibleSettings) {
       ShapeError);
 }
 
+TEST(Cfl, NotebookSolverKeepsDecayingSgdAndRefusesAnotherOptimizer) {
+  auto options = no_warmup();
+  const auto fresh = Cfl(options, context_for(6, 6)).traits();
+  EXPECT_FALSE(fresh.keeps_optimizers);
+  EXPECT_EQ(fresh.local_lr_decay, 1.0);
+  options.solver = "notebook";
+  auto context = context_for(6, 6);  // --optimizer adam, the default
+  try {
+    Cfl cfl(options, context);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("add --optimizer sgd --lr 0.1 --momentum 0.9"),
+              std::string::npos)
+        << e.what();
+  }
+  context.optimizer = "sgd";
+  const auto notebook = Cfl(options, context).traits();
+  EXPECT_TRUE(notebook.keeps_optimizers);
+  EXPECT_EQ(notebook.local_lr_decay, 0.99);  // the notebook: lr *= 0.99 per local training call
+}
+
 }  // namespace
 }  // namespace cflrun::algo

@@ -1,3 +1,4 @@
+#include <cflrun/algo/cfl.hpp>
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/fedsoft.hpp>
 #include <cflrun/algo/pacfl.hpp>
@@ -129,6 +130,15 @@ TEST(RunOptions, FedSoftAndMixtureOptionsAreChecked) {
   EXPECT_THROW(parse({"--mixture-sources", "colour"}), ConfigError);
   EXPECT_THROW(parse({"--min-train-samples", "600", "--train-samples", "500"}), ConfigError);
   EXPECT_THROW(parse({"--model-std", "-1"}), ConfigError);
+}
+
+TEST(RunOptions, CflSolverIsFreshByDefaultOrTheNotebooks) {
+  EXPECT_EQ(parse({}).options.algorithm_options.get<algo::CflOptions>("cfl").solver, "fresh");
+  const auto o = parse({"--algorithm", "cfl", "--cfl-solver", "notebook", "--optimizer", "sgd",
+                        "--lr", "0.1", "--momentum", "0.9"})
+                     .options;
+  EXPECT_EQ(o.algorithm_options.get<algo::CflOptions>("cfl").solver, "notebook");
+  EXPECT_THROW(parse({"--cfl-solver", "persistent"}), ConfigError);
 }
 
 TEST(RunOptions, AlgorithmOptionsAreDeclaredOnceAndParsedValidatedAndRecorded) {

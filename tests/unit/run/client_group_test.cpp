@@ -85,7 +85,8 @@ TEST(ClientGroup, StateRestoresLocalModelsAndAdamMomentsExactly) {
   auto models = two_models();
   const auto initial = models.fresh_state(1, 2);
   ClientGroup original(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  original.init_local_models(initial, /*keep_optimizers=*/true);
+  original.init_local_models(initial);
+  original.keep_optimizers(local::Solver::kAdam);
   train_round(original, models, local_model_plan(), 0);
   train_round(original, models, local_model_plan(), 1);
   const auto state = original.state();
@@ -94,10 +95,12 @@ TEST(ClientGroup, StateRestoresLocalModelsAndAdamMomentsExactly) {
 
   auto other_models = two_models();
   ClientGroup restored(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  restored.init_local_models(initial, true);
+  restored.init_local_models(initial);
+  restored.keep_optimizers(local::Solver::kAdam);
   restored.restore(state, other_models.working_model(), adam());
   ClientGroup without_moments(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  without_moments.init_local_models(initial, true);
+  without_moments.init_local_models(initial);
+  without_moments.keep_optimizers(local::Solver::kAdam);
   auto third_models = two_models();
   without_moments.restore({{"local_models", state.at("local_models")},
                            {"adam_step", torch::zeros({4}, torch::kInt64)},
