@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# tests/gpu/run_manifest.py on real runs: a one-rank and a two-rank run end ok and write their
+# result files, a run past the deadline is stopped and leaves its partial file and checkpoint for
+# --resume, a run with a bad option is logged as failed (exit status 1), a run that waits for more
+# slots than the long run leaves is never started.
+# Usage: run_manifest.sh RUNNER CFLRUN MPIEXEC TINY_CONFIG OUT_DIR
+set -euo pipefail
+runner="$1" cflrun="$2" mpiexec="$3" tiny="$4" out="$5"
+rm -rf "$out" && mkdir -p "$out"
+cat > "$out/manifest.txt" <<LINES
+# a comment line, skipped
+--config $tiny --rounds 1 --out $out/one_rank/seed1.h5
+--config $tiny --rounds 1 --out $out/two_ranks/seed1.h5
+--config $tiny --rounds 100000 --checkpoint-every 1 --out $out/long/seed1.h5
+--config $tiny --rounds 1 --lr -1 --out $out/bad/seed1.h5
+--config $tiny --rounds 1 --out $out/late/seed1.h5
+LINES
+fail() { echo "run_manifest: FAIL: $*"; cat "$out/runs.tsv" 2> /dev/null; exit 1; }
+status=0
+python3 "$runner" "$out/manifest.txt" --cflrun "$cflrun" --mpiexec "$mpiexec" --slots 3 \
+  --deadline 15 --ranks 'two_ranks=2' --ranks 'late=3' --extra "--threads 1 --quiet" --log "$out/runs.tsv" \
+  --run-logs "$out/logs" || status=$?
+[ "$status" = 1 ] || fail "exit status $status, expected 1 (one run failed)"
+state() { awk -F'\t' -v i="$1" '$1 == i {print $2 "/" $4}' "$out/runs.tsv"; }
+[ "$(state 0)" = "ok/1" ] || fail "one-rank run: $(state 0)"
+[ "$(state 1)" = "ok/2" ] || fail "two-rank run: $(state 1)"
+[ "$(state 2)" = "stopped/1" ] || fail "long run: $(state 2)"
+[ "$(state 3)" = "failed 1/1" ] || fail "bad run: $(state 3)"
+[ "$(state 4)" = "not started/3" ] || fail "late run: $(state 4)"
+for f in one_rank/seed1.h5 two_ranks/seed1.h5 long/seed1.h5.partial long/seed1.h5.checkpoint; do
+  [ -s "$out/$f" ] || fail "$f missing"
+done
+[ ! -e "$out/bad/seed1.h5" ] && [ ! -e "$out/late/seed1.h5" ] || fail "a result file of a failed or late run"
+grep -q "lr" "$out/logs/run0003.log" || fail "the bad run's log does not name --lr"
+grep -q "interrupted by SIGTERM" "$out/logs/run0002.log" || fail "the long run was not stopped by SIGTERM"
+echo "run_manifest: ok"
