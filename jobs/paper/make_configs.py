@@ -219,6 +219,10 @@ sbatch --array=0-59%2 --ntasks=1 --cpus-per-task=1 jobs/slurm/sweep.sbatch resul
 build/cflrun report results/paper_fmnist --paper
 ```
 
+Where there is no SLURM, e.g. on a lent GPU machine, `tests/gpu/sweep.sh MANIFEST DEADLINE_S` runs
+the same manifest side by side on one machine (`tests/gpu/run_manifest.py`; the top README's
+"GPUs"); the README's "Measured" has the 100-round Fashion-MNIST table made that way.
+
 ## The configs
 
 """
