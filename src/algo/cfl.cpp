@@ -26,8 +26,7 @@ torch::Tensor rows_tensor(const std::vector<std::int64_t>& rows) {
 void CflOptions::visit(core::OptionVisitor& v) {
   v.option("cfl-eps1", eps1,
            "cfl: a cluster splits only while the norm of its mean weight update is below this "
-           "(EPS_1; the "
-           "official notebook: 0.4 for SGD lr 0.1)",
+           "(EPS_1; the official notebook: 0.4 for SGD lr 0.1)",
            core::Range::above(0.0));
   v.option("cfl-eps2", eps2,
            "cfl: ... and its largest client update norm is above this (EPS_2; the official "
@@ -42,14 +41,13 @@ void CflOptions::visit(core::OptionVisitor& v) {
            "cfl: model slots for clusters (count; 0 = one per client, no limit); a split beyond it "
            "is skipped",
            core::Range::at_least(0));
-  v.option(
-      "cfl-solver", solver,
-      "cfl: the clients' local solver: fresh (a new optimizer of --optimizer per local "
-      "update, as every cflrun algorithm) | notebook (the official notebook's, the one its eps1 "
-      "0.4 / eps2 1.6 are set for: each client keeps one SGD with momentum for the whole run, "
-      "momentum buffer carried across rounds, and its r-th local update steps with "
-      "lr * 0.99^r; needs --optimizer sgd, the notebook: --lr 0.1 --momentum 0.9)",
-      {"fresh", "notebook"});
+  v.option("cfl-solver", solver,
+           "cfl: the clients' local solver: fresh (a new optimizer of --optimizer per local "
+           "update, as every cflrun algorithm) | notebook (the official notebook's, the one its "
+           "eps1 0.4 / eps2 1.6 are set for: each client keeps one SGD with momentum for the whole "
+           "run, momentum buffer carried across rounds, and its r-th local update steps with lr * "
+           "0.99^r; needs --optimizer sgd, the notebook: --lr 0.1 --momentum 0.9)",
+           {"fresh", "notebook"});
 }
 
 Cfl::Cfl(const CflOptions& options, const AlgorithmContext& context)

@@ -12,8 +12,7 @@ void CloveOptions::visit(core::OptionVisitor& v) {
            core::Range::at_least(1));
   v.option("kmeans-init", kmeans_init,
            "clove: plus_plus | greedy: k-means++ with one candidate per step (paper) or "
-           "scikit-learn's greedy "
-           "2 + ln K candidates (official code)",
+           "scikit-learn's greedy 2 + ln K candidates (official code)",
            {"plus_plus", "greedy"});
   v.option("loss-transform", loss_transform,
            "clove: identity | sqrt: cluster and match sqrt(loss) (paper Sec. 4, Table 12)",
@@ -28,8 +27,7 @@ void CloveOptions::visit(core::OptionVisitor& v) {
       {"hungarian", "none"});
   v.option("select-k", select_k,
            "clove: fixed | silhouette: use all K-hat models, or pick K in 2..K-hat each round by "
-           "the silhouette "
-           "score of Ward clusterings (selectBestK, unknown K)",
+           "the silhouette score of Ward clusterings (selectBestK, unknown K)",
            {"fixed", "silhouette"});
 }
 

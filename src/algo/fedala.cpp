@@ -124,8 +124,7 @@ void FedAlaOptions::visit(core::OptionVisitor& v) {
            core::Range{0.0, 100.0, true});
   v.option("fedala-layers", layers,
            "fedala: p, trailing parameter tensors adapted element-wise, the others take the global "
-           "values "
-           "(PFLlib's layer_idx: 2, the last Linear's weight and bias)",
+           "values (PFLlib's layer_idx: 2, the last Linear's weight and bias)",
            core::Range::at_least(1));
 }
 

@@ -224,15 +224,13 @@ void FedPacOptions::visit(core::OptionVisitor& v) {
   v.option("fedpac-lambda", lambda,
            "fedpac: lambda, weight of the feature alignment to the global prototypes (PFLlib: 1.0)",
            core::Range::at_least(0.0));
-  v.option("fedpac-head-pairing", head_pairing,
-           "fedpac: whose classifier-collaboration weights build a client's new head: paper (its "
-           "own, Eq. 9) | pflib "
-           "(the reference code's bug, PFLlib serverpac.py: the weights of the i-th client in the "
-           "selection order "
-           "combine the heads in a re-shuffled upload order and go to the i-th uploader; a client "
-           "gets about a "
-           "third of its own head and the rest of random others')",
-           {"paper", "pflib"});
+  v.option(
+      "fedpac-head-pairing", head_pairing,
+      "fedpac: whose classifier-collaboration weights build a client's new head: paper (its own, "
+      "Eq. 9) | pflib (the reference code's bug, PFLlib serverpac.py: the weights of the i-th "
+      "client in the selection order combine the heads in a re-shuffled upload order and go to the "
+      "i-th uploader; a client gets about a third of its own head and the rest of random others')",
+      {"paper", "pflib"});
 }
 
 torch::Tensor pflib_head_pairing(const torch::Tensor& weights, const torch::Tensor& selection,
@@ -288,8 +286,7 @@ FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context)
   if (!context.classifier_with_head) {
     throw ConfigError(
         "fedpac needs a classifier with a body and a head trained on labels (--model cnn, "
-        "fedavg_cnn, "
-        "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
+        "fedavg_cnn, cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
   }
 }
 

@@ -146,8 +146,7 @@ FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& conte
   if (!context.classifier_with_head) {
     throw ConfigError(
         "fedproto needs a classifier with a body and a head trained on labels (--model cnn, "
-        "fedavg_cnn, "
-        "cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
+        "fedavg_cnn, cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
   }
 }
 

@@ -55,8 +55,7 @@ void FedSoftOptions::visit(core::OptionVisitor& v) {
       core::Range::at_least(1));
   v.option("fedsoft-selection", selection,
            "fedsoft: clients drawn per cluster each round with probability by importance (count; 0 "
-           "= every "
-           "client trains and clusters average all local models weighted by Eq. 6)",
+           "= every client trains and clusters average all local models weighted by Eq. 6)",
            core::Range::at_least(0));
   v.option(
       "fedsoft-mu", mu,

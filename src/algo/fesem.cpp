@@ -47,8 +47,7 @@ class ModelDistances : public ClientStatistic {
 void FeSemOptions::visit(core::OptionVisitor& v) {
   v.option("fesem-aggregation", aggregation,
            "fesem: mean (each center = mean of its members' trained models, the paper) | "
-           "first_member (one "
-           "random member's each round, as the official code's Group.train)",
+           "first_member (one random member's each round, as the official code's Group.train)",
            {"mean", "first_member"});
 }
 

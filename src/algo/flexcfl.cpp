@@ -85,8 +85,7 @@ void FlexCflOptions::visit(core::OptionVisitor& v) {
            core::Range::at_least(1));
   v.option("flexcfl-group-lr", group_lr,
            "flexcfl: eta of the inter-group aggregation, each trained group moving toward the "
-           "others (0 = off, "
-           "the official default)",
+           "others (0 = off, the official default)",
            core::Range::at_least(0.0));
 }
 

@@ -88,24 +88,21 @@ void PacflOptions::visit(core::OptionVisitor& v) {
       core::Range::at_least(1));
   v.option("pacfl-signature", signature,
            "pacfl: client (Alg. 1: p singular vectors of all the client's data) | per_label "
-           "(official code: p "
-           "per label the client holds, stacked)",
+           "(official code: p per label the client holds, stacked)",
            {"client", "per_label"});
   v.option("pacfl-proximity", proximity,
            "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal "
-           "angles) | "
-           "entrywise (official code: smallest angle between two signature columns)",
+           "angles) | entrywise (official code: smallest angle between two signature columns)",
            {"smallest", "sum", "entrywise"});
   v.option(
       "pacfl-beta", beta,
       "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)",
       core::Range::at_least(0.0));
-  v.option(
-      "pacfl-evaluation", evaluation,
-      "pacfl: cluster_model (each client's cluster model, as every algorithm) | after_local_update "
-      "(the PACFL "
-      "code's metric: each client's own model right after its last local update, before averaging)",
-      {"cluster_model", "after_local_update"});
+  v.option("pacfl-evaluation", evaluation,
+           "pacfl: cluster_model (each client's cluster model, as every algorithm) | "
+           "after_local_update (the PACFL code's metric: each client's own model right after its "
+           "last local update, before averaging)",
+           {"cluster_model", "after_local_update"});
   v.option("pacfl-clusters", clusters,
            "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)",
            core::Range::at_least(0));

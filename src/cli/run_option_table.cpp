@@ -44,23 +44,19 @@ void declare_data(RunOptions& o, core::OptionVisitor& v) {
   v.declare({.flag = "data-dir", .help = data_dir_help()}, &o.data_dir);
   v.declare({.flag = "partition",
              .help = "label_skew_1 | concept_shift | feature_skew | label_skew_2 | label_skew_3 | "
-                     "label_skew_4 | "
-                     "rotation | class_per_cluster (image datasets) | mixture_10_90 | "
-                     "mixture_30_70 | mixture_linear | "
-                     "mixture_random (every client a mixture of --clusters source distributions, "
-                     "FedSoft Sec. 5)",
+                     "label_skew_4 | rotation | class_per_cluster (image datasets) | mixture_10_90 "
+                     "| mixture_30_70 | mixture_linear | mixture_random (every client a mixture of "
+                     "--clusters source distributions, FedSoft Sec. 5)",
              .choices = partition_choices()},
             &o.partition);
   v.declare({.flag = "mixture-sources",
              .help = "image mixtures: rotation (source s = images rotated by s x 90 degrees) | "
-                     "label_groups (source "
-                     "s = the s-th contiguous group of classes)",
+                     "label_groups (source s = the s-th contiguous group of classes)",
              .choices = {"rotation", "label_groups"}},
             &o.mixture_sources);
   v.declare({.flag = "min-train-samples",
              .help = "mixtures: each client's training samples are uniform in [this, "
-                     "--train-samples] (count; 0 = "
-                     "--train-samples; FedSoft: 100..200)",
+                     "--train-samples] (count; 0 = --train-samples; FedSoft: 100..200)",
              .range = Range::at_least(0),
              .expected = ">= 0 (0 = --train-samples)"},
             &o.min_train_samples);
@@ -134,17 +130,14 @@ void declare_clients(RunOptions& o, core::OptionVisitor& v) {
       &o.min_cluster_test);
   v.declare({.flag = "label-sets",
              .help = "label skew 2: the clusters' label sets instead of drawn ones, sets separated "
-                     "by / and labels "
-                     "by , (e.g. the official code's draw for seed 1: "
+                     "by / and labels by , (e.g. the official code's draw for seed 1: "
                      "2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7)",
              .show_default = false},
             &o.label_sets);
   v.declare({.flag = "train-class-counts",
              .help = "label skew 2/3: the train pools' class counts instead of the reserve + "
-                     "Dirichlet draw, one row "
-                     "of C counts per cluster, rows separated by / and counts by , (e.g. the "
-                     "official code's draw for "
-                     "seed 1)",
+                     "Dirichlet draw, one row of C counts per cluster, rows separated by / and "
+                     "counts by , (e.g. the official code's draw for seed 1)",
              .show_default = false},
             &o.train_class_counts);
   v.declare({.flag = "test-class-counts",
@@ -160,9 +153,8 @@ void declare_clients(RunOptions& o, core::OptionVisitor& v) {
             &o.data_seed);
   v.declare({.flag = "pool-seed",
              .help = "seed of the cluster pools alone (which samples and labels each cluster "
-                     "holds), the client "
-                     "split keeping --data-seed (integer >= 0; default: the data seed; --fidelity "
-                     "official: 1)",
+                     "holds), the client split keeping --data-seed (integer >= 0; default: the "
+                     "data seed; --fidelity official: 1)",
              .kind = OptionKind::kSeed,
              .range = Range::at_least(0),
              .expected = kSeedRange,
@@ -170,15 +162,11 @@ void declare_clients(RunOptions& o, core::OptionVisitor& v) {
             &o.pool_seed);
   v.declare(
       {.flag = "fidelity",
-       .help =
-           "cflrun | official: official = the official CLoVE code's choices where they depart from "
-           "the "
-           "paper: k-means with 1 greedy k-means++ start, pools shared across seeds (--pool-seed "
-           "1), test "
-           "samples per client min(test pool / clients per cluster, --train-samples), concept "
-           "shift pools "
-           "of 1 250 / 200 per class, CIFAR-10 in a random class order with feature skew as label "
-           "permutations (jobs/paper/README.md)",
+       .help = "cflrun | official: official = the official CLoVE code's choices where they depart "
+               "from the paper: k-means with 1 greedy k-means++ start, pools shared across seeds "
+               "(--pool-seed 1), test samples per client min(test pool / clients per cluster, "
+               "--train-samples), concept shift pools of 1 250 / 200 per class, CIFAR-10 in a "
+               "random class order with feature skew as label permutations (jobs/paper/README.md)",
        .choices = {"cflrun", "official"}},
       &o.fidelity);
 }

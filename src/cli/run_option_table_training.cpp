@@ -45,10 +45,8 @@ void declare_optimizer(RunOptions& o, core::OptionVisitor& v) {
             &o.weight_decay);
   v.declare({.flag = "prox-mu",
              .help = "FedProx (Li et al. 2020): local updates minimise the loss plus (mu/2) ||w - "
-                     "w_start||^2, "
-                     "w_start the model the update starts from (0 = off; any algorithm whose "
-                     "clients train a server "
-                     "model)",
+                     "w_start||^2, w_start the model the update starts from (0 = off; any "
+                     "algorithm whose clients train a server model)",
              .range = Range::at_least(0.0),
              .expected = ">= 0 (0 = off)"},
             &o.prox_mu);
@@ -67,14 +65,12 @@ void declare_rounds(RunOptions& o, core::OptionVisitor& v) {
              .help = "evaluation | random: how clove/ifca assign clients in round 1",
              .choices = {"evaluation", "random"}},
             &o.first_assignment);
-  v.declare(
-      {.flag = "aggregation",
-       .help =
-           "model | gradient: Option I model averaging (clients train tau epochs with Adam) or "
-           "Option II "
-           "gradient averaging (clients send their full-batch gradient; the server steps by --lr)",
-       .choices = {"model", "gradient"}},
-      &o.aggregation);
+  v.declare({.flag = "aggregation",
+             .help = "model | gradient: Option I model averaging (clients train tau epochs with "
+                     "Adam) or Option II gradient averaging (clients send their full-batch "
+                     "gradient; the server steps by --lr)",
+             .choices = {"model", "gradient"}},
+            &o.aggregation);
   v.declare({.flag = "init",
              .help = "different | same: initial parameters of the K models (paper Fig. 2)",
              .choices = {"different", "same"}},
@@ -102,21 +98,19 @@ void declare_rounds(RunOptions& o, core::OptionVisitor& v) {
             &o.join_round);
   v.declare(
       {.flag = "cluster-layers",
-       .help = "weight sharing (IFCA Sec. 4.1): only the last N layers are per cluster, all others "
-               "are shared "
-               "and averaged over all clients, and the server sends one copy of them (0 = off)",
+       .help =
+           "weight sharing (IFCA Sec. 4.1): only the last N layers are per cluster, all others are "
+           "shared and averaged over all clients, and the server sends one copy of them (0 = off)",
        .range = Range::at_least(0),
        .expected = kOffOrCount},
       &o.cluster_layers);
-  v.declare(
-      {.flag = "stable-rounds",
-       .help =
-           "clove: a client is stable once its model is unchanged for this many rounds; when "
-           "--stable-fraction of the participants are stable, clove stops loss vectors and runs "
-           "per-cluster FedAvg (0 = never)",
-       .range = Range::at_least(0),
-       .expected = kOffOrCount},
-      &o.stable_rounds);
+  v.declare({.flag = "stable-rounds",
+             .help = "clove: a client is stable once its model is unchanged for this many rounds; "
+                     "when --stable-fraction of the participants are stable, clove stops loss "
+                     "vectors and runs per-cluster FedAvg (0 = never)",
+             .range = Range::at_least(0),
+             .expected = kOffOrCount},
+            &o.stable_rounds);
   v.declare({.flag = "stable-fraction",
              .help = "share of stable participants that triggers the switch, in (0, 1]",
              .range = fraction},
@@ -136,53 +130,43 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
       &o.threads);
   v.declare({.flag = "parallel-clients",
              .help = "true: train a rank's clients on its --threads at once, each on one thread "
-                     "(plain local updates "
-                     "and FedPAC's clients, of models without dropout): faster, robust on shared "
-                     "cores, results equal "
-                     "those of --threads 1; false: clients one after another on all threads (low "
-                     "bits then depend on "
-                     "--threads)",
+                     "(plain local updates and FedPAC's clients, of models without dropout): "
+                     "faster, robust on shared cores, results equal those of --threads 1; false: "
+                     "clients one after another on all threads (low bits then depend on --threads)",
              .kind = OptionKind::kPlacement},
             &o.parallel_clients);
-  v.declare({.flag = "client-batch",
-             .help = "clients whose local updates run as one client-batched model (stacked "
-                     "parameters, grouped "
-                     "convolutions, batched matrix products; cnn, mlp, linear, autoencoders): 0 = "
-                     "auto (all of a "
-                     "rank's clients up to 1024 on a GPU, 1 on a CPU), 1 = one client at a time, N "
-                     "= up to N at once. "
-                     "Equal to one at a time up to float rounding",
-             .kind = OptionKind::kPlacement,
-             .range = Range::at_least(0),
-             .expected = ">= 0 (0 = auto, 1 = one client at a time)"},
-            &o.client_batch);
+  v.declare(
+      {.flag = "client-batch",
+       .help = "clients whose local updates run as one client-batched model (stacked parameters, "
+               "grouped convolutions, batched matrix products; cnn, mlp, linear, autoencoders): 0 "
+               "= auto (all of a rank's clients up to 1024 on a GPU, 1 on a CPU), 1 = one client "
+               "at a time, N = up to N at once. Equal to one at a time up to float rounding",
+       .kind = OptionKind::kPlacement,
+       .range = Range::at_least(0),
+       .expected = ">= 0 (0 = auto, 1 = one client at a time)"},
+      &o.client_batch);
   // precision, flush-denormal and server-hosts-clients change the results' low bits: experiment
   // options, which --skip-complete and --resume compare (`cflrun report` groups over
   // server-hosts-clients nonetheless, report/group_statistics.cpp).
-  v.declare({.flag = "precision",
-             .help = "fp32 | tf32 | bf16: arithmetic of the forward and backward passes on a GPU "
-                     "(--device cuda). "
-                     "fp32: float32 throughout (cuDNN's TF32 off too); tf32: float32 tensors, TF32 "
-                     "tensor-core matrix "
-                     "products and convolutions; bf16: autocast of matrix products and "
-                     "convolutions to bfloat16, "
-                     "float32 parameters, optimizer and losses",
-             .choices = {"fp32", "tf32", "bf16"}},
-            &o.precision);
+  v.declare(
+      {.flag = "precision",
+       .help =
+           "fp32 | tf32 | bf16: arithmetic of the forward and backward passes on a GPU (--device "
+           "cuda). fp32: float32 throughout (cuDNN's TF32 off too); tf32: float32 tensors, TF32 "
+           "tensor-core matrix products and convolutions; bf16: autocast of matrix products and "
+           "convolutions to bfloat16, float32 parameters, optimizer and losses",
+       .choices = {"fp32", "tf32", "bf16"}},
+      &o.precision);
   v.declare({.flag = "flush-denormal",
              .help = "flush denormal floats to zero (x86 FTZ/DAZ) in every thread: late rounds' "
-                     "tiny gradients made "
-                     "local updates up to 3x slower; losses then agree to about 1e-5, accuracies "
-                     "and assignments "
-                     "were unchanged"},
+                     "tiny gradients made local updates up to 3x slower; losses then agree to "
+                     "about 1e-5, accuracies and assignments were unchanged"},
             &o.flush_denormal);
   v.declare(
       {.flag = "server-hosts-clients",
-       .help =
-           "with several ranks, rank 0 hosts a share of the clients besides serving (by default it "
-           "only "
-           "serves), for when the server's core would otherwise wait; same assignments, with the "
-           "per-cluster sums added in another order (low bits)"},
+       .help = "with several ranks, rank 0 hosts a share of the clients besides serving (by "
+               "default it only serves), for when the server's core would otherwise wait; same "
+               "assignments, with the per-cluster sums added in another order (low bits)"},
       &o.server_hosts_clients);
   v.declare({.flag = "device",
              .help = "auto | cpu | cuda (cuda: GPU = local rank modulo GPUs on the node)",
@@ -198,28 +182,24 @@ void declare_files(RunOptions& o, core::OptionVisitor& v) {
             &o.overwrite);
   v.declare({.flag = "skip-complete",
              .help = "exit 0 at once if --out holds a complete run (idempotent resubmission; with "
-                     "--overwrite an "
-                     "incomplete file is run again)",
+                     "--overwrite an incomplete file is run again)",
              .kind = kBookkeeping},
             &o.skip_complete);
   v.declare({.flag = "resume",
              .help = "continue an interrupted run from <out>.checkpoint (the same options and rank "
-                     "count); without "
-                     "a checkpoint the run starts from round 1",
+                     "count); without a checkpoint the run starts from round 1",
              .kind = kBookkeeping},
             &o.resume);
   v.declare({.flag = "checkpoint-every",
              .help = "write <out>.checkpoint after every this many rounds (count; 0 = only when "
-                     "interrupted by a "
-                     "signal)",
+                     "interrupted by a signal)",
              .kind = kBookkeeping,
              .range = Range::at_least(0),
              .expected = "0 (only on a signal) or a positive count of rounds"},
             &o.checkpoint_every);
   v.declare({.flag = "checkpoint-seconds",
              .help = "also write it after the first round that ends this many seconds after the "
-                     "last checkpoint "
-                     "(0 = off)",
+                     "last checkpoint (0 = off)",
              .kind = kBookkeeping,
              .range = Range::at_least(0.0),
              .expected = "0 (off) or a positive number of seconds"},
@@ -227,10 +207,8 @@ void declare_files(RunOptions& o, core::OptionVisitor& v) {
   // auto | off | seconds: checked by validate().
   v.declare({.flag = "round-timeout",
              .help = "watchdog: seconds a rank may wait for another before the job ends with a "
-                     "message naming it; "
-                     "auto = 30 min until the first round ends, then max(2 min, 10 x the median "
-                     "round time); off = "
-                     "never",
+                     "message naming it; auto = 30 min until the first round ends, then max(2 min, "
+                     "10 x the median round time); off = never",
              .kind = kBookkeeping},
             &o.round_timeout);
   v.declare({.flag = "quiet",
@@ -240,8 +218,7 @@ void declare_files(RunOptions& o, core::OptionVisitor& v) {
             &o.quiet);
   v.declare({.flag = "dry-run",
              .help = "load the data, build the partition and the models, print what the run would "
-                     "do, and exit "
-                     "without training or writing --out",
+                     "do, and exit without training or writing --out",
              .kind = kBookkeeping,
              .recorded = false},
             &o.dry_run);

@@ -317,8 +317,7 @@ void Watchdog::time_out(const char* what) const {
   message << " collective " << collective_ << " (" << what << ") within " << limit_seconds()
           << " s (--round-timeout): stopped, hung, or its node is down. The job "
           << "ends; continue it from the last checkpoint with --resume, or raise --round-timeout "
-             "(or give off) if "
-             "rounds are legitimately this slow";
+             "(or give off) if rounds are legitimately this slow";
   throw WatchdogTimeout(message.str());
 }
 

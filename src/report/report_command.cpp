@@ -78,17 +78,15 @@ po::options_description describe(std::string& format, std::string& metric, Repor
       "tables", po::value(&tables)->composing(),
       "config key(s) splitting tables, comma-separated or repeated (e.g. partition); needs --rows")(
       "metric", po::value(&metric)->default_value("accuracy"),
-      "metric of the --rows cells (without --rows: the only metric column): accuracy | "
-      "test_loss | ari | ari_round10 | first_round_ari_0.9 | clusters (models the algorithm "
-      "maintained in "
-      "the last round: CFL's count grows)")(
+      "metric of the --rows cells (without --rows: the only metric column): accuracy | test_loss | "
+      "ari | ari_round10 | first_round_ari_0.9 | clusters (models the algorithm maintained in the "
+      "last round: CFL's count grows)")(
       "filter", po::value(&o.filters)->composing(),
       "keep runs whose config KEY equals VALUE (repeatable; values of one key are alternatives)")(
       "paper", po::value(&o.paper)->implicit_value(kDefaultPaperValues),
       "compare with the CLoVE paper: each cell it reports beside cflrun's, with the difference "
-      "(file of "
-      "the paper's values; default jobs/paper/paper_values.csv)")("help,h",
-                                                                  "print this help and exit");
+      "(file of the paper's values; default jobs/paper/paper_values.csv)")(
+      "help,h", "print this help and exit");
   return options;
 }
 

@@ -25,8 +25,8 @@ void check_axes(const std::vector<GridAxis>& axes) {
                                     [](const GridAxis& axis) { return axis.option == "seed"; });
   if (!has_seed) {
     throw ConfigError(
-        "cflrun sweep needs --set seed=... so that every manifest line names its "
-        "seed (e.g. --set seed=1,2,3)");
+        "cflrun sweep needs --set seed=... so that every manifest line names its seed (e.g. --set "
+        "seed=1,2,3)");
   }
   for (const auto& axis : axes) {
     if (axis.option == "out" || axis.option == "config") {
@@ -36,8 +36,7 @@ void check_axes(const std::vector<GridAxis>& axes) {
     }
     if (kNotRunOptions.count(axis.option) != 0) {
       throw ConfigError("--set " + axis.option + "=...: --" + axis.option +
-                        " does not run an "
-                        "experiment; give run options only");
+                        " does not run an experiment; give run options only");
     }
     if (kSwitches.count(axis.option) != 0) {
       throw ConfigError("--set " + axis.option + "=...: --" + axis.option +
@@ -50,8 +49,8 @@ void check_axes(const std::vector<GridAxis>& axes) {
 void check_word(const std::string& what, const std::string& word) {
   if (!is_safe_word(word)) {
     throw ConfigError(what + " '" + word +
-                      "' may only hold letters, digits and ._+-/:@%= (no "
-                      "spaces or quotes), so that a manifest line splits into arguments");
+                      "' may only hold letters, digits and ._+-/:@%= (no spaces or quotes), so "
+                      "that a manifest line splits into arguments");
   }
 }
 
@@ -65,8 +64,8 @@ void check_spec(const SweepSpec& spec) {
     check_word("--flag", flag);
     if (kSwitches.count(flag) == 0) {
       throw ConfigError("--flag " + flag +
-                        ": not a cflrun switch that a run can take; use one "
-                        "of overwrite, quiet, skip-complete (options with values go in --set)");
+                        ": not a cflrun switch that a run can take; use one of overwrite, quiet, "
+                        "skip-complete (options with values go in --set)");
     }
   }
 }
@@ -96,8 +95,8 @@ std::vector<std::string> manifest_lines(const SweepSpec& spec) {
       throw ConfigError("manifest lines " + std::to_string(it->second) + " and " +
                         std::to_string(lines.size()) + " would both write " + name +
                         kResultExtension +
-                        " (values that differ only in characters other "
-                        "than letters, digits and ._+-); use distinct values");
+                        " (values that differ only in characters other than letters, digits and "
+                        "._+-); use distinct values");
     }
     lines.push_back(line_of(spec, point, name));
   }
@@ -106,9 +105,9 @@ std::vector<std::string> manifest_lines(const SweepSpec& spec) {
 
 void write_manifest(const fs::path& path, const std::vector<std::string>& lines, bool force) {
   if (fs::exists(path) && !force) {
-    throw ConfigError("manifest " + path.string() +
-                      " exists; use --force to replace it (its runs' "
-                      "result files are not touched)");
+    throw ConfigError(
+        "manifest " + path.string() +
+        " exists; use --force to replace it (its runs' result files are not touched)");
   }
   std::error_code error;
   if (path.has_parent_path()) {

@@ -95,9 +95,9 @@ SweepOptions parse_options(int argc, const char* const argv[], std::string& help
                       std::to_string(o.max_parallel));
   }
   if (!o.spec.config_file.empty() && !fs::is_regular_file(o.spec.config_file)) {
-    throw ConfigError("--config " + o.spec.config_file +
-                      ": no such file; check the path "
-                      "(relative to the directory the array will run in)");
+    throw ConfigError(
+        "--config " + o.spec.config_file +
+        ": no such file; check the path (relative to the directory the array will run in)");
   }
   for (const auto& set : o.sets) {
     o.spec.axes.push_back(parse_grid_axis(set));
