@@ -146,6 +146,7 @@ class ClientGroup {
   /// a time (not on threads, not client-batched).
   /// @param solver          the solver of every local update (--optimizer).
   /// @param local_lr_decay  > 0; 1 = the learning rate stays settings.learning_rate.
+  /// @throws ConfigError if local_lr_decay is not above 0.
   void keep_optimizers(local::Solver solver, double local_lr_decay = 1.0);
 
   // --- The algorithm's client side (algo::ClientProcedure) ---
