@@ -5,12 +5,16 @@ of --slots are free (one slot per MPI rank), in the manifest's order, until --de
 after the start; runs still going then are stopped (SIGTERM to their process group, SIGKILL 10 s
 later) and leave their .partial files and checkpoints for `--resume`.
 
-    run_manifest.py MANIFEST --slots 16 --deadline 480 [--ranks REGEX=N ...] [--extra ARGS] [--log TSV]
+    run_manifest.py MANIFEST --slots 16 --deadline 480 [--ranks REGEX=N ...] [--expect REGEX=S ...]
+                    [--extra ARGS] [--log TSV]
 
 --ranks gives a line that matches REGEX (Python `re.search` over the line) N MPI ranks under
---mpiexec (the first rule that matches; 1 rank, no mpiexec, otherwise); --extra is appended to
+--mpiexec (the first rule that matches; 1 rank, no mpiexec, otherwise). --expect gives a line that
+matches REGEX an expected duration of S seconds: when its turn comes with less time than that left
+before the deadline, it is skipped (never started, so its slots go to the next lines) instead of
+being stopped at the deadline with its work lost. --extra is appended to
 every line (e.g. "--device cuda --threads 1 --skip-complete"). --log writes one row per line: index,
-state (ok, failed RC, stopped at the deadline, not started), seconds, ranks, the line. Exit status 0
+state (ok, failed RC, stopped at the deadline, skipped by --expect, not started), seconds, ranks, the line. Exit status 0
 when every started run ended ok (not-started and stopped runs do not count as failures).
 """
 import argparse
@@ -31,6 +35,7 @@ def parse_args():
     parser.add_argument("--slots", type=int, default=os.cpu_count())
     parser.add_argument("--deadline", type=float, required=True, help="seconds after the start")
     parser.add_argument("--ranks", action="append", default=[], help="REGEX=N")
+    parser.add_argument("--expect", action="append", default=[], help="REGEX=SECONDS")
     parser.add_argument("--extra", default="")
     parser.add_argument("--log", default=None)
     parser.add_argument("--run-logs", default=None, help="directory for each run's output")
@@ -42,12 +47,13 @@ def manifest_lines(path):
         return [line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")]
 
 
-def ranks_of(line, rules):
+def rule_value(line, rules, default):
+    """The number of the first REGEX=NUMBER rule whose REGEX occurs in line, else default."""
     for rule in rules:
-        pattern, _, count = rule.rpartition("=")
+        pattern, _, value = rule.rpartition("=")
         if re.search(pattern, line):
-            return int(count)
-    return 1
+            return float(value)
+    return default
 
 
 def command(line, ranks, args):
@@ -73,7 +79,8 @@ class Runner:
         self.lines, self.args = lines, args
         self.states = ["not started"] * len(lines)
         self.seconds = [0.0] * len(lines)
-        self.ranks = [ranks_of(line, args.ranks) for line in lines]
+        self.ranks = [int(rule_value(line, args.ranks, 1)) for line in lines]
+        self.expected = [rule_value(line, args.expect, 0.0) for line in lines]
         self.running = {}  # index -> (process, start time, log file)
         self.start = time.monotonic()
 
@@ -114,7 +121,10 @@ class Runner:
                     self.finish(i, started, log, "stopped")
                 break
             while next_line < len(self.lines) and self.ranks[next_line] <= self.free_slots():
-                self.launch(next_line)
+                if self.expected[next_line] > self.args.deadline - (time.monotonic() - self.start):
+                    self.states[next_line] = "skipped"
+                else:
+                    self.launch(next_line)
                 next_line += 1
             time.sleep(0.5)
 

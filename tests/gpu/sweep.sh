@@ -56,7 +56,7 @@ python3 tests/gpu/run_manifest.py "$manifest" --deadline "$((deadline - (SECONDS
 status=$?
 kill "$sampler"
 # The output of every run that did not end ok (failed or stopped at the deadline).
-awk -F'\t' 'NR > 1 && $2 != "ok" && $2 != "not started" {printf "run%04d.log\n", $1}' "$out/runs.tsv" \
+awk -F'\t' 'NR > 1 && $2 != "ok" && $2 != "not started" && $2 != "skipped" {printf "run%04d.log\n", $1}' "$out/runs.tsv" \
   > /tmp/gpu-sweep-failed
 [ -s /tmp/gpu-sweep-failed ] && tar -C /tmp/gpu-sweep-logs -cJf "$out/unfinished_logs.tar.xz" -T /tmp/gpu-sweep-failed
 nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv >> "$out/gpu.txt"

@@ -2,7 +2,8 @@
 # tests/gpu/run_manifest.py on real runs: a one-rank and a two-rank run end ok and write their
 # result files, a run past the deadline is stopped and leaves its partial file and checkpoint for
 # --resume, a run with a bad option is logged as failed (exit status 1), a run that waits for more
-# slots than the long run leaves is never started.
+# slots than the long run leaves is never started, a run expected (--expect) to take longer than
+# the time left is skipped and the next line starts in its place.
 # Usage: run_manifest.sh RUNNER CFLRUN MPIEXEC TINY_CONFIG OUT_DIR
 set -euo pipefail
 runner="$1" cflrun="$2" mpiexec="$3" tiny="$4" out="$5"
@@ -13,12 +14,14 @@ cat > "$out/manifest.txt" <<LINES
 --config $tiny --rounds 1 --out $out/two_ranks/seed1.h5
 --config $tiny --rounds 100000 --checkpoint-every 1 --out $out/long/seed1.h5
 --config $tiny --rounds 1 --lr -1 --out $out/bad/seed1.h5
+--config $tiny --rounds 1 --out $out/too_long/seed1.h5
+--config $tiny --rounds 1 --out $out/after_skip/seed1.h5
 --config $tiny --rounds 1 --out $out/late/seed1.h5
 LINES
 fail() { echo "run_manifest: FAIL: $*"; cat "$out/runs.tsv" 2> /dev/null; exit 1; }
 status=0
 python3 "$runner" "$out/manifest.txt" --cflrun "$cflrun" --mpiexec "$mpiexec" --slots 3 \
-  --deadline 15 --ranks 'two_ranks=2' --ranks 'late=3' --extra "--threads 1 --quiet" --log "$out/runs.tsv" \
+  --deadline 15 --ranks 'two_ranks=2' --ranks 'late=3' --expect 'too_long=60' --extra "--threads 1 --quiet" --log "$out/runs.tsv" \
   --run-logs "$out/logs" || status=$?
 [ "$status" = 1 ] || fail "exit status $status, expected 1 (one run failed)"
 state() { awk -F'\t' -v i="$1" '$1 == i {print $2 "/" $4}' "$out/runs.tsv"; }
@@ -26,11 +29,15 @@ state() { awk -F'\t' -v i="$1" '$1 == i {print $2 "/" $4}' "$out/runs.tsv"; }
 [ "$(state 1)" = "ok/2" ] || fail "two-rank run: $(state 1)"
 [ "$(state 2)" = "stopped/1" ] || fail "long run: $(state 2)"
 [ "$(state 3)" = "failed 1/1" ] || fail "bad run: $(state 3)"
-[ "$(state 4)" = "not started/3" ] || fail "late run: $(state 4)"
-for f in one_rank/seed1.h5 two_ranks/seed1.h5 long/seed1.h5.partial long/seed1.h5.checkpoint; do
+[ "$(state 4)" = "skipped/1" ] || fail "run expected to outlast the deadline: $(state 4)"
+[ "$(state 5)" = "ok/1" ] || fail "run after the skipped one: $(state 5)"
+[ "$(state 6)" = "not started/3" ] || fail "late run: $(state 6)"
+for f in one_rank/seed1.h5 two_ranks/seed1.h5 after_skip/seed1.h5 long/seed1.h5.partial long/seed1.h5.checkpoint; do
   [ -s "$out/$f" ] || fail "$f missing"
 done
-[ ! -e "$out/bad/seed1.h5" ] && [ ! -e "$out/late/seed1.h5" ] || fail "a result file of a failed or late run"
+for f in bad late too_long; do
+  [ ! -e "$out/$f/seed1.h5" ] || fail "a result file of the failed, late or skipped run $f"
+done
 grep -q "lr" "$out/logs/run0003.log" || fail "the bad run's log does not name --lr"
 grep -q "interrupted by SIGTERM" "$out/logs/run0002.log" || fail "the long run was not stopped by SIGTERM"
 echo "run_manifest: ok"
