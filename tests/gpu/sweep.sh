@@ -26,12 +26,19 @@ probe() {  # one round of a small config on the GPU
   timeout 120 cflrun --config jobs/paper/fmnist_label_skew_1_clove.cfg --rounds 1 --device cuda \
     --threads 1 --quiet --out /tmp/gpu-sweep-probe/probe$1.h5 > /tmp/gpu-sweep-probe/probe$1.log 2>&1
 }
-mkdir -p /tmp/gpu-sweep-probe
+rm -rf /tmp/gpu-sweep-probe && mkdir -p /tmp/gpu-sweep-probe  # a warm machine keeps the last call's probe files
 mps=off
 if command -v nvidia-cuda-mps-control > /dev/null; then
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  nvidia-cuda-mps-control -d 2> /dev/null  # fails when a daemon of an earlier call still runs
+  # A daemon left by an earlier call on a still-warm machine is stopped first: reusing it gave runs
+  # without MPS twice (its server list came back empty, so the check below turned MPS off).
+  if echo get_server_list | nvidia-cuda-mps-control > /dev/null 2>&1; then
+    echo "sweep: stopping the MPS daemon of an earlier call"
+    echo quit | nvidia-cuda-mps-control 2> /dev/null
+    for _ in $(seq 20); do pgrep -x nvidia-cuda-mps > /dev/null || break; sleep 0.5; done
+  fi
+  nvidia-cuda-mps-control -d 2> /dev/null
   # on: the probe ran and an MPS server serves this GPU (CUDA falls back to no MPS without one)
   if probe 1 && [ -n "$(echo get_server_list | nvidia-cuda-mps-control 2> /dev/null)" ]; then
     mps=on
