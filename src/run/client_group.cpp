@@ -17,12 +17,14 @@ ClientGroup::ClientGroup(const data::ClientData& data, int first, int end,
   std::vector<data::ClientSamples> train;
   std::vector<data::ClientSamples> test;
   train_offsets_.push_back(0);
+  test_offsets_.push_back(0);
   for (int c = first; c < end; ++c) {
     train.push_back(data.samples(c, /*train=*/true));
     test.push_back(data.samples(c, /*train=*/false));
     train_counts_.push_back(train.back().targets.size(0));
     test_counts_.push_back(test.back().targets.size(0));
     train_offsets_.push_back(train_offsets_.back() + train_counts_.back());
+    test_offsets_.push_back(test_offsets_.back() + test_counts_.back());
   }
   train_ = stack(train, data);
   test_ = stack(test, data);

@@ -38,9 +38,9 @@ algo::LocalClient ClientGroup::view(int i, int round, std::uint64_t seed,
   client.objective = objective_;
   client.train_inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]);
   client.train_targets = train_.targets.narrow(0, train_offsets_[at], train_counts_[at]);
-  const auto test_rows = test_.owner.eq(i).nonzero().flatten();
-  client.test_inputs = test_.inputs.index_select(0, test_rows);
-  client.test_targets = test_.targets.index_select(0, test_rows);
+  // Views, no copies: the stacks hold the hosted clients' samples one client after another.
+  client.test_inputs = test_.inputs.narrow(0, test_offsets_[at], test_counts_[at]);
+  client.test_targets = test_.targets.narrow(0, test_offsets_[at], test_counts_[at]);
   if (local_states_.defined()) {
     local_views_.resize(static_cast<std::size_t>(size()));
     local_views_[at] = local_states_[i];  // a view: changes reach the local model

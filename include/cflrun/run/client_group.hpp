@@ -289,6 +289,7 @@ class ClientGroup {
   std::vector<std::int64_t> train_offsets_;  // [m + 1] start of each client's rows in train_
   std::vector<std::int64_t> train_counts_;   // [m]
   std::vector<std::int64_t> test_counts_;    // [m]
+  std::vector<std::int64_t> test_offsets_;   // [m + 1] start of each client's rows in test_
   torch::Tensor local_states_;  // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   bool keep_optimizers_ = false;
   local::Solver kept_solver_ = local::Solver::kAdam;  // of the kept optimizers
