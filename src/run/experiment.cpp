@@ -1,3 +1,5 @@
+// A run from options to result file: the round loop of run_experiment, and the round driver's end
+// of the run.
 #include "experiment_state.hpp"
 
 #include <cflrun/io/file_checksum.hpp>
@@ -102,3 +104,18 @@ void run_experiment(const cli::RunOptions& options, const comm::Communicator& co
 }
 
 }  // namespace cflrun::run
+
+namespace cflrun::run::detail {
+
+void Experiment::finish() {
+  const double switch_round = stability_->switched() ? stability_->switch_round() + 1.0
+                                                     : std::numeric_limits<double>::quiet_NaN();
+  if (!recorder_.complete(switch_round)) {  // rank 0 only: <out> is published
+    return;
+  }
+  std::error_code error;
+  std::filesystem::remove(paths_.checkpoint, error);
+  std::filesystem::remove(paths_.checkpoint.string() + ".tmp", error);  // a kill's leftover, if any
+}
+
+}  // namespace cflrun::run::detail

@@ -3,18 +3,6 @@
 #include "experiment_state.hpp"
 
 namespace cflrun::run::detail {
-namespace {
-
-torch::Tensor series(const std::vector<double>& values) {
-  return torch::tensor(values, torch::kFloat64);
-}
-
-std::vector<double> values_of(const algo::AlgorithmState& state, const std::string& name) {
-  const auto tensor = algo::state_tensor(state, "checkpoint", name).contiguous();
-  return std::vector<double>(tensor.data_ptr<double>(), tensor.data_ptr<double>() + tensor.numel());
-}
-
-}  // namespace
 
 algo::AlgorithmState Experiment::rank_state() const {
   auto state = clients_->state();
@@ -31,20 +19,6 @@ void Experiment::restore_rank_state(const algo::AlgorithmState& state) {
   set_cpu_generator_state(algo::state_tensor(state, "checkpoint", "cpu_generator"));
 }
 
-algo::AlgorithmState Experiment::server_state() const {
-  return {{"ari", series(ari_series_)},
-          {"accuracy", series(accuracy_series_)},
-          {"test_loss", series(test_loss_series_)},
-          {"total_seconds", series({total_seconds_})}};
-}
-
-void Experiment::restore_server_state(const algo::AlgorithmState& state) {
-  ari_series_ = values_of(state, "ari");
-  accuracy_series_ = values_of(state, "accuracy");
-  test_loss_series_ = values_of(state, "test_loss");
-  total_seconds_ = values_of(state, "total_seconds").at(0);
-}
-
 void Experiment::save_checkpoint(int next_round) {
   auto ranks = gather_rank_states(comm_, rank_state());
   if (!comm_.is_root()) {
@@ -55,8 +29,8 @@ void Experiment::save_checkpoint(int next_round) {
   checkpoint.config = options_.to_attributes();
   checkpoint.models = models_->states();
   checkpoint.algorithm = algorithm_->state();
-  checkpoint.server = server_state();
-  checkpoint.rows = writer_->kept_rows();
+  checkpoint.server = recorder_.state();
+  checkpoint.rows = recorder_.kept_rows();
   checkpoint.builds = builds_;
   checkpoint.ranks = std::move(ranks);
   write_checkpoint(paths_.checkpoint, checkpoint);
@@ -104,7 +78,7 @@ void Experiment::restore_checkpoint() {
   if (comm_.is_root()) {
     models_->states().copy_(checkpoint_->models);
     algorithm_->restore(checkpoint_->algorithm);
-    restore_server_state(checkpoint_->server);
+    recorder_.restore(checkpoint_->server);
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
   restore_rank_state(scatter_rank_states(
@@ -135,9 +109,7 @@ void Experiment::end_round(int round) {
   }
   const auto message = std::string(signal_name(signal)) + " after round " + std::to_string(next) +
                        " of " + std::to_string(options_.rounds) + "; continue with --resume";
-  if (writer_) {
-    writer_->mark_interrupted(message);
-  }
+  recorder_.mark_interrupted(message);
   if (comm_.is_root()) {
     std::cerr << "cflrun: interrupted by " << message << " (checkpoint "
               << paths_.checkpoint.string() << ")" << std::endl;
