@@ -5,23 +5,6 @@
 #include <cflrun/data/dataset_registry.hpp>
 
 namespace cflrun::run::detail {
-namespace {
-
-/// "round 1: 0.9.0 (abc123)" lines, one per build that ran the rounds from there on.
-std::string build_history_text(const std::vector<std::pair<std::string, std::string>>& builds) {
-  std::string text;
-  for (const auto& [round, build] : builds) {
-    text += text.empty()
-                ? "round "
-                : "\nround ";  // appended piecewise: GCC 12 warns falsely on "x" + std::string
-    text += round;
-    text += ": ";
-    text += build;
-  }
-  return text;
-}
-
-}  // namespace
 
 void Experiment::set_up_compute() {
   threads_ = threads_per_rank(options_.threads, comm_.local_size());
@@ -35,7 +18,7 @@ void Experiment::set_up_compute() {
   set_up_precision(options_.precision, device_);
   if (comm_.is_root() && !options_.dry_run) {
     check_output_files();
-    read_checkpoint_if_resuming();
+    checkpointer_.read_if_resuming();
   }
 }
 
@@ -216,13 +199,10 @@ void Experiment::open_result_file() {
   }
   // --resume: the partial file is written afresh from the checkpoint's rounds, so a file a kill
   // left half written (or that is damaged or swapped) cannot carry into the result.
-  const auto old_partial =
-      first_round_ > 0 ? io::row_difference(paths_.partial, checkpoint_->rows, false) : "";
-  note_build();
+  const auto old_partial = checkpointer_.partial_difference();
+  checkpointer_.note_build();
   recorder_.open(*algorithm_, num_models_, config_attributes());
-  if (first_round_ > 0) {
-    append_checkpoint_rows(old_partial);
-  }
+  checkpointer_.append_rows(recorder_, old_partial);
 }
 
 std::vector<std::pair<std::string, std::string>> Experiment::config_attributes() const {
@@ -236,44 +216,15 @@ std::vector<std::pair<std::string, std::string>> Experiment::config_attributes()
   attributes.emplace_back("threads_per_rank", std::to_string(threads_));
   attributes.emplace_back("device", device_.str());
   attributes.emplace_back("clients", std::to_string(num_clients_));
-  attributes.emplace_back("build_history", build_history_text(builds_));
+  attributes.emplace_back("build_history", checkpointer_.build_history());
   // The algorithm's model count is the root attribute num_models; /config/models stays the option
   // (--models, or --clusters when 0), so that --skip-complete and --resume compare like with like.
   return attributes;
 }
 
-void Experiment::note_build() {
-  const auto build = std::string(core::version()) + " (" + core::git_commit() + ")";
-  builds_ = checkpoint_ ? checkpoint_->builds : decltype(builds_){};
-  if (!builds_.empty() && builds_.back().second != build) {
-    std::cout << "cflrun: warning: resuming a run begun by another build (" << builds_.back().second
-              << "); its results may differ from one build's; /config/build_history records both"
-              << std::endl;
-  }
-  if (builds_.empty() || builds_.back().second != build) {
-    builds_.emplace_back(std::to_string(first_round_ + 1), build);
-  }
-}
-
-void Experiment::append_checkpoint_rows(const std::string& old_partial) {
-  const auto rounds = recorder_.append_rows(checkpoint_->rows);
-  if (rounds != first_round_) {
-    throw DataError("the checkpoint " + paths_.checkpoint.string() + " holds " +
-                    std::to_string(rounds) + " rounds of results for " +
-                    std::to_string(first_round_) +
-                    " finished rounds; it is damaged: start again with --overwrite "
-                    "(and without --resume)");
-  }
-  if (!old_partial.empty()) {  // also with --quiet: the log must say the file was replaced
-    std::cout << "cflrun: the partial result file " << paths_.partial.string()
-              << " did not match the checkpoint (" << old_partial << "); its " << first_round_
-              << " rounds were written again from the checkpoint" << std::endl;
-  }
-}
-
 void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_compute(); });
-  comm_.broadcast(&first_round_, 1);
+  checkpointer_.share_first_round();
   collective_step(comm_, [&] { set_up_data(); });
   share_train_samples();
   collective_step(comm_, [&] { set_up_algorithm(); });
@@ -299,7 +250,7 @@ void Experiment::set_up() {
   }
   if (!options_.dry_run) {
     // The checkpoint first: a resume that fails to restore leaves the interrupted file untouched.
-    collective_step(comm_, [&] { restore_checkpoint(); });
+    collective_step(comm_, [&] { checkpointer_.restore(checkpoint_parts()); });
     collective_step(comm_, [&] { open_result_file(); });
   }
 }

@@ -2,8 +2,8 @@
 // Private to src/run: the round driver of one experiment on one rank, shared by
 // experiment_setup.cpp (set-up: data, the algorithm's set-up round, models, result file),
 // experiment_round.cpp (the round protocol of algo/algorithm.hpp), experiment_exchange.cpp (queries
-// and plans between ranks), experiment_checkpoint.cpp (checkpoints) and experiment.cpp (the end of
-// the run). What rank 0 records is round_recorder.hpp's.
+// and plans between ranks) and experiment.cpp (the end of a round and of the run). What rank 0
+// records is round_recorder.hpp's; the checkpoints are checkpointer.hpp's.
 #include <cflrun/run/experiment.hpp>
 
 #include <algorithm>
@@ -36,6 +36,7 @@
 #include <cflrun/run/stop_signals.hpp>
 #include <cflrun/run/test_fault.hpp>
 
+#include "checkpointer.hpp"
 #include "round_outcome.hpp"
 #include "round_recorder.hpp"
 
@@ -44,8 +45,8 @@ namespace cflrun::run::detail {
 /// The round driver of a run on one rank: sets the run up (compute, data, the algorithm and its
 /// set-up round, models, result file), runs the round protocol of algo/algorithm.hpp (queries,
 /// plan, local updates, aggregation, evaluation) and the exchange between ranks, and hands each
-/// round to its recorder (rank 0's record); writes and reads checkpoints. Every function is
-/// collective: every rank calls it in the same order; decisions and writes are rank 0's.
+/// round to its recorder (rank 0's record) and its checkpointer. Every function is collective:
+/// every rank calls it in the same order; decisions and writes are rank 0's.
 /// @throws ReportedError from set_up on every rank if a set-up step failed on any rank;
 ///         Interrupted from end_round on every rank after a signal; Error from a round.
 class Experiment {
@@ -54,11 +55,12 @@ class Experiment {
       : options_(options),
         comm_(comm),
         paths_(output_paths(options.out)),
-        recorder_(options, comm, paths_) {}
+        recorder_(options, comm, paths_),
+        checkpointer_(options, comm, paths_) {}
 
   void set_up();
   /// The first round to run: 0, or the checkpoint's next round with --resume.
-  int first_round() const { return first_round_; }
+  int first_round() const { return checkpointer_.first_round(); }
   /// One round of the protocol of algo/algorithm.hpp.
   void run_round(int round);
   /// After a round: the checkpoint when due, and the stop on a signal (throws Interrupted).
@@ -89,17 +91,8 @@ class Experiment {
   void open_result_file();
   /// The run's /config attributes: its options, the build, the machine and the build history.
   std::vector<std::pair<std::string, std::string>> config_attributes() const;
-  /// --resume: the checkpoint's rounds into the fresh partial file, saying whether the old one was
-  /// intact.
-  void append_checkpoint_rows(const std::string& old_partial);
-  /// The builds that ran this run's rounds, this one included (/config/build_history).
-  void note_build();
-  // checkpoints (experiment_checkpoint.cpp)
-  void read_checkpoint_if_resuming();
-  void restore_checkpoint();
-  void save_checkpoint(int next_round);
-  algo::AlgorithmState rank_state() const;
-  void restore_rank_state(const algo::AlgorithmState& state);
+  /// What a checkpoint holds of this rank's run (checkpointer.hpp).
+  CheckpointParts checkpoint_parts();
   // one round (experiment_round.cpp)
   std::vector<int> draw_round_participants(int round) const;
   algo::RoundInput round_input(int round, const std::vector<int>& participants) const;
@@ -124,12 +117,9 @@ class Experiment {
 
   const cli::RunOptions& options_;
   const comm::Communicator& comm_;
-  OutputPaths paths_;                     // --out and the files beside it
-  RoundRecorder recorder_;                // rank 0's record: the result file, series, true clusters
-  int first_round_ = 0;                   // > 0 when resuming
-  std::optional<Checkpoint> checkpoint_;  // rank 0, with --resume: what to continue from
-  std::vector<std::pair<std::string, std::string>>
-      builds_;  // rank 0: (first round, build) that ran the rounds
+  OutputPaths paths_;          // --out and the files beside it
+  RoundRecorder recorder_;     // rank 0's record: the result file, series, true clusters
+  Checkpointer checkpointer_;  // --resume and the checkpoints
   torch::Device device_{torch::kCPU};
   int threads_ = 1;
   std::unique_ptr<algo::Algorithm> algorithm_;  // every rank; decisions on rank 0
@@ -144,7 +134,6 @@ class Experiment {
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client procedure, or null
   std::shared_ptr<algo::ClientStatistic> statistic_;  // the answer to its own query, or null
   std::unique_ptr<StabilityMonitor> stability_;
-  Clock last_checkpoint_ = std::chrono::steady_clock::now();  // for --checkpoint-seconds
 };
 
 }  // namespace cflrun::run::detail
