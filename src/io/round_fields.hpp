@@ -3,7 +3,7 @@
 // one list the writer creates each dataset (path, element type, row shape, compression), checks a
 // RoundRecord's value counts and appends its row; the checkpoint's kept rows follow the same list.
 // A new run-level dataset is a RoundRecord member (result_writer.hpp), one line in round_fields()
-// (round_fields.cpp) and its fill (src/run/experiment_record.cpp); a reader names its path.
+// (round_fields.cpp) and its fill (src/run/round_recorder.cpp); a reader names its path.
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -1,3 +1,5 @@
+// A run from options to result file: the round loop of run_experiment, and the round driver's end
+// of a round (checkpoint, signals) and of the run.
 #include "experiment_state.hpp"
 
 #include <cflrun/io/file_checksum.hpp>
@@ -102,3 +104,39 @@ void run_experiment(const cli::RunOptions& options, const comm::Communicator& co
 }
 
 }  // namespace cflrun::run
+
+namespace cflrun::run::detail {
+
+CheckpointParts Experiment::checkpoint_parts() {
+  return {*models_, *algorithm_, *clients_, *stability_, recorder_, local_update_settings()};
+}
+
+void Experiment::end_round(int round) {
+  const int next = round + 1;
+  const bool due = checkpointer_.due(next);
+  const int signal = comm_.all_max(stop_signal());  // every rank stops after the same round
+  if (due || signal != 0) {
+    checkpointer_.save(next, checkpoint_parts());
+  }
+  if (signal == 0) {
+    return;
+  }
+  const auto message = std::string(signal_name(signal)) + " after round " + std::to_string(next) +
+                       " of " + std::to_string(options_.rounds) + "; continue with --resume";
+  recorder_.mark_interrupted(message);
+  if (comm_.is_root()) {
+    std::cerr << "cflrun: interrupted by " << message << " (checkpoint "
+              << paths_.checkpoint.string() << ")" << std::endl;
+  }
+  throw Interrupted(message);
+}
+
+void Experiment::finish() {
+  const double switch_round = stability_->switched() ? stability_->switch_round() + 1.0
+                                                     : std::numeric_limits<double>::quiet_NaN();
+  if (recorder_.complete(switch_round)) {  // rank 0: <out> is published, the checkpoint obsolete
+    checkpointer_.remove();
+  }
+}
+
+}  // namespace cflrun::run::detail

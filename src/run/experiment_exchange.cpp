@@ -39,25 +39,26 @@ std::vector<algo::QueryAnswer> Experiment::answer_queries(
   return gather_answers(queries, local);
 }
 
-std::int64_t Experiment::answer_length(algo::QueryKind kind) const {
+std::int64_t answer_length(algo::QueryKind kind, int num_models,
+                           const algo::ClientStatistic* statistic, std::int64_t state_size) {
   if (kind == algo::QueryKind::kLossVectors) {
-    return num_models_;
+    return num_models;
   }
-  return statistic_ ? statistic_->length(num_models_, models_ ? models_->state_size() : 0) : 0;
+  return statistic ? statistic->length(num_models, state_size) : 0;
 }
 
 std::vector<algo::QueryAnswer> Experiment::gather_answers(
     const std::vector<algo::ClientQuery>& queries, const std::vector<std::vector<double>>& local) {
   std::vector<std::int64_t> lengths;
   for (const auto& query : queries) {
-    lengths.push_back(answer_length(query.kind));
+    lengths.push_back(answer_length(query.kind, num_models_, statistic_.get(),
+                                    models_ ? models_->state_size() : 0));
   }
   return run::gather_answers(comm_, queries, local, lengths);
 }
 
 PlanShape Experiment::plan_shape() const {
-  return {static_cast<std::int64_t>(true_clusters_.size()), num_models_,
-          models_ ? models_->state_size() : 0};
+  return {num_clients_, num_models_, models_ ? models_->state_size() : 0};
 }
 
 }  // namespace cflrun::run::detail

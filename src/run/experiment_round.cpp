@@ -6,8 +6,7 @@
 namespace cflrun::run::detail {
 
 std::vector<int> Experiment::draw_round_participants(int round) const {
-  auto participants = draw_participants(static_cast<int>(true_clusters_.size()),
-                                        options_.participation, options_.seed, round);
+  auto participants = draw_participants(num_clients_, options_.participation, options_.seed, round);
   if (round + 1 < options_.join_round) {  // newcomers are absent before their join round
     participants.erase(std::remove_if(participants.begin(), participants.end(),
                                       [&](int c) { return is_newcomer(c); }),
@@ -16,10 +15,10 @@ std::vector<int> Experiment::draw_round_participants(int round) const {
   return participants;
 }
 
-algo::RoundInput Experiment::round_input(int round) const {
+algo::RoundInput Experiment::round_input(int round, const std::vector<int>& participants) const {
   algo::RoundInput input;
   input.round = round;
-  input.participants = participants_;
+  input.participants = participants;
   input.models = models_->states();
   input.client_initial_model = client_initial_model_;
   input.train_samples = train_samples_;
@@ -27,11 +26,12 @@ algo::RoundInput Experiment::round_input(int round) const {
 }
 
 void Experiment::plan_round(int round, RoundOutcome& outcome, Clock& start) {
-  auto input = round_input(round);
-  outcome.queries = share_queries(comm_, comm_.is_root() ? algorithm_->queries(round, participants_)
-                                                         : std::vector<algo::ClientQuery>{});
+  auto input = round_input(round, outcome.participants);
+  outcome.queries =
+      share_queries(comm_, comm_.is_root() ? algorithm_->queries(round, outcome.participants)
+                                           : std::vector<algo::ClientQuery>{});
   outcome.answers = answer_queries(outcome.queries, round);
-  phase_seconds_[kQuery] = seconds_since(start);
+  outcome.phase_seconds[kQuery] = seconds_since(start);
   if (comm_.is_root()) {
     input.answers = outcome.answers;
     outcome.plan = algorithm_->plan(input);
@@ -47,12 +47,13 @@ void Experiment::plan_stable_round(RoundOutcome& outcome, Clock& start) {
   // a newcomer (partial participation) computes one loss vector and takes its arg-min model (the
   // official code uses the nearest k-means centroid of a test-set loss vector; no centroids exist
   // here once clustering has stopped).
-  const auto last = stability_->last_models(participants_);
+  const auto& participants = outcome.participants;
+  const auto last = stability_->last_models(participants);
   std::vector<int> newcomers;
   if (comm_.is_root()) {
-    for (std::size_t i = 0; i < participants_.size(); ++i) {
+    for (std::size_t i = 0; i < participants.size(); ++i) {
       if (last.at(i) < 0) {
-        newcomers.push_back(participants_[i]);
+        newcomers.push_back(participants[i]);
       }
     }
   }
@@ -62,17 +63,17 @@ void Experiment::plan_stable_round(RoundOutcome& outcome, Clock& start) {
   }
   const auto shared = share_queries(comm_, queries);
   const auto answers = answer_queries(shared, 0);
-  phase_seconds_[kQuery] = seconds_since(start);
+  outcome.phase_seconds[kQuery] = seconds_since(start);
   outcome.newcomers = shared.empty() ? std::vector<int>{} : shared.front().clients;
   if (comm_.is_root()) {
     std::vector<int> models;
-    for (std::size_t i = 0, n = 0; i < participants_.size(); ++i) {
+    for (std::size_t i = 0, n = 0; i < participants.size(); ++i) {
       models.push_back(
           last[i] >= 0
               ? last[i]
               : static_cast<int>(answers.front().values[n++].argmin().item<std::int64_t>()));
     }
-    outcome.plan = algo::hard_plan(participants_, models, num_models_, train_samples_);
+    outcome.plan = algo::hard_plan(participants, models, num_models_, train_samples_);
   }
   share_plan(comm_, outcome.plan, plan_shape());
 }
@@ -171,7 +172,7 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
   const auto table = gather_client_rows(comm_, trained, updates, models_->state_size());
   algo::Aggregation aggregation;
   if (comm_.is_root()) {
-    auto input = round_input(round);
+    auto input = round_input(round, outcome.participants);
     input.answers = outcome.answers;
     aggregation = algorithm_->aggregate(input, plan, table.clients, table.rows);
   }
@@ -236,9 +237,10 @@ std::vector<double> Experiment::evaluate(int round, const RoundOutcome& outcome)
 void Experiment::run_round(int round) {
   inject_test_fault(comm_.rank(), round);
   auto start = std::chrono::steady_clock::now();
-  participants_ = draw_round_participants(round);
   RoundOutcome outcome;
-  if (stability_->check(round, participants_)) {
+  outcome.participants = draw_round_participants(round);
+  auto& seconds = outcome.phase_seconds;
+  if (stability_->check(round, outcome.participants)) {
     if (comm_.is_root() && round == stability_->switch_round() && !options_.quiet) {
       std::cout << "round " << round + 1
                 << ": assignments stable; clustering stops, per-cluster FedAvg from now on"
@@ -248,13 +250,13 @@ void Experiment::run_round(int round) {
   } else {
     plan_round(round, outcome, start);
   }
-  phase_seconds_[kPlan] = seconds_since(start);
+  seconds[kPlan] = seconds_since(start);
   add_fedprox_anchors(outcome.plan);
   stability_->record(outcome.plan.assignment);
   const auto weighted_sums = train(round, outcome);
-  phase_seconds_[kLocalUpdate] = seconds_since(start);
+  seconds[kLocalUpdate] = seconds_since(start);
   average(round, weighted_sums, outcome);
-  phase_seconds_[kAggregate] = seconds_since(start);
+  seconds[kAggregate] = seconds_since(start);
   if (procedure_) {  // the clients are scored with what this round produced (e.g. FedProto's
                      // prototypes)
     auto payload = comm_.is_root() ? algorithm_->evaluation_payload(round) : algo::AlgorithmState{};
@@ -264,13 +266,11 @@ void Experiment::run_round(int round) {
     }
   }
   const auto evaluations = evaluate(round, outcome);
-  phase_seconds_[kEvaluate] = seconds_since(start);
-  if (!comm_.is_root()) {
-    return;
+  seconds[kEvaluate] = seconds_since(start);
+  if (comm_.is_root()) {
+    recorder_.record(round, outcome, evaluations,
+                     {*algorithm_, *models_, statistic_.get(), num_models_}, start);
   }
-  io::RoundRecord rec;
-  record(round, outcome, evaluations, rec);
-  publish(round, rec, start);
 }
 
 }  // namespace cflrun::run::detail

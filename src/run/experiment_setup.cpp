@@ -5,23 +5,6 @@
 #include <cflrun/data/dataset_registry.hpp>
 
 namespace cflrun::run::detail {
-namespace {
-
-/// "round 1: 0.9.0 (abc123)" lines, one per build that ran the rounds from there on.
-std::string build_history_text(const std::vector<std::pair<std::string, std::string>>& builds) {
-  std::string text;
-  for (const auto& [round, build] : builds) {
-    text += text.empty()
-                ? "round "
-                : "\nround ";  // appended piecewise: GCC 12 warns falsely on "x" + std::string
-    text += round;
-    text += ": ";
-    text += build;
-  }
-  return text;
-}
-
-}  // namespace
 
 void Experiment::set_up_compute() {
   threads_ = threads_per_rank(options_.threads, comm_.local_size());
@@ -35,7 +18,7 @@ void Experiment::set_up_compute() {
   set_up_precision(options_.precision, device_);
   if (comm_.is_root() && !options_.dry_run) {
     check_output_files();
-    read_checkpoint_if_resuming();
+    checkpointer_.read_if_resuming();
   }
 }
 
@@ -64,12 +47,8 @@ void Experiment::set_up_data() {
   architecture_ = architecture_of(options_);  // an unknown --model fails before any data is read
   const auto data = load_client_data(options_);
   network_shape_ = network_shape_of(data);
-  true_clusters_ = data.true_clusters;
-  if (comm_.is_root() && data.num_sources() > 0) {
-    holdouts_ = std::make_unique<SourceHoldouts>(data, objective_of(options_), device_);
-    const auto shares = data.mixture.to(torch::kFloat64).contiguous();
-    mixture_.assign(shares.data_ptr<double>(), shares.data_ptr<double>() + shares.numel());
-  }
+  num_clients_ = data.num_clients();
+  recorder_.set_up(data, device_);  // the true clusters; rank 0 also the sources' holdout sets
   const auto hosted = hosted_by(comm_.rank());
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_),
                                            device_);
@@ -81,14 +60,14 @@ void Experiment::set_up_data() {
 void Experiment::share_train_samples() {
   const auto& hosted = clients_->train_counts();
   auto counts = comm_.gather(std::vector<double>(hosted.begin(), hosted.end()));
-  counts.resize(true_clusters_.size());
+  counts.resize(static_cast<std::size_t>(num_clients_));
   comm_.broadcast(counts.data(), static_cast<std::int64_t>(counts.size()));
   train_samples_.assign(counts.begin(), counts.end());
 }
 
 algo::AlgorithmContext Experiment::algorithm_context() const {
   algo::AlgorithmContext context;
-  context.num_clients = static_cast<int>(true_clusters_.size());
+  context.num_clients = num_clients_;
   context.num_models = options_.effective_models();
   context.train_samples = train_samples_;
   context.seed = options_.seed;
@@ -130,8 +109,7 @@ void Experiment::set_up_algorithm() {
 }
 
 ClientRange Experiment::hosted_by(int rank) const {
-  return hosted_clients(rank, comm_.size(), static_cast<int>(true_clusters_.size()),
-                        options_.server_hosts_clients);
+  return hosted_clients(rank, comm_.size(), num_clients_, options_.server_hosts_clients);
 }
 
 bool Experiment::is_newcomer(int client) const {
@@ -140,7 +118,7 @@ bool Experiment::is_newcomer(int client) const {
 
 std::vector<int> Experiment::initial_clients() const {
   std::vector<int> initial;
-  for (int c = 0; c < static_cast<int>(true_clusters_.size()); ++c) {
+  for (int c = 0; c < num_clients_; ++c) {
     if (!is_newcomer(c)) {
       initial.push_back(c);
     }
@@ -178,8 +156,7 @@ void Experiment::set_up_round() {
 }
 
 void Experiment::set_up_models() {
-  const int per_round =
-      participants_per_round(static_cast<int>(true_clusters_.size()), options_.participation);
+  const int per_round = participants_per_round(num_clients_, options_.participation);
   if (algorithm_->traits().clusters_clients && per_round < num_models_) {
     throw ConfigError("--participation " + std::to_string(options_.participation) + " gives " +
                       std::to_string(per_round) + " clients per round, fewer than the " +
@@ -220,22 +197,15 @@ void Experiment::open_result_file() {
   if (!comm_.is_root()) {
     return;
   }
-  io::ResultLayout layout;
-  layout.num_clients = static_cast<int>(true_clusters_.size());
-  layout.num_models = num_models_;
-  layout.has_loss_vectors = algorithm_->traits().records_loss_vectors;
-  layout.phase_names.assign(std::begin(kPhaseNames), std::end(kPhaseNames));
-  layout.planned_rounds = options_.rounds;
-  layout.num_sources = holdouts_ ? holdouts_->size() : 0;
-  for (const auto& dataset : algorithm_->extra_datasets()) {
-    layout.extra_datasets.push_back({dataset.path, dataset.shape});
-  }
   // --resume: the partial file is written afresh from the checkpoint's rounds, so a file a kill
   // left half written (or that is damaged or swapped) cannot carry into the result.
-  const auto old_partial =
-      first_round_ > 0 ? io::row_difference(paths_.partial, checkpoint_->rows, false) : "";
-  note_build();
-  writer_ = std::make_unique<io::ResultWriter>(paths_.partial, layout, /*overwrite=*/true);
+  const auto old_partial = checkpointer_.partial_difference();
+  checkpointer_.note_build();
+  recorder_.open(*algorithm_, num_models_, config_attributes());
+  checkpointer_.append_rows(recorder_, old_partial);
+}
+
+std::vector<std::pair<std::string, std::string>> Experiment::config_attributes() const {
   auto attributes = options_.to_attributes();
   attributes.emplace_back("version", core::version());
   attributes.emplace_back("git_commit", core::git_commit());
@@ -245,52 +215,16 @@ void Experiment::open_result_file() {
   attributes.emplace_back("ranks", std::to_string(comm_.size()));
   attributes.emplace_back("threads_per_rank", std::to_string(threads_));
   attributes.emplace_back("device", device_.str());
-  attributes.emplace_back("clients", std::to_string(true_clusters_.size()));
-  attributes.emplace_back("build_history", build_history_text(builds_));
+  attributes.emplace_back("clients", std::to_string(num_clients_));
+  attributes.emplace_back("build_history", checkpointer_.build_history());
   // The algorithm's model count is the root attribute num_models; /config/models stays the option
   // (--models, or --clusters when 0), so that --skip-complete and --resume compare like with like.
-  writer_->write_config(attributes);
-  writer_->write_true_clusters(true_clusters_);
-  if (!mixture_.empty()) {
-    writer_->write_mixture(mixture_);
-  }
-  if (first_round_ > 0) {
-    append_checkpoint_rows(old_partial);
-  }
-}
-
-void Experiment::note_build() {
-  const auto build = std::string(core::version()) + " (" + core::git_commit() + ")";
-  builds_ = checkpoint_ ? checkpoint_->builds : decltype(builds_){};
-  if (!builds_.empty() && builds_.back().second != build) {
-    std::cout << "cflrun: warning: resuming a run begun by another build (" << builds_.back().second
-              << "); its results may differ from one build's; /config/build_history records both"
-              << std::endl;
-  }
-  if (builds_.empty() || builds_.back().second != build) {
-    builds_.emplace_back(std::to_string(first_round_ + 1), build);
-  }
-}
-
-void Experiment::append_checkpoint_rows(const std::string& old_partial) {
-  writer_->append_rows(checkpoint_->rows);
-  if (writer_->completed_rounds() != first_round_) {
-    throw DataError("the checkpoint " + paths_.checkpoint.string() + " holds " +
-                    std::to_string(writer_->completed_rounds()) + " rounds of results for " +
-                    std::to_string(first_round_) +
-                    " finished rounds; it is damaged: start again with --overwrite "
-                    "(and without --resume)");
-  }
-  if (!old_partial.empty()) {  // also with --quiet: the log must say the file was replaced
-    std::cout << "cflrun: the partial result file " << paths_.partial.string()
-              << " did not match the checkpoint (" << old_partial << "); its " << first_round_
-              << " rounds were written again from the checkpoint" << std::endl;
-  }
+  return attributes;
 }
 
 void Experiment::set_up() {
   collective_step(comm_, [&] { set_up_compute(); });
-  comm_.broadcast(&first_round_, 1);
+  checkpointer_.share_first_round();
   collective_step(comm_, [&] { set_up_data(); });
   share_train_samples();
   collective_step(comm_, [&] { set_up_algorithm(); });
@@ -303,10 +237,10 @@ void Experiment::set_up() {
               << core::torch_version() << ", CPU kernels " << core::cpu_kernels() << "\n"
               << options_.algorithm << " on " << options_.dataset << " "
               << data::find_dataset(options_.dataset).layout(data_request(options_)) << ": "
-              << true_clusters_.size() << " clients in " << options_.clusters << " clusters, "
-              << num_models_ << " models (" << options_.effective_model() << ", "
-              << models_->state_size() << " floats each), " << comm_.size() << " rank(s) x "
-              << threads_ << " thread(s) on " << device_.str() << " -> "
+              << num_clients_ << " clients in " << options_.clusters << " clusters, " << num_models_
+              << " models (" << options_.effective_model() << ", " << models_->state_size()
+              << " floats each), " << comm_.size() << " rank(s) x " << threads_ << " thread(s) on "
+              << device_.str() << " -> "
               << (options_.dry_run ? "nothing (--dry-run)" : options_.out) << std::endl;
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
@@ -316,7 +250,7 @@ void Experiment::set_up() {
   }
   if (!options_.dry_run) {
     // The checkpoint first: a resume that fails to restore leaves the interrupted file untouched.
-    collective_step(comm_, [&] { restore_checkpoint(); });
+    collective_step(comm_, [&] { checkpointer_.restore(checkpoint_parts()); });
     collective_step(comm_, [&] { open_result_file(); });
   }
 }
