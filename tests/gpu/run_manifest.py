@@ -12,10 +12,11 @@ later) and leave their .partial files and checkpoints for `--resume`.
 --mpiexec (the first rule that matches; 1 rank, no mpiexec, otherwise). --expect gives a line that
 matches REGEX an expected duration of S seconds: when its turn comes with less time than that left
 before the deadline, it is skipped (never started, so its slots go to the next lines) instead of
-being stopped at the deadline with its work lost. --extra is appended to
-every line (e.g. "--device cuda --threads 1 --skip-complete"). --log writes one row per line: index,
-state (ok, failed RC, stopped at the deadline, skipped by --expect, not started), seconds, ranks, the line. Exit status 0
-when every started run ended ok (not-started and stopped runs do not count as failures).
+being stopped at the deadline with its work lost. --extra is appended to every line (e.g.
+"--device cuda --threads 1 --skip-complete"). --log writes one row per line: index, state (ok,
+failed RC, stopped at the deadline, skipped by --expect, not started), seconds, ranks, the line.
+Exit status 0 when every started run ended ok (not-started, skipped and stopped runs do not count
+as failures).
 """
 import argparse
 import os

@@ -31,8 +31,8 @@ mps=off
 if command -v nvidia-cuda-mps-control > /dev/null; then
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  # A daemon left by an earlier call on a still-warm machine is stopped first: reusing it gave runs
-  # without MPS twice (its server list came back empty, so the check below turned MPS off).
+  # A daemon left by an earlier call on a still-warm machine is stopped first, so every call starts
+  # its own (a precaution: the measured cause of a call without MPS was the old probe file above).
   if echo get_server_list | nvidia-cuda-mps-control > /dev/null 2>&1; then
     echo "sweep: stopping the MPS daemon of an earlier call"
     echo quit | nvidia-cuda-mps-control 2> /dev/null
