@@ -53,10 +53,10 @@ void Algorithm::after_aggregation(int /*round*/, const std::vector<bool>& /*trai
 
 ExtraValues Algorithm::record(int /*round*/) const { return {}; }
 
-AlgorithmState Algorithm::evaluation_payload(int /*round*/) const { return {}; }
-
-void Algorithm::receive_reports(int /*round*/, const std::vector<int>& /*clients*/,
-                                const torch::Tensor& /*reports*/) {}
+AlgorithmState Algorithm::receive_reports(int /*round*/, const std::vector<int>& /*clients*/,
+                                          const torch::Tensor& /*reports*/) {
+  return {};
+}
 
 RoundTraffic Algorithm::traffic(const RoundFacts& facts) const { return round_traffic(facts); }
 

@@ -144,7 +144,7 @@ Aggregation Cfl::aggregate(const RoundInput& input, const RoundPlan& /*plan*/,
     models.push_back(cluster_[static_cast<std::size_t>(client)]);
   }
   auto after = hard_plan(input.participants, models, capacity_, context_.train_samples);
-  return {after.weights, after.assignment};
+  return {after.weights, after.assignment, live_};
 }
 
 ExtraValues Cfl::record(int /*round*/) const {

@@ -6,7 +6,6 @@
 #include <torch/types.h>
 
 #include <cflrun/algo/client_statistic.hpp>
-#include <cflrun/algo/fedproto.hpp>
 #include <cflrun/algo/simplex_qp.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
@@ -282,7 +281,9 @@ torch::Tensor all_combination_weights(const torch::Tensor& variances,
 }
 
 FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context)
-    : options_(options), context_(context) {
+    : options_(options),
+      context_(context),
+      prototypes_(kName, context.num_classes, context.feature_size) {
   if (!context.classifier_with_head) {
     throw ConfigError(
         "fedpac needs a classifier with a body and a head trained on labels (--model cnn, "
@@ -327,38 +328,18 @@ RoundPlan FedPac::plan(const RoundInput& input) {
                                  pflib_order(context_.seed, 1, input.round, m));
   }
   plan.head_weights.index_put_({ids.unsqueeze(1), ids.unsqueeze(0)}, weights);
-  if (prototypes_.defined()) {
-    plan.payload = {{"prototypes", prototypes_}, {"present", present_}};
-  }
+  plan.payload = prototypes_.payload();
   return plan;
 }
 
-void FedPac::receive_reports(int /*round*/, const std::vector<int>& clients,
-                             const torch::Tensor& reports) {
-  const auto c = static_cast<std::int64_t>(context_.num_classes);
-  const auto d = static_cast<std::int64_t>(context_.feature_size);
-  const auto n = static_cast<std::int64_t>(clients.size());
-  const auto table = reports.to(torch::kFloat64);
-  std::tie(prototypes_, present_) =
-      average_prototypes(table.narrow(1, 0, c * d).view({n, c, d}), table.narrow(1, c * d, c));
+AlgorithmState FedPac::receive_reports(int /*round*/, const std::vector<int>& /*clients*/,
+                                       const torch::Tensor& reports) {
+  prototypes_.average(reports);
+  return {};
 }
 
-AlgorithmState FedPac::state() const {
-  if (!prototypes_.defined()) {
-    return {};
-  }
-  return {{"prototypes", prototypes_}, {"present", present_}};
-}
+AlgorithmState FedPac::state() const { return prototypes_.payload(); }
 
-void FedPac::restore(const AlgorithmState& state) {
-  if (state.empty()) {
-    prototypes_ = present_ = torch::Tensor();
-    return;
-  }
-  prototypes_ =
-      state_tensor(state, kName, "prototypes", {context_.num_classes, context_.feature_size})
-          .clone();
-  present_ = state_tensor(state, kName, "present", {context_.num_classes}).clone();
-}
+void FedPac::restore(const AlgorithmState& state) { prototypes_.restore(state); }
 
 }  // namespace cflrun::algo

@@ -1,7 +1,5 @@
 #include <cflrun/algo/fedproto.hpp>
 
-#include <limits>
-
 #include <torch/nn/functional/loss.h>
 #include <torch/types.h>
 
@@ -93,56 +91,16 @@ class FedProtoClient : public ClientProcedure {
 
 }  // namespace
 
-torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tensor& labels,
-                                const AlgorithmState& payload) {
-  const auto found = payload.find("prototypes");
-  if (found == payload.end()) {
-    return features.detach();
-  }
-  const auto prototypes = found->second.to(features.device()).to(features.scalar_type());
-  const auto present = payload.at("present").to(features.device()).gt(0.0);
-  return torch::where(present.index_select(0, labels).unsqueeze(1),
-                      prototypes.index_select(0, labels), features.detach());
-}
-
 void FedProtoOptions::visit(core::OptionVisitor& v) {
   v.option("fedproto-lambda", lambda,
            "fedproto: lambda, weight of the prototype regulariser (PFLlib: 1.0)",
            core::Range::at_least(0.0));
 }
 
-std::pair<torch::Tensor, torch::Tensor> class_means(const torch::Tensor& features,
-                                                    const torch::Tensor& labels, int num_classes) {
-  const auto options = features.options().dtype(torch::kFloat64);
-  auto sums = torch::zeros({num_classes, features.size(1)}, options);
-  auto counts = torch::zeros({num_classes}, options);
-  sums.index_add_(0, labels, features.to(torch::kFloat64));
-  counts.index_add_(0, labels, torch::ones({labels.size(0)}, options));
-  return {sums / counts.clamp_min(1.0).unsqueeze(1), counts};
-}
-
-torch::Tensor nearest_prototype(const torch::Tensor& features, const torch::Tensor& prototypes,
-                                const torch::Tensor& present) {
-  if (!present.gt(0.0).any().item<bool>()) {
-    return torch::full({features.size(0)}, -1, features.options().dtype(torch::kInt64));
-  }
-  const auto distances =
-      (features.unsqueeze(1) - prototypes.unsqueeze(0)).pow(2).mean(/*dim=*/2);  // [n, C]
-  return distances
-      .masked_fill(present.le(0.0).unsqueeze(0), std::numeric_limits<double>::infinity())
-      .argmin(1);
-}
-
-std::pair<torch::Tensor, torch::Tensor> average_prototypes(const torch::Tensor& prototypes,
-                                                           const torch::Tensor& counts) {
-  const auto has = counts.gt(0.0).to(torch::kFloat64);                           // [n, C]
-  const auto clients = has.sum(/*dim=*/0);                                       // [C]
-  const auto sums = (prototypes.to(torch::kFloat64) * has.unsqueeze(2)).sum(0);  // [C, d]
-  return {sums / clients.clamp_min(1.0).unsqueeze(1), clients.gt(0.0).to(torch::kFloat64)};
-}
-
 FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& context)
-    : options_(options), context_(context) {
+    : options_(options),
+      context_(context),
+      prototypes_(kName, context.num_classes, context.feature_size) {
   if (!context.classifier_with_head) {
     throw ConfigError(
         "fedproto needs a classifier with a body and a head trained on labels (--model cnn, "
@@ -156,13 +114,6 @@ ClientSide FedProto::client_side() const {
           nullptr};
 }
 
-AlgorithmState FedProto::prototype_payload() const {
-  if (!prototypes_.defined()) {
-    return {};
-  }
-  return {{"prototypes", prototypes_}, {"present", present_}};
-}
-
 RoundPlan FedProto::plan(const RoundInput& input) {
   auto plan = hard_plan(input.participants, std::vector<int>(input.participants.size(), 0), 1,
                         context_.train_samples);
@@ -170,21 +121,15 @@ RoundPlan FedProto::plan(const RoundInput& input) {
   for (int client : input.participants) {
     plan.start[static_cast<std::size_t>(client)] = kLocalModel;
   }
-  plan.payload = prototype_payload();
+  plan.payload = prototypes_.payload();
   return plan;
 }
 
-void FedProto::receive_reports(int /*round*/, const std::vector<int>& clients,
-                               const torch::Tensor& reports) {
-  const auto c = static_cast<std::int64_t>(context_.num_classes);
-  const auto d = static_cast<std::int64_t>(context_.feature_size);
-  const auto n = static_cast<std::int64_t>(clients.size());
-  const auto table = reports.to(torch::kFloat64);
-  std::tie(prototypes_, present_) =
-      average_prototypes(table.narrow(1, 0, c * d).view({n, c, d}), table.narrow(1, c * d, c));
+AlgorithmState FedProto::receive_reports(int /*round*/, const std::vector<int>& /*clients*/,
+                                         const torch::Tensor& reports) {
+  prototypes_.average(reports);
+  return prototypes_.payload();
 }
-
-AlgorithmState FedProto::evaluation_payload(int /*round*/) const { return prototype_payload(); }
 
 RoundTraffic FedProto::traffic(const RoundFacts& facts) const {
   const std::int64_t prototypes =
@@ -193,17 +138,8 @@ RoundTraffic FedProto::traffic(const RoundFacts& facts) const {
           facts.states * (prototypes + context_.num_classes) * kFloatBytes};
 }
 
-AlgorithmState FedProto::state() const { return prototype_payload(); }
+AlgorithmState FedProto::state() const { return prototypes_.payload(); }
 
-void FedProto::restore(const AlgorithmState& state) {
-  if (state.empty()) {
-    prototypes_ = present_ = torch::Tensor();
-    return;
-  }
-  prototypes_ =
-      state_tensor(state, kName, "prototypes", {context_.num_classes, context_.feature_size})
-          .clone();
-  present_ = state_tensor(state, kName, "present", {context_.num_classes}).clone();
-}
+void FedProto::restore(const AlgorithmState& state) { prototypes_.restore(state); }
 
 }  // namespace cflrun::algo

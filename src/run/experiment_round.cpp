@@ -126,13 +126,13 @@ std::vector<double> Experiment::train(int round, RoundOutcome& outcome) {
         }
       },
       outcome.train_loss);
-  deliver_reports(round);
+  deliver_reports(round, outcome);
   outcome.weighted_head_sums = comm_.reduce_sum(head_sums.values());
   // A rank without clients (the server) contributes zero sums.
   return comm_.reduce_sum(sums.values());
 }
 
-void Experiment::deliver_reports(int round) {
+void Experiment::deliver_reports(int round, RoundOutcome& outcome) {
   if (!procedure_ || procedure_->report_length() == 0) {
     return;
   }
@@ -144,7 +144,7 @@ void Experiment::deliver_reports(int round) {
   }
   const auto table = gather_client_rows(comm_, clients, reports, procedure_->report_length());
   if (comm_.is_root()) {
-    algorithm_->receive_reports(round, table.clients, table.rows);
+    outcome.evaluation_payload = algorithm_->receive_reports(round, table.clients, table.rows);
   }
 }
 
@@ -159,7 +159,7 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
         results.push_back(result.to(torch::kFloat32));
       },
       outcome.train_loss);
-  deliver_reports(round);
+  deliver_reports(round, outcome);
   std::vector<double> updates;  // per trained client: its update (trained - start)
   for (std::size_t i = 0; i < trained.size(); ++i) {
     const int start = plan.start[static_cast<std::size_t>(trained[i])];
@@ -175,6 +175,7 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
     auto input = round_input(round, outcome.participants);
     input.answers = outcome.answers;
     aggregation = algorithm_->aggregate(input, plan, table.clients, table.rows);
+    outcome.live_models = aggregation.live_models;
   }
   share_aggregation(comm_, aggregation, plan_shape());
   plan.weights = aggregation.weights;
@@ -259,7 +260,7 @@ void Experiment::run_round(int round) {
   seconds[kAggregate] = seconds_since(start);
   if (procedure_) {  // the clients are scored with what this round produced (e.g. FedProto's
                      // prototypes)
-    auto payload = comm_.is_root() ? algorithm_->evaluation_payload(round) : algo::AlgorithmState{};
+    auto payload = std::move(outcome.evaluation_payload);  // rank 0's; shared with the others
     share_named_tensors(comm_, payload);
     if (!payload.empty()) {
       outcome.plan.payload = std::move(payload);

@@ -102,7 +102,7 @@ class Experiment {
   void add_fedprox_anchors(algo::RoundPlan& plan) const;
   std::vector<double> train(int round, RoundOutcome& outcome);
   std::vector<double> train_then_aggregate(int round, RoundOutcome& outcome);
-  void deliver_reports(int round);
+  void deliver_reports(int round, RoundOutcome& outcome);
   void average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome);
   std::vector<double> evaluate(int round, const RoundOutcome& outcome);
   // the clients' answers (experiment_exchange.cpp; the wire format is round_exchange.hpp)

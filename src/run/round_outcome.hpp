@@ -38,6 +38,8 @@ struct RoundOutcome {
   std::vector<int> newcomers;        // stability switch: participants that answered loss vectors
   std::vector<double> train_loss;    // this rank's hosted clients
   std::vector<bool> trained_models;  // rank 0: [K] whether model s had a non-zero weight
+  int live_models = 0;               // rank 0: Aggregation::live_models of the round (0 = all K)
+  algo::AlgorithmState evaluation_payload;  // rank 0: what receive_reports returned
   std::vector<double>
       weighted_head_sums;  // rank 0, with head weights: K*H head sums then K weights
   std::array<double, kPhases> phase_seconds{};  // every rank: its own clock; rank 0's recorded

@@ -157,7 +157,7 @@ void RoundRecorder::record(int round, RoundOutcome& outcome, const std::vector<d
   for (auto& [path, values] : sources.algorithm.record(round)) {
     rec.extra.emplace(path, std::move(values));
   }
-  rec.live_models = sources.algorithm.live_models();
+  rec.live_models = outcome.live_models > 0 ? outcome.live_models : sources.num_models;
   publish(round, outcome, sources.models, rec, start);
 }
 

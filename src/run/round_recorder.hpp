@@ -24,7 +24,7 @@ namespace cflrun::run::detail {
 
 /// What the record of a round reads of the round driver's state on rank 0 (borrowed, not owned).
 struct RecordSources {
-  const algo::Algorithm& algorithm;        // its traffic, extra datasets and live models
+  const algo::Algorithm& algorithm;        // its traffic and extra datasets
   ModelSet& models;                        // sizes; scored on the sources' holdout sets
   const algo::ClientStatistic* statistic;  // the algorithm's own statistic, or null
   int num_models;                          // K

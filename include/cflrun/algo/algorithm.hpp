@@ -103,6 +103,9 @@ struct Aggregation {
   torch::Tensor weights;  ///< [K, M] float64 >= 0, as RoundPlan::weights.
   std::vector<int>
       assignment;  ///< [M] the clients' models after aggregation; empty keeps the plan's.
+  /// The models the algorithm maintains after this round (/rounds/live_models, count), e.g. CFL's
+  /// clusters so far; 0 = all num_models().
+  int live_models = 0;
 };
 
 /// What the server knows when it plans a round (rank 0).
@@ -238,22 +241,20 @@ class Algorithm {
   ///                 that trained, in increasing id order (`trained` lists them).
   virtual Aggregation aggregate(const RoundInput& input, const RoundPlan& plan,
                                 const std::vector<int>& trained, const torch::Tensor& updates);
-  /// Rank 0, after the server averaged the models: may change them (default: nothing).
+  /// Rank 0, after the server averaged the models: may change them (default: nothing). The
+  /// extension point of server-side model updates (FlexCFL's inter-group aggregation; a server
+  /// optimizer such as FedAvgM's momentum would go here too).
   /// @param trained  [K] whether model s received a non-zero aggregation weight this round.
   /// @param models   [K, P] float32, changed in place.
   virtual void after_aggregation(int round, const std::vector<bool>& trained,
                                  torch::Tensor& models);
   /// Rank 0, after the local updates, when the client procedure reports (report_length() > 0):
   /// every trained client's report, [n, L] float64, rows in increasing id order (`clients`).
-  /// Default: the reports are not used.
-  virtual void receive_reports(int round, const std::vector<int>& clients,
-                               const torch::Tensor& reports);
-  /// Rank 0, after the round's aggregation: the payload the clients are scored with (e.g. the
-  /// prototypes this round's reports made); empty (the default) keeps the round's plan payload.
-  virtual AlgorithmState evaluation_payload(int round) const;
-  /// Rank 0: the models the algorithm currently maintains (/rounds/live_models); num_models() by
-  /// default.
-  virtual int live_models() const { return num_models(); }
+  /// @return the payload the clients are scored with this round (e.g. FedProto's prototypes made
+  ///         from these reports); empty (the default, which ignores the reports) keeps the
+  ///         round's plan payload.
+  virtual AlgorithmState receive_reports(int round, const std::vector<int>& clients,
+                                         const torch::Tensor& reports);
   /// Rank 0: this round's values of extra_datasets() (default: none).
   virtual ExtraValues record(int round) const;
   /// The round's logical traffic (bytes between server and clients); default: round_traffic().

@@ -40,8 +40,8 @@ struct CflOptions : Options<CflOptions> {
 /// (the code averages them unweighted; the same for equal client sizes), and a split maps the
 /// bipartition back to client ids (the official code stores positions within the sub-matrix as
 /// ids, which moves wrong clients from the second split on). No separation check of the paper's
-/// Sec. III-C, as in the code. The number of live clusters (live_models()) grows from 1 up to the
-/// capacity; a split that would exceed it is skipped.
+/// Sec. III-C, as in the code. The number of live clusters (Aggregation::live_models) grows from 1
+/// up to the capacity; a split that would exceed it is skipped.
 ///
 /// Local solver (--cfl-solver): `fresh` gives every local update a fresh optimizer of --optimizer,
 /// as every cflrun algorithm. `notebook` is the official notebook's client
@@ -76,11 +76,11 @@ class Cfl : public Algorithm {
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Every participant trains its cluster's model; the weights wait for the updates.
   RoundPlan plan(const RoundInput& input) override;
-  /// The split rule and the per-cluster averaging weights; the new clusters' assignment.
+  /// The split rule and the per-cluster averaging weights; the new clusters' assignment and the
+  /// live clusters after the splits.
   /// @throws ShapeError if updates is not [trained, P].
   Aggregation aggregate(const RoundInput& input, const RoundPlan& plan,
                         const std::vector<int>& trained, const torch::Tensor& updates) override;
-  int live_models() const override { return live_; }
   /// /algorithm/cfl_mean_update_norm, /algorithm/cfl_max_update_norm [K] (NaN for clusters without
   /// updates) and /algorithm/cfl_split [K] (1 for a cluster split this round) of the round's
   /// aggregate().

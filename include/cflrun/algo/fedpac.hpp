@@ -4,6 +4,7 @@
 /// (Xu et al. 2023, as PFLlib runs it, pfl-baselines-setup.md Sec. 5).
 
 #include <cflrun/algo/client_statistic.hpp>
+#include <cflrun/algo/prototypes.hpp>
 #include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
@@ -63,8 +64,10 @@ class FedPac : public Algorithm {
   std::vector<ClientQuery> queries(int round, const std::vector<int>& participants) override;
   /// @throws ShapeError if the statistics are not [m, 1 + C d].
   RoundPlan plan(const RoundInput& input) override;
-  void receive_reports(int round, const std::vector<int>& clients,
-                       const torch::Tensor& reports) override;
+  /// Reports [n, C d + C]: each client's prototypes, then its class counts; the next round's
+  /// feature alignment uses their average (returns nothing: clients are scored by their models).
+  AlgorithmState receive_reports(int round, const std::vector<int>& clients,
+                                 const torch::Tensor& reports) override;
   /// "prototypes" [C, d], "present" [C] float64.
   AlgorithmState state() const override;
   void restore(const AlgorithmState& state) override;
@@ -72,8 +75,7 @@ class FedPac : public Algorithm {
  private:
   FedPacOptions options_;
   AlgorithmContext context_;
-  torch::Tensor prototypes_;  // [C, d] float64
-  torch::Tensor present_;     // [C] float64 0/1
+  GlobalPrototypes prototypes_;
 };
 
 /// FedPAC's classifier-collaboration weights of client i among m clients (Eq. 9, PFLlib's

@@ -4,6 +4,7 @@
 /// pfl-baselines-setup.md Sec. 3): clients share per-class mean features, never weights.
 
 #include <cflrun/algo/client_statistic.hpp>
+#include <cflrun/algo/prototypes.hpp>
 #include <cflrun/algo/registry.hpp>
 
 namespace cflrun::algo {
@@ -47,10 +48,10 @@ class FedProto : public Algorithm {
   ClientSide client_side() const override;
   /// Every participant trains its own model; the payload holds the global prototypes.
   RoundPlan plan(const RoundInput& input) override;
-  /// Reports [n, C d + C]: each client's prototypes, then its class counts.
-  void receive_reports(int round, const std::vector<int>& clients,
-                       const torch::Tensor& reports) override;
-  AlgorithmState evaluation_payload(int round) const override;
+  /// Reports [n, C d + C]: each client's prototypes, then its class counts. Returns the new
+  /// global prototypes, which the clients are scored with.
+  AlgorithmState receive_reports(int round, const std::vector<int>& clients,
+                                 const torch::Tensor& reports) override;
   /// Prototypes instead of models: the server sends the C x d global prototypes to every client
   /// and each trained client returns its C x d prototypes and C counts (float32).
   RoundTraffic traffic(const RoundFacts& facts) const override;
@@ -59,35 +60,9 @@ class FedProto : public Algorithm {
   void restore(const AlgorithmState& state) override;
 
  private:
-  AlgorithmState prototype_payload() const;
-
   FedProtoOptions options_;
   AlgorithmContext context_;
-  torch::Tensor prototypes_;  // [C, d] float64
-  torch::Tensor present_;     // [C] float64 0/1
+  GlobalPrototypes prototypes_;
 };
-
-/// The prototype regulariser's targets of FedProto and FedPAC: each sample's global prototype
-/// payload["prototypes"][label] where payload["present"][label] > 0, else the sample's own
-/// (detached) features, which add 0 to MSE(features, targets) (PFLlib). [n, d] like `features`.
-torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tensor& labels,
-                                const AlgorithmState& payload);
-
-/// Per-class means of features: [C, d] float64 means (0 where a class has no sample) and [C]
-/// float64 counts. @param features [n, d]; @param labels [n] int64 in [0, C).
-std::pair<torch::Tensor, torch::Tensor> class_means(const torch::Tensor& features,
-                                                    const torch::Tensor& labels, int num_classes);
-
-/// FedProto's inference: for each row of `features` [n, d], the class whose prototype is nearest
-/// in mean squared distance among the classes with present[k] > 0. @return [n] int64 classes;
-/// all -1 if no class is present.
-torch::Tensor nearest_prototype(const torch::Tensor& features, const torch::Tensor& prototypes,
-                                const torch::Tensor& present);
-
-/// The server's global prototypes from client reports: P_k = plain mean of the reported class-k
-/// prototypes over the clients with a positive class-k count. @param prototypes [n, C, d],
-/// @param counts [n, C]. @return ([C, d] float64, [C] float64 present 0/1).
-std::pair<torch::Tensor, torch::Tensor> average_prototypes(const torch::Tensor& prototypes,
-                                                           const torch::Tensor& counts);
 
 }  // namespace cflrun::algo

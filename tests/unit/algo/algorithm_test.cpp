@@ -72,9 +72,9 @@ TEST(Algorithm, DefaultAggregationAveragesTheTrainedClientsWithinTheirModelsBySa
       aggregation.weights,
       torch::tensor({0.0, 0.0, 0.0, 0.0, 10.0, 0.0, 30.0, 0.0}, torch::kFloat64).view({2, 4})));
   EXPECT_TRUE(aggregation.assignment.empty());  // the plan's assignment stands
-  ifca->receive_reports(
-      0, {0},
-      torch::zeros({1, 3}, torch::kFloat64));  // reports an algorithm does not use are ignored
+  EXPECT_EQ(aggregation.live_models, 0);        // all K models are live
+  // Reports an algorithm does not use are ignored: no evaluation payload comes back.
+  EXPECT_TRUE(ifca->receive_reports(0, {0}, torch::zeros({1, 3}, torch::kFloat64)).empty());
 }
 
 TEST(Clove, RecoversClustersThatIfcaWouldMerge) {

@@ -63,11 +63,11 @@ TEST(FedProto, SharesPrototypesNotModelsAndTheStateRestoresThem) {
   EXPECT_DOUBLE_EQ(first.weights.abs().sum().item<double>(), 0.0);  // nothing is averaged
   EXPECT_TRUE(first.payload.empty());  // no prototypes before round 1's reports
   // Reports: 3 x 2 prototypes then 3 counts, per client.
-  fedproto.receive_reports(0, {0, 1},
-                           torch::tensor({{2.0, 0.0, 0.0, 2.0, 0.0, 0.0, 5.0, 1.0, 0.0},
-                                          {0.0, 0.0, 4.0, 4.0, 0.0, 0.0, 0.0, 9.0, 0.0}},
-                                         torch::kFloat64));
-  const auto payload = fedproto.evaluation_payload(0);
+  const auto payload =
+      fedproto.receive_reports(0, {0, 1},
+                               torch::tensor({{2.0, 0.0, 0.0, 2.0, 0.0, 0.0, 5.0, 1.0, 0.0},
+                                              {0.0, 0.0, 4.0, 4.0, 0.0, 0.0, 0.0, 9.0, 0.0}},
+                                             torch::kFloat64));
   EXPECT_TRUE(torch::equal(payload.at("prototypes"),
                            torch::tensor({{2.0, 0.0}, {2.0, 3.0}, {0.0, 0.0}}, torch::kFloat64)));
   FedProto restored(FedProtoOptions{}, classifier_context());
