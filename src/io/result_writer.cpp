@@ -1,8 +1,11 @@
 #include <cflrun/io/result_writer.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <system_error>
+
+#include <c10/util/accumulate.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/io/durable_rename.hpp>
@@ -47,12 +50,21 @@ void prepare_output_path(const std::filesystem::path& path, bool overwrite) {
   }
 }
 
-void check_size(const char* field, std::size_t found, std::size_t expected,
-                const std::string& reason) {
-  if (found != expected) {
-    throw ShapeError("ResultWriter::append_round: RoundRecord::" + std::string(field) + " has " +
-                     std::to_string(found) + " values but must have " + std::to_string(expected) +
-                     " (" + reason + ")");
+/// Checks that `record` holds `path`'s row: `dtype` elements, `count` of them (`shape` says which).
+void check_row(const RoundRecord& record, const std::string& path, torch::ScalarType dtype,
+               std::size_t count, const std::string& shape) {
+  const auto* row = record.find(path);
+  const std::string where = "ResultWriter::append_round: the round's " + path;
+  if (row == nullptr) {
+    throw ShapeError(where + " is missing (" + shape + ")");
+  }
+  if (row->scalar_type() != dtype) {
+    throw ShapeError(where + " holds " + c10::toString(row->scalar_type()) +
+                     " values but must hold " + c10::toString(dtype));
+  }
+  if (static_cast<std::size_t>(row->numel()) != count) {
+    throw ShapeError(where + " has " + std::to_string(row->numel()) + " values but must have " +
+                     std::to_string(count) + " (" + shape + ")");
   }
 }
 
@@ -167,19 +179,21 @@ NamedTensors ResultWriter::Impl::kept_rows() const {
 
 void ResultWriter::Impl::validate(const RoundRecord& record) const {
   for (const auto& field : detail::round_fields()) {
-    check_size(field.member, field.values(record).count, detail::row_values(field, layout),
-               detail::describe_row(field, layout));
-  }
-  check_size("extra", record.extra.size(), layout.extra_datasets.size(),
-             "one per extra dataset of the layout");
-  for (const auto& dataset : layout.extra_datasets) {
-    const auto found = record.extra.find(dataset.path);
-    std::size_t values = 1;
-    for (auto extent : dataset.shape) {
-      values *= static_cast<std::size_t>(extent);
+    if (field.present(layout)) {
+      check_row(record, field.path, field.dtype, detail::row_values(field, layout),
+                detail::describe_row(field, layout));
     }
-    check_size(dataset.path.c_str(), found == record.extra.end() ? 0 : found->second.size(), values,
-               "the extra dataset's row");
+  }
+  for (const auto& dataset : layout.extra_datasets) {
+    check_row(record, dataset.path, torch::kFloat32,
+              static_cast<std::size_t>(c10::multiply_integers(dataset.shape)),
+              "the algorithm's extra dataset, rows " + c10::str(dataset.shape));
+  }
+  for (const auto& [path, row] : record.rows()) {
+    if (std::none_of(rows.begin(), rows.end(), [&](const auto& d) { return d.path == path; })) {
+      throw ShapeError("ResultWriter::append_round: the round sets " + path +
+                       ", which this run's layout has no dataset for");
+    }
   }
 }
 
@@ -277,10 +291,9 @@ void ResultWriter::write_mixture(const std::vector<double>& mixture) {
 void ResultWriter::append_round(const RoundRecord& record) {
   Impl& w = *impl_;
   w.validate(record);
-  const auto values = detail::row_pointers(record);
   std::vector<const void*> ordered;
   for (const auto& dataset : w.rows) {
-    ordered.push_back(values.at(dataset.path));
+    ordered.push_back(record.find(dataset.path)->data_ptr());
   }
   w.append(ordered);
 }

@@ -1,48 +1,19 @@
 #include "round_fields.hpp"
 
-#include <type_traits>
-
 #include <cflrun/io/result_schema.hpp>
 
 namespace cflrun::io::detail {
 namespace {
 
-template <typename T>
-struct Element {
-  using type = T;
-};
-template <typename T>
-struct Element<std::vector<T>> {
-  using type = T;
-};
-
-/// The values of RoundRecord member `Member`: one number, or a vector's elements.
-template <auto Member>
-FieldValues values_of(const RoundRecord& record) {
-  const auto& value = record.*Member;
-  if constexpr (std::is_arithmetic_v<std::decay_t<decltype(value)>>) {
-    return {&value, 1};
-  } else {
-    return {value.data(), value.size()};
-  }
-}
-
 bool always(const ResultLayout& /*layout*/) { return true; }
 bool with_loss_vectors(const ResultLayout& layout) { return layout.has_loss_vectors; }
 bool with_sources(const ResultLayout& layout) { return layout.num_sources > 0; }
 
-/// The declaration of one field; its element type is the member's.
-template <auto Member>
-RoundField field(const char* path, const char* member, std::vector<Extent> row, bool compress,
+/// The declaration of one field whose elements are T's.
+template <typename T>
+RoundField field(const char* path, std::vector<Extent> row, bool compress,
                  bool (*present)(const ResultLayout&) = always) {
-  using Value = std::decay_t<decltype(std::declval<const RoundRecord&>().*Member)>;
-  return {path,
-          member,
-          c10::CppTypeToScalarType<typename Element<Value>::type>::value,
-          std::move(row),
-          compress,
-          present,
-          &values_of<Member>};
+  return {path, c10::CppTypeToScalarType<T>::value, std::move(row), compress, present};
 }
 
 std::size_t extent_size(Extent extent, const ResultLayout& layout) {
@@ -68,27 +39,22 @@ std::string extent_words(Extent extent, const ResultLayout& layout) {
 
 const std::vector<RoundField>& round_fields() {
   using E = Extent;
-  using R = RoundRecord;
   static const std::vector<RoundField> fields{
-      field<&R::ari>(schema::kAri, "ari", {}, false),
-      field<&R::accuracy>(schema::kAccuracy, "accuracy", {}, false),
-      field<&R::test_loss>(schema::kTestLoss, "test_loss", {}, false),
-      field<&R::train_loss>(schema::kTrainLoss, "train_loss", {}, false),
-      field<&R::worker_compute_seconds>(schema::kWorkerComputeSeconds, "worker_compute_seconds", {},
-                                        false),
-      field<&R::bytes_sent>(schema::kBytesSent, "bytes_sent", {}, false),
-      field<&R::bytes_received>(schema::kBytesReceived, "bytes_received", {}, false),
-      field<&R::seconds>(schema::kSeconds, "seconds", {E::kPhases}, false),
-      field<&R::assignment>(schema::kAssignment, "assignment", {E::kClients}, true),
-      field<&R::client_accuracy>(schema::kClientAccuracy, "client_accuracy", {E::kClients}, true),
-      field<&R::client_test_loss>(schema::kClientTestLoss, "client_test_loss", {E::kClients}, true),
-      field<&R::live_models>(schema::kLiveModels, "live_models", {}, false),
-      field<&R::loss_vectors>(schema::kLossVectors, "loss_vectors", {E::kClients, E::kModels}, true,
-                              with_loss_vectors),
-      field<&R::source_accuracy>(schema::kSourceAccuracy, "source_accuracy",
-                                 {E::kModels, E::kSources}, true, with_sources),
-      field<&R::source_loss>(schema::kSourceLoss, "source_loss", {E::kModels, E::kSources}, true,
-                             with_sources),
+      field<double>(schema::kAri, {}, false),
+      field<double>(schema::kAccuracy, {}, false),
+      field<double>(schema::kTestLoss, {}, false),
+      field<double>(schema::kTrainLoss, {}, false),
+      field<double>(schema::kWorkerComputeSeconds, {}, false),
+      field<std::int64_t>(schema::kBytesSent, {}, false),
+      field<std::int64_t>(schema::kBytesReceived, {}, false),
+      field<double>(schema::kSeconds, {E::kPhases}, false),
+      field<int>(schema::kAssignment, {E::kClients}, true),
+      field<float>(schema::kClientAccuracy, {E::kClients}, true),
+      field<float>(schema::kClientTestLoss, {E::kClients}, true),
+      field<int>(schema::kLiveModels, {}, false),
+      field<float>(schema::kLossVectors, {E::kClients, E::kModels}, true, with_loss_vectors),
+      field<float>(schema::kSourceAccuracy, {E::kModels, E::kSources}, true, with_sources),
+      field<float>(schema::kSourceLoss, {E::kModels, E::kSources}, true, with_sources),
   };
   return fields;
 }

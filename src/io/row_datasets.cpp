@@ -48,17 +48,6 @@ torch::Tensor checked_rows(const NamedTensors& rows, const RowDataset& dataset,
   return found->second.contiguous();
 }
 
-std::map<std::string, const void*> row_pointers(const RoundRecord& record) {
-  std::map<std::string, const void*> values;
-  for (const auto& field : round_fields()) {
-    values[field.path] = field.values(record).data;
-  }
-  for (const auto& [path, row] : record.extra) {
-    values[path] = row.data();
-  }
-  return values;
-}
-
 torch::Tensor kept_tensor(const RowDataset& dataset) {
   std::vector<std::int64_t> shape{
       static_cast<std::int64_t>(dataset.kept.size() / dataset.row_bytes())};

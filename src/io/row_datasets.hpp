@@ -2,7 +2,6 @@
 // Private to src/io: the per-round datasets of a result file while a ResultWriter holds it (their
 // handles and a copy of every row appended), built from round_fields() and the algorithm's extras.
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -36,9 +35,6 @@ std::vector<RowDataset> row_datasets_of(const ResultLayout& layout);
 /// @throws DataError naming `path` if missing or of another type or shape.
 torch::Tensor checked_rows(const NamedTensors& rows, const RowDataset& dataset,
                            const std::filesystem::path& path);
-
-/// Where each per-round dataset's row is in `record` (the types match row_datasets_of).
-std::map<std::string, const void*> row_pointers(const RoundRecord& record);
 
 /// The rows of a dataset as a [T, row_shape...] tensor.
 torch::Tensor kept_tensor(const RowDataset& dataset);

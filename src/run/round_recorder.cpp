@@ -10,12 +10,15 @@
 #include <optional>
 
 #include <cflrun/cluster/adjusted_rand_index.hpp>
+#include <cflrun/io/result_schema.hpp>
 #include <cflrun/report/run_summary.hpp>
 #include <cflrun/run/client_data_setup.hpp>
 #include <cflrun/run/progress.hpp>
 #include <cflrun/run/rank_layout.hpp>
 
 namespace cflrun::run::detail {
+
+namespace schema = io::schema;
 namespace {
 
 /// Mean of values[i] over the clients i in `clients`; NaN for none.
@@ -58,7 +61,7 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
   std::vector<double> test_loss(m);
   std::vector<double> train_loss(m);
   std::size_t at = 0;
-  rec.worker_compute_seconds = 0.0;
+  double worker_compute_seconds = 0.0;
   for (int rank = 0; rank < comm_.size(); ++rank) {
     const auto hosted =
         hosted_clients(rank, comm_.size(), num_clients(), options_.server_hosts_clients);
@@ -68,27 +71,29 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
       test_loss[client] = evaluations[at++];
       train_loss[client] = evaluations[at++];
     }
-    rec.worker_compute_seconds = std::max(rec.worker_compute_seconds, evaluations[at++]);
+    worker_compute_seconds = std::max(worker_compute_seconds, evaluations[at++]);
   }
+  rec.set(schema::kWorkerComputeSeconds, worker_compute_seconds);
   std::vector<int> truth;
   std::vector<int> chosen;
   for (int c : participants) {
     truth.push_back(true_clusters_[static_cast<std::size_t>(c)]);
     chosen.push_back(assignment[static_cast<std::size_t>(c)]);
   }
-  rec.ari = algorithm.traits().clusters_clients ? cluster::adjusted_rand_index(truth, chosen)
-                                                : std::numeric_limits<double>::quiet_NaN();
-  rec.accuracy = mean_over(accuracy, participants);
-  rec.test_loss = mean_over(test_loss, participants);
+  rec.set(schema::kAri, algorithm.traits().clusters_clients
+                            ? cluster::adjusted_rand_index(truth, chosen)
+                            : std::numeric_limits<double>::quiet_NaN());
+  rec.set(schema::kAccuracy, mean_over(accuracy, participants));
+  rec.set(schema::kTestLoss, mean_over(test_loss, participants));
   // Only the clients that trained this round have a training loss (FedSoft draws some of them).
   std::vector<int> trained;
   std::copy_if(participants.begin(), participants.end(), std::back_inserter(trained), [&](int c) {
     return outcome.plan.start[static_cast<std::size_t>(c)] != algo::kNoUpdate;
   });
-  rec.train_loss = mean_over(train_loss, trained);
-  rec.assignment = assignment;
-  rec.client_accuracy.assign(accuracy.begin(), accuracy.end());
-  rec.client_test_loss.assign(test_loss.begin(), test_loss.end());
+  rec.set(schema::kTrainLoss, mean_over(train_loss, trained));
+  rec.set(schema::kAssignment, assignment);
+  rec.set(schema::kClientAccuracy, std::vector<float>(accuracy.begin(), accuracy.end()));
+  rec.set(schema::kClientTestLoss, std::vector<float>(test_loss.begin(), test_loss.end()));
 }
 
 algo::RoundFacts RoundRecorder::round_facts(const RoundOutcome& outcome,
@@ -131,19 +136,20 @@ void RoundRecorder::record_loss_vectors(const RoundOutcome& outcome, const Recor
     return;
   }
   const auto k = static_cast<std::size_t>(sources.num_models);
-  rec.loss_vectors.assign(true_clusters_.size() * k, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> loss_vectors(true_clusters_.size() * k,
+                                  std::numeric_limits<float>::quiet_NaN());
   for (const auto& answer : outcome.answers) {
     if (answer.query.kind != algo::QueryKind::kLossVectors) {
       continue;
     }
     const auto values = answer.values.to(torch::kFloat32).contiguous();
     for (std::size_t i = 0; i < answer.query.clients.size(); ++i) {
-      std::copy(
-          values.data_ptr<float>() + i * k, values.data_ptr<float>() + (i + 1) * k,
-          rec.loss_vectors.begin() +
-              static_cast<std::ptrdiff_t>(static_cast<std::size_t>(answer.query.clients[i]) * k));
+      std::copy(values.data_ptr<float>() + i * k, values.data_ptr<float>() + (i + 1) * k,
+                loss_vectors.begin() + static_cast<std::ptrdiff_t>(
+                                           static_cast<std::size_t>(answer.query.clients[i]) * k));
     }
   }
+  rec.set(schema::kLossVectors, loss_vectors);
 }
 
 void RoundRecorder::record(int round, RoundOutcome& outcome, const std::vector<double>& evaluations,
@@ -151,30 +157,30 @@ void RoundRecorder::record(int round, RoundOutcome& outcome, const std::vector<d
   io::RoundRecord rec;
   record_clients(outcome, evaluations, sources.algorithm, rec);
   const auto traffic = sources.algorithm.traffic(round_facts(outcome, sources));
-  rec.bytes_sent = traffic.sent;
-  rec.bytes_received = traffic.received;
+  rec.set(schema::kBytesSent, traffic.sent);
+  rec.set(schema::kBytesReceived, traffic.received);
   record_loss_vectors(outcome, sources, rec);
-  for (auto& [path, values] : sources.algorithm.record(round)) {
-    rec.extra.emplace(path, std::move(values));
+  for (const auto& [path, values] : sources.algorithm.record(round)) {
+    rec.set(path, values);
   }
-  rec.live_models = outcome.live_models > 0 ? outcome.live_models : sources.num_models;
+  rec.set(schema::kLiveModels, outcome.live_models > 0 ? outcome.live_models : sources.num_models);
   publish(round, outcome, sources.models, rec, start);
 }
 
 void RoundRecorder::publish(int round, RoundOutcome& outcome, ModelSet& models,
                             io::RoundRecord& rec, Clock& start) {
   if (holdouts_) {  // mixture partitions: every model on every source's holdout set
-    auto scores = holdouts_->evaluate(models);
-    rec.source_accuracy = std::move(scores.accuracy);
-    rec.source_loss = std::move(scores.loss);
+    const auto scores = holdouts_->evaluate(models);
+    rec.set(schema::kSourceAccuracy, scores.accuracy);
+    rec.set(schema::kSourceLoss, scores.loss);
   }
   auto& phase_seconds = outcome.phase_seconds;
   phase_seconds[kIo] = seconds_since(start);
-  rec.seconds.assign(phase_seconds.begin(), phase_seconds.end());
+  rec.set(schema::kSeconds, std::vector<double>(phase_seconds.begin(), phase_seconds.end()));
   writer_->append_round(rec);
-  ari_series_.push_back(rec.ari);
-  accuracy_series_.push_back(rec.accuracy);
-  test_loss_series_.push_back(rec.test_loss);
+  ari_series_.push_back(rec.number(schema::kAri));
+  accuracy_series_.push_back(rec.number(schema::kAccuracy));
+  test_loss_series_.push_back(rec.number(schema::kTestLoss));
   // The write and flush themselves (milliseconds) are outside the recorded phases; they count in
   // the printed round time and the ETA.
   double round_seconds = seconds_since(start);
@@ -183,8 +189,9 @@ void RoundRecorder::publish(int round, RoundOutcome& outcome, ModelSet& models,
   }
   total_seconds_ += round_seconds;
   if (!options_.quiet) {
-    std::cout << progress_line(round + 1, options_.rounds, rec.ari, rec.accuracy, rec.test_loss,
-                               round_seconds, total_seconds_ / (round + 1))
+    std::cout << progress_line(round + 1, options_.rounds, ari_series_.back(),
+                               accuracy_series_.back(), test_loss_series_.back(), round_seconds,
+                               total_seconds_ / (round + 1))
               << std::endl;
   }
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -33,26 +34,39 @@ struct ResultLayout {
   std::vector<ExtraDatasetLayout> extra_datasets;  ///< the algorithm's own per-round datasets.
 };
 
-/// Everything recorded about one finished round (CLoVE paper Sec. 5 / Tables 1-2 metrics).
-struct RoundRecord {
-  double ari = 0.0;  ///< adjusted Rand index of assignment vs true clusters (NaN if undefined).
-  double accuracy = 0.0;    ///< mean over clients of test accuracy on the assigned model, fraction.
-  double test_loss = 0.0;   ///< mean over clients of test loss on the assigned model.
-  double train_loss = 0.0;  ///< mean over clients of training loss of this round's local updates.
-  double worker_compute_seconds = 0.0;  ///< max over ranks of seconds in torch forward/backward.
-  std::int64_t bytes_sent = 0;      ///< server to clients this round (bytes, logical FL traffic).
-  std::int64_t bytes_received = 0;  ///< clients to server this round (bytes, logical FL traffic).
-  std::vector<double> seconds;      ///< [P] wall-clock seconds of each phase, layout order.
-  std::vector<int> assignment;      ///< [M] model trained by each client, in [0, K).
-  std::vector<float> loss_vectors;  ///< [M * K] row-major (CLoVE Alg. 1), empty if none.
-  std::vector<float> client_accuracy;   ///< [M] test accuracy of each client, fraction.
-  std::vector<float> client_test_loss;  ///< [M] test loss of each client.
-  int live_models = 0;  ///< models the algorithm maintains this round, <= K (CFL grows it).
-  /// Values of the layout's extra datasets: path -> row-major values of one row.
-  std::map<std::string, std::vector<float>> extra;
-  std::vector<float> source_accuracy;  ///< [K * S] row-major holdout accuracy of model j on source
-                                       ///< s, empty if S = 0.
-  std::vector<float> source_loss;      ///< [K * S] row-major holdout mean loss, empty if S = 0.
+/// Everything recorded about one finished round (CLoVE paper Sec. 5 / Tables 1-2 metrics): the row
+/// of every per-round dataset of the run's layout, by path. The run-level datasets (ARI, accuracy,
+/// losses, traffic, timings, assignment, loss vectors, ...) are declared once, with their element
+/// type and row shape, in src/io/round_fields.cpp (paths in <cflrun/io/result_schema.hpp>,
+/// documented in results/README.md); an algorithm's own are its extra datasets (float32 rows of
+/// their shape). ResultWriter::append_round checks a record against the layout: every dataset set,
+/// with its type and value count, and nothing else.
+class RoundRecord {
+ public:
+  /// Sets the row of dataset `path` to one number (a dataset of one value per round).
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  void set(const std::string& path, T value) {
+    set(path, std::vector<T>{value});
+  }
+  /// Sets the row of dataset `path` to `values`, row-major (e.g. [M * K] for [M, K] rows); the
+  /// element type is T's: double float64, float float32, int int32, std::int64_t int64.
+  template <typename T>
+  void set(const std::string& path, const std::vector<T>& values) {
+    rows_[path] =
+        torch::from_blob(const_cast<T*>(values.data()), {static_cast<std::int64_t>(values.size())},
+                         c10::CppTypeToScalarType<T>::value)
+            .clone();
+  }
+  /// The row of `path`, [values] of its element type (contiguous, CPU), or nullptr if unset.
+  const torch::Tensor* find(const std::string& path) const;
+  /// The single value of a one-value row as a double, e.g. number(schema::kAri).
+  /// @throws ShapeError if `path` is unset or its row does not hold exactly one value.
+  double number(const std::string& path) const;
+  /// Every row set, by path.
+  const NamedTensors& rows() const { return rows_; }
+
+ private:
+  NamedTensors rows_;
 };
 
 /// Owns one result file while a run writes it. Rank 0 is the single writer (serial HDF5).

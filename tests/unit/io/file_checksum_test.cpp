@@ -42,15 +42,20 @@ class FileChecksum : public ::testing::Test {
     ResultWriter writer(path, layout, /*overwrite=*/true);
     for (int r = 0; r < rounds; ++r) {
       RoundRecord record;
-      record.ari = r == 0 ? std::nan("") : 0.5 * r;
-      record.bytes_sent = 1000 + r;
-      record.seconds = {0.25 * r};
-      record.assignment = {r % 2, 1 - r % 2};
-      record.loss_vectors = {1.0f * r, 2.0f, 3.0f, 4.0f / (r + 1)};
-      record.client_accuracy = {0.5f, 0.25f * r};
-      record.client_test_loss = {1.5f, 2.5f};
-      record.live_models = 2;
-      record.extra["/algorithm/norms"] = {0.125f * r, 7.0f};
+      for (const char* path : {schema::kAccuracy, schema::kTestLoss, schema::kTrainLoss,
+                               schema::kWorkerComputeSeconds}) {
+        record.set(path, 0.0);
+      }
+      record.set(schema::kAri, r == 0 ? std::nan("") : 0.5 * r);
+      record.set(schema::kBytesSent, std::int64_t{1000} + r);
+      record.set(schema::kBytesReceived, std::int64_t{0});
+      record.set(schema::kSeconds, std::vector<double>{0.25 * r});
+      record.set(schema::kAssignment, std::vector<int>{r % 2, 1 - r % 2});
+      record.set(schema::kLossVectors, std::vector<float>{1.0f * r, 2.0f, 3.0f, 4.0f / (r + 1)});
+      record.set(schema::kClientAccuracy, std::vector<float>{0.5f, 0.25f * r});
+      record.set(schema::kClientTestLoss, std::vector<float>{1.5f, 2.5f});
+      record.set(schema::kLiveModels, 2);
+      record.set("/algorithm/norms", std::vector<float>{0.125f * r, 7.0f});
       writer.append_round(record);
     }
     return writer;

@@ -42,23 +42,45 @@ ResultLayout make_layout(bool has_loss_vectors) {
 /// Round r's record, with values distinct per round, field and client. Round 0 has ARI = NaN.
 RoundRecord make_record(int r, bool has_loss_vectors) {
   RoundRecord record;
-  record.ari = r == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / (r + 2);
-  record.accuracy = 0.1 * (r + 1);
-  record.test_loss = 2.0 / 3.0 + r;
-  record.train_loss = 1e-3 * (r + 7);
-  record.worker_compute_seconds = 0.25 * (r + 1);
-  record.bytes_sent = 1000003LL * (r + 1);
-  record.bytes_received = 77LL * (r + 5);
-  record.seconds = {1.5 + r, 2.25 + r, 1.0 / 7.0 + r};
+  record.set(schema::kAri, r == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / (r + 2));
+  record.set(schema::kAccuracy, 0.1 * (r + 1));
+  record.set(schema::kTestLoss, 2.0 / 3.0 + r);
+  record.set(schema::kTrainLoss, 1e-3 * (r + 7));
+  record.set(schema::kWorkerComputeSeconds, 0.25 * (r + 1));
+  record.set(schema::kBytesSent, std::int64_t{1000003} * (r + 1));
+  record.set(schema::kBytesReceived, std::int64_t{77} * (r + 5));
+  record.set(schema::kSeconds, std::vector<double>{1.5 + r, 2.25 + r, 1.0 / 7.0 + r});
+  record.set(schema::kLiveModels, 0);
+  std::vector<int> assignment;
+  std::vector<float> accuracy, test_loss, loss_vectors;
   for (int c = 0; c < kClients; ++c) {
-    record.assignment.push_back((c + r) % kModels);
-    record.client_accuracy.push_back(0.5f + 0.01f * static_cast<float>(10 * r + c));
-    record.client_test_loss.push_back(1.0f / static_cast<float>(3 + 10 * r + c));
+    assignment.push_back((c + r) % kModels);
+    accuracy.push_back(0.5f + 0.01f * static_cast<float>(10 * r + c));
+    test_loss.push_back(1.0f / static_cast<float>(3 + 10 * r + c));
     for (int k = 0; has_loss_vectors && k < kModels; ++k) {
-      record.loss_vectors.push_back(static_cast<float>(100 * r + 10 * c + k) / 9.0f);
+      loss_vectors.push_back(static_cast<float>(100 * r + 10 * c + k) / 9.0f);
     }
   }
+  record.set(schema::kAssignment, assignment);
+  record.set(schema::kClientAccuracy, accuracy);
+  record.set(schema::kClientTestLoss, test_loss);
+  if (has_loss_vectors) {
+    record.set(schema::kLossVectors, loss_vectors);
+  }
   return record;
+}
+
+/// The row of `path` in `record`, as T values.
+template <typename T>
+std::vector<T> row_of(const RoundRecord& record, const char* path) {
+  const torch::Tensor row = record.find(path)->to(c10::CppTypeToScalarType<T>::value);
+  return {row.data_ptr<T>(), row.data_ptr<T>() + row.numel()};
+}
+
+/// A reader of `path` rows as T values, for expect_rows_bitwise.
+template <typename T>
+auto rows_of(const char* path) {
+  return [path](const RoundRecord& record) { return row_of<T>(record, path); };
 }
 
 std::uint64_t bits(double value) {
@@ -94,44 +116,33 @@ void expect_rounds(const ResultReader& reader, int rounds, bool has_loss_vectors
   const auto t = static_cast<std::size_t>(rounds);
   Shape shape;
   expect_rows_bitwise(reader.read_f64(schema::kAri, &shape), rounds, has_loss_vectors,
-                      [](const RoundRecord& x) { return std::vector<double>{x.ari}; });
+                      rows_of<double>(schema::kAri));
   EXPECT_EQ(shape, Shape({t}));
-  expect_rows_bitwise(reader.read_f64(schema::kAccuracy), rounds, has_loss_vectors,
-                      [](const RoundRecord& x) { return std::vector<double>{x.accuracy}; });
-  expect_rows_bitwise(reader.read_f64(schema::kTestLoss), rounds, has_loss_vectors,
-                      [](const RoundRecord& x) { return std::vector<double>{x.test_loss}; });
-  expect_rows_bitwise(reader.read_f64(schema::kTrainLoss), rounds, has_loss_vectors,
-                      [](const RoundRecord& x) { return std::vector<double>{x.train_loss}; });
-  expect_rows_bitwise(
-      reader.read_f64(schema::kWorkerComputeSeconds), rounds, has_loss_vectors,
-      [](const RoundRecord& x) { return std::vector<double>{x.worker_compute_seconds}; });
-  expect_rows_bitwise(
-      reader.read_f64(schema::kBytesSent), rounds, has_loss_vectors,
-      [](const RoundRecord& x) { return std::vector<double>{static_cast<double>(x.bytes_sent)}; });
-  expect_rows_bitwise(reader.read_f64(schema::kBytesReceived), rounds, has_loss_vectors,
-                      [](const RoundRecord& x) {
-                        return std::vector<double>{static_cast<double>(x.bytes_received)};
-                      });
+  for (const char* path :
+       {schema::kAccuracy, schema::kTestLoss, schema::kTrainLoss, schema::kWorkerComputeSeconds,
+        schema::kBytesSent, schema::kBytesReceived}) {
+    expect_rows_bitwise(reader.read_f64(path), rounds, has_loss_vectors, rows_of<double>(path));
+  }
   expect_rows_bitwise(reader.read_f64(schema::kSeconds, &shape), rounds, has_loss_vectors,
-                      [](const RoundRecord& x) { return x.seconds; });
+                      rows_of<double>(schema::kSeconds));
   EXPECT_EQ(shape, Shape({t, 3}));
   const std::vector<int> assignment = reader.read_i32(schema::kAssignment, &shape);
   EXPECT_EQ(shape, Shape({t, kClients}));
   std::vector<int> expected_assignment;
   for (int r = 0; r < rounds; ++r) {
-    const std::vector<int> row = make_record(r, has_loss_vectors).assignment;
+    const auto row = row_of<int>(make_record(r, has_loss_vectors), schema::kAssignment);
     expected_assignment.insert(expected_assignment.end(), row.begin(), row.end());
   }
   EXPECT_EQ(assignment, expected_assignment);
   expect_rows_bitwise(reader.read_f32(schema::kClientAccuracy, &shape), rounds, has_loss_vectors,
-                      [](const RoundRecord& x) { return x.client_accuracy; });
+                      rows_of<float>(schema::kClientAccuracy));
   EXPECT_EQ(shape, Shape({t, kClients}));
   expect_rows_bitwise(reader.read_f32(schema::kClientTestLoss, &shape), rounds, has_loss_vectors,
-                      [](const RoundRecord& x) { return x.client_test_loss; });
+                      rows_of<float>(schema::kClientTestLoss));
   EXPECT_EQ(shape, Shape({t, kClients}));
   if (has_loss_vectors) {
     expect_rows_bitwise(reader.read_f32(schema::kLossVectors, &shape), rounds, true,
-                        [](const RoundRecord& x) { return x.loss_vectors; });
+                        rows_of<float>(schema::kLossVectors));
     EXPECT_EQ(shape, Shape({t, kClients, kModels}));
   }
 }
@@ -229,18 +240,22 @@ TEST_F(ResultFile, MixtureExtraDatasetsAndSourceScoresRoundTrip) {
     for (int r = 0; r < 2; ++r) {
       auto record = make_record(r, false);
       EXPECT_THROW(writer.append_round(record), ShapeError);  // importance and scores missing
-      auto& u = record.extra[schema::kImportance];
+      std::vector<float> u, source_accuracy, source_loss;
       for (int i = 0; i < kClients * kModels; ++i) {
         u.push_back(0.01f * static_cast<float>(i + 100 * r));
       }
-      record.extra["/algorithm/norms"] = std::vector<float>(kModels, 2.5f * static_cast<float>(r));
-      record.live_models = r + 1;
+      record.set(schema::kImportance, u);
+      record.set("/algorithm/norms", std::vector<float>(kModels, 2.5f * static_cast<float>(r)));
+      record.set(schema::kLiveModels, r + 1);
       for (int i = 0; i < kModels * kSources; ++i) {
-        record.source_accuracy.push_back(0.1f * static_cast<float>(i) + static_cast<float>(r));
-        record.source_loss.push_back(static_cast<float>(i * r));
+        source_accuracy.push_back(0.1f * static_cast<float>(i) + static_cast<float>(r));
+        source_loss.push_back(static_cast<float>(i * r));
       }
+      record.set(schema::kSourceAccuracy, source_accuracy);
+      EXPECT_THROW(writer.append_round(record), ShapeError);  // source losses missing
+      record.set(schema::kSourceLoss, source_loss);
       importance.push_back(u);
-      accuracy.push_back(record.source_accuracy);
+      accuracy.push_back(source_accuracy);
       writer.append_round(record);
     }
   }
@@ -301,11 +316,14 @@ TEST_F(ResultFile, OverwriteReplacesTheExistingFile) {
 TEST_F(ResultFile, AppendRoundWithWrongSizesThrowsShapeErrorAndWritesNothing) {
   ResultWriter writer(out(), make_layout(true), false);
   RoundRecord short_seconds = make_record(0, true);
-  short_seconds.seconds.pop_back();
+  short_seconds.set(schema::kSeconds, std::vector<double>{1.5, 2.25});
   EXPECT_THROW(writer.append_round(short_seconds), ShapeError);
   RoundRecord long_assignment = make_record(0, true);
-  long_assignment.assignment.push_back(0);
+  long_assignment.set(schema::kAssignment, std::vector<int>(kClients + 1, 0));
   EXPECT_THROW(writer.append_round(long_assignment), ShapeError);
+  RoundRecord float_assignment = make_record(0, true);  // the right count of the wrong type
+  float_assignment.set(schema::kAssignment, std::vector<float>(kClients, 0.0f));
+  EXPECT_THROW(writer.append_round(float_assignment), ShapeError);
   RoundRecord no_loss_vectors = make_record(0, false);
   EXPECT_THROW(writer.append_round(no_loss_vectors), ShapeError);
   EXPECT_THROW(writer.write_true_clusters({0, 1}), ShapeError);

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cflrun/io/result_schema.hpp>
 #include <cflrun/io/result_writer.hpp>
 
 namespace cflrun::report::testing {
@@ -58,15 +59,23 @@ inline void write_run(const fs::path& path, const FakeRun& run) {
   writer.write_config({run.config.begin(), run.config.end()});
   writer.write_true_clusters({0, 1});
   for (std::size_t t = 0; t < run.ari.size(); ++t) {
+    const double test_loss = run.test_loss.empty() ? 1.0 - run.accuracy[t] : run.test_loss[t];
     io::RoundRecord record;
-    record.ari = run.ari[t];
-    record.accuracy = run.accuracy[t];
-    record.test_loss = run.test_loss.empty() ? 1.0 - run.accuracy[t] : run.test_loss[t];
-    record.seconds = {0.1};
-    record.assignment = {0, 1};
-    record.live_models = run.config.count("models") != 0 ? std::stoi(run.config.at("models")) : 2;
-    record.client_accuracy.assign(kClients, static_cast<float>(record.accuracy));
-    record.client_test_loss.assign(kClients, static_cast<float>(record.test_loss));
+    record.set(io::schema::kAri, run.ari[t]);
+    record.set(io::schema::kAccuracy, run.accuracy[t]);
+    record.set(io::schema::kTestLoss, test_loss);
+    record.set(io::schema::kTrainLoss, 0.0);
+    record.set(io::schema::kWorkerComputeSeconds, 0.0);
+    record.set(io::schema::kBytesSent, std::int64_t{0});
+    record.set(io::schema::kBytesReceived, std::int64_t{0});
+    record.set(io::schema::kSeconds, std::vector<double>{0.1});
+    record.set(io::schema::kAssignment, std::vector<int>{0, 1});
+    record.set(io::schema::kLiveModels,
+               run.config.count("models") != 0 ? std::stoi(run.config.at("models")) : 2);
+    record.set(io::schema::kClientAccuracy,
+               std::vector<float>(kClients, static_cast<float>(run.accuracy[t])));
+    record.set(io::schema::kClientTestLoss,
+               std::vector<float>(kClients, static_cast<float>(test_loss)));
     writer.append_round(record);
   }
   if (run.status == FakeRun::Status::kComplete) {
