@@ -96,7 +96,13 @@ void check_run_options(const std::string& algorithm, const Traits& traits,
   refuse_if(context.newcomers > 0, "newcomers " + std::to_string(context.newcomers), algorithm,
             traits.no_newcomers, "use --newcomers 0");
   refuse_if(context.cluster_layers > 0, "cluster-layers " + std::to_string(context.cluster_layers),
-            algorithm, traits.no_cluster_layers, "use --cluster-layers 0");
+            algorithm,
+            !traits.no_cluster_layers.empty() ? traits.no_cluster_layers
+            : traits.clusters_clients
+                ? ""
+                : "weight sharing shares layers between the models of clusters, and it clusters "
+                  "no clients",
+            "use --cluster-layers 0");
   refuse_if(context.stable_rounds > 0, "stable-rounds " + std::to_string(context.stable_rounds),
             algorithm,
             traits.records_loss_vectors

@@ -244,7 +244,7 @@ void Experiment::run_round(int round) {
   if (stability_->check(round, outcome.participants)) {
     if (comm_.is_root() && round == stability_->switch_round() && !options_.quiet) {
       std::cout << "round " << round + 1
-                << ": assignments stable; clustering stops, per-cluster FedAvg from now on"
+                << ": assignments stable; clustering stops, per-cluster model averaging from now on"
                 << std::endl;
     }
     plan_stable_round(outcome, start);

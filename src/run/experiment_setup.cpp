@@ -163,12 +163,7 @@ void Experiment::set_up_models() {
                       std::to_string(num_models_) + " models to assign; raise --participation");
   }
   models_ = std::make_unique<ModelSet>(num_models_, architecture_, network_shape_, device_);
-  if (options_.cluster_layers > 0) {
-    if (!algorithm_->traits().clusters_clients) {
-      throw ConfigError(
-          "--cluster-layers (weight sharing) needs a clustering algorithm (clove, ifca), not " +
-          options_.algorithm);
-    }
+  if (options_.cluster_layers > 0) {  // allowed by algo::check_run_options
     models_->share_all_but_last_layers(options_.cluster_layers);
   }
   if (algorithm_->traits()

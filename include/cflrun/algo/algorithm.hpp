@@ -275,8 +275,9 @@ class Algorithm {
 /// @throws ConfigError if num_models is not in [1, num_clients].
 std::vector<int> random_first_assignment(int num_clients, int num_models, std::uint64_t seed);
 
-/// Checks the run options `traits` refuses (Traits::no_*) and --stable-rounds, which needs an
-/// algorithm that clusters loss vectors (Traits::records_loss_vectors); make_algorithm calls it
+/// Checks the run options `traits` refuses (Traits::no_*), --cluster-layers, which also needs an
+/// algorithm that clusters the clients (Traits::clusters_clients), and --stable-rounds, which
+/// needs one that clusters loss vectors (Traits::records_loss_vectors); make_algorithm calls it
 /// for every algorithm.
 /// @throws ConfigError "--aggregation gradient does not apply to cfl (it clusters the clients'
 ///         weight updates); use --aggregation model", and likewise for --participation,

@@ -128,6 +128,17 @@ TEST(FedSoft, RefusedRunOptionsNameTheOptionReasonAndFix) {
   context.cluster_layers = 2;
   EXPECT_NO_THROW(check_run_options(
       "ifca", Traits{.clusters_clients = true, .records_loss_vectors = true}, context));
+  // Weight sharing needs clusters even where no trait refuses it.
+  context = context_for(4, 2);
+  context.cluster_layers = 2;
+  try {
+    check_run_options("fedavg", Traits{.clusters_clients = false}, context);
+    ADD_FAILURE() << "--cluster-layers passed with an algorithm that clusters no clients";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--cluster-layers 2 does not apply to fedavg (weight sharing shares layers between "
+              "the models of clusters, and it clusters no clients); use --cluster-layers 0");
+  }
 }
 
 }  // namespace
