@@ -38,6 +38,8 @@ enum class Purpose : std::uint64_t {
   kAdaptiveAggregation = 14,  ///< FedALA's random slice of a client's data (a = client, b = round)
   kHeadPairing = 15,  ///< FedPAC's PFLlib head pairing: the selection (a = 0) and upload (a = 1)
                       ///< orders (b = round)
+  kDropout = 16,      ///< the default generator of a rank that initialises no model (a = rank):
+                      ///< its dropout masks
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.
