@@ -1,3 +1,4 @@
+// clang-format off
 // Checks result files written by real cflrun runs; used by the integration tests in CTest.
 //   check_results final-ari FILE MIN          final-round ARI >= MIN, file complete
 //   check_results ari-from FILE ROUND MIN     ARI >= MIN in every round from ROUND (1-based) on
@@ -10,19 +11,24 @@
 //                                             relative (NaN only with NaN)
 //   check_results accuracy-above A B MARGIN   final accuracy of A >= that of B + MARGIN
 //   check_results ari-undefined FILE          every round's ARI is NaN (no clustering)
-//   check_results participants FILE N        every round: N clients assigned, the others -1 with
-//   NaN accuracy check_results rounds FILE N STATUS        completed_rounds == N and status starts
-//   with STATUS check_results stability-switch FILE R     switched to per-cluster FedAvg by round R
-//   (variant_checks.hpp) check_results test-loss-at-most A B       final test loss of A <= that of
-//   B check_results test-loss-below FILE MAX    final test loss <= MAX check_results models-used
-//   FILE N          the last round uses exactly N distinct models check_results ari-at-most FILE
-//   MAX        every round's ARI <= MAX (no cluster recovery) check_results bytes-sent FILE ROUND
-//   BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES check_results importance-recovered
-//   FILE TOL  last importance weights = true mixture within TOL (soft_checks.hpp) check_results
-//   centers-specialise FILE     every source's holdout loss is lowest on a different center
+//   check_results participants FILE N         every round: N clients assigned, the others -1 with
+//                                             NaN accuracy
+//   check_results rounds FILE N STATUS        completed_rounds == N and status starts with STATUS
+//   check_results stability-switch FILE R     switched to per-cluster FedAvg by round R
+//   (variant_checks.hpp)
+//   check_results test-loss-at-most A B       final test loss of A <= that of B
+//   check_results test-loss-below FILE MAX    final test loss <= MAX
+//   check_results models-used FILE N          the last round uses exactly N distinct models
+//   check_results ari-at-most FILE MAX        every round's ARI <= MAX (no cluster recovery)
+//   check_results bytes-sent FILE ROUND BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES
+//   check_results importance-recovered FILE TOL  last importance weights = true mixture within TOL
+//   (soft_checks.hpp)
+//   check_results centers-specialise FILE     every source's holdout loss is lowest on a different
+//                                             center
 //   check_results dump FILE                   the file's fixture text on stdout
-//   (fixture_checks.hpp) check_results matches-fixture FILE FIXTURE  the file's datasets equal a
-//   recorded fixture
+//   (fixture_checks.hpp)
+//   check_results matches-fixture FILE FIXTURE  the file's datasets equal a recorded fixture
+// clang-format on
 #include "check_failure.hpp"
 #include "fixture_checks.hpp"
 #include "soft_checks.hpp"
