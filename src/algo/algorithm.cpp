@@ -45,7 +45,9 @@ Aggregation Algorithm::aggregate(const RoundInput& input, const RoundPlan& plan,
   for (int client : trained) {
     models.push_back(plan.assignment.at(static_cast<std::size_t>(client)));
   }
-  return {hard_plan(trained, models, num_models(), input.train_samples).weights, {}};
+  Aggregation aggregation;
+  aggregation.weights = hard_plan(trained, models, num_models(), input.train_samples).weights;
+  return aggregation;
 }
 
 void Algorithm::after_aggregation(int /*round*/, const std::vector<bool>& /*trained*/,

@@ -176,6 +176,8 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
     input.answers = outcome.answers;
     aggregation = algorithm_->aggregate(input, plan, table.clients, table.rows);
     outcome.live_models = aggregation.live_models;
+    outcome.aggregated_models = aggregation.models;
+    outcome.clustering = aggregation.clustering;
   }
   share_aggregation(comm_, aggregation, plan_shape());
   plan.weights = aggregation.weights;
@@ -209,6 +211,9 @@ void Experiment::average(int round, const std::vector<double>& weighted_sums,
     outcome.trained_models.assign(k, false);
     for (std::size_t s = 0; s < k; ++s) {
       outcome.trained_models[s] = weighted_sums[k * p + s] > 0.0;
+    }
+    if (outcome.aggregated_models.defined()) {  // update-form aggregation by the algorithm
+      outcome.trained_models = models_->replace(outcome.aggregated_models);
     }
     algorithm_->after_aggregation(round, outcome.trained_models, models_->states());
   }

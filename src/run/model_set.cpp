@@ -109,6 +109,19 @@ void ModelSet::average(const std::vector<double>& weighted_sums) {
   update(weighted_sums, 0.0, false);
 }
 
+std::vector<bool> ModelSet::replace(const torch::Tensor& models) {
+  if (models.dim() != 2 || models.size(0) != size() || models.size(1) != state_size()) {
+    throw ShapeError("ModelSet::replace: expected [" + std::to_string(size()) + ", " +
+                     std::to_string(state_size()) + "] models, but got " +
+                     c10::str(models.sizes()));
+  }
+  const auto next = models.to(states_.options());
+  const auto changed = states_.ne(next).any(1).contiguous().to(torch::kCPU);
+  states_.copy_(next);
+  const auto* flags = changed.data_ptr<bool>();
+  return std::vector<bool>(flags, flags + changed.numel());
+}
+
 void ModelSet::average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head,
                              const torch::Tensor& previous_heads) {
   const std::int64_t k = size();

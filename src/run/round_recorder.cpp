@@ -74,13 +74,18 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
     worker_compute_seconds = std::max(worker_compute_seconds, evaluations[at++]);
   }
   rec.set(schema::kWorkerComputeSeconds, worker_compute_seconds);
+  // The clustering scored: the assignment, or the algorithm's own (CFL's notebook lists), whose
+  // unlisted clients the ARI leaves out (the CLoVE notebook's projection of the ground truth).
+  const auto& clustering = outcome.clustering.empty() ? assignment : outcome.clustering;
   std::vector<int> truth;
   std::vector<int> chosen;
   for (int c : participants) {
-    truth.push_back(true_clusters_[static_cast<std::size_t>(c)]);
-    chosen.push_back(assignment[static_cast<std::size_t>(c)]);
+    if (clustering[static_cast<std::size_t>(c)] != algo::kNotParticipating) {
+      truth.push_back(true_clusters_[static_cast<std::size_t>(c)]);
+      chosen.push_back(clustering[static_cast<std::size_t>(c)]);
+    }
   }
-  rec.set(schema::kAri, algorithm.traits().clusters_clients
+  rec.set(schema::kAri, algorithm.traits().clusters_clients && !truth.empty()
                             ? cluster::adjusted_rand_index(truth, chosen)
                             : std::numeric_limits<double>::quiet_NaN());
   rec.set(schema::kAccuracy, mean_over(accuracy, participants));

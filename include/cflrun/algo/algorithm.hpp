@@ -13,6 +13,7 @@
 ///     server gets every update and returns W (and may change the assignment).
 ///  5. The server sets model s to sum_i W[s,i] x_i / sum_i W[s,i] (x_i: client i's trained state,
 ///     or its gradient under gradient averaging); a model whose row of W is zero keeps its state.
+///     An aggregate() may instead return the new models itself (Aggregation::models).
 ///     `after_aggregation(t)` may then adjust the models (FlexCFL's inter-group aggregation).
 ///  6. Every client is scored on its assigned model, or on its local model
 ///  (`evaluates_local_models`).
@@ -106,6 +107,16 @@ struct Aggregation {
   /// The models the algorithm maintains after this round (/rounds/live_models, count), e.g. CFL's
   /// clusters so far; 0 = all num_models().
   int live_models = 0;
+  /// [K, P] float32: the models after this round, computed by the algorithm itself from the
+  /// updates (update-form aggregation, e.g. the CFL notebook's W_i += mean update of every cluster
+  /// that lists client i); `weights` must then be all zero. Undefined: the weighted average of step
+  /// 5 above.
+  torch::Tensor models;
+  /// [M] the clustering whose ARI is recorded when it is not the assignment (the CFL notebook's
+  /// cluster lists, whose clients are scored on their own models): a cluster index, or
+  /// kNotParticipating for a client no cluster lists, which the ARI leaves out (the CLoVE
+  /// notebook's projection of the ground truth onto the listed clients). Empty: the assignment.
+  std::vector<int> clustering;
 };
 
 /// What the server knows when it plans a round (rank 0).

@@ -9,7 +9,7 @@
 namespace cflrun::algo {
 
 /// CFL's options (--cfl-eps1, --cfl-eps2, --cfl-warmup-rounds, --cfl-min-split-size,
-/// --cfl-max-clusters, --cfl-solver).
+/// --cfl-max-clusters, --cfl-solver, --cfl-split-ids).
 struct CflOptions : Options<CflOptions> {
   double eps1 =
       0.4;  ///< a cluster may split once the norm of its mean update is below this (EPS_1).
@@ -20,6 +20,9 @@ struct CflOptions : Options<CflOptions> {
   /// fresh (a new optimizer per local update) | notebook (the official notebook's kept SGD with a
   /// decaying learning rate; see Cfl).
   std::string solver = "fresh";
+  /// clients (a split's two parts are client ids, the paper) | positions (the official notebook's
+  /// bug: the parts' positions within the split cluster are stored as client ids; see Cfl).
+  std::string split_ids = "clients";
   std::string title() const override { return "CFL"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -43,6 +46,19 @@ struct CflOptions : Options<CflOptions> {
 /// Sec. III-C, as in the code. The number of live clusters (Aggregation::live_models) grows from 1
 /// up to the capacity; a split that would exceed it is skipped.
 ///
+/// The notebook's client-index bug (--cfl-split-ids positions; cfl-flexcfl-fesem-setup.md Sec. 1,
+/// "Bug"): the server keeps an ordered list of cluster lists of client ids, and a split replaces
+/// list c by its two parts, each stored as the parts' positions within c (0 .. |c|-1) instead of
+/// the clients at those positions. From the first split of a cluster other than the root, lists
+/// name wrong clients: some clients are listed twice, others not at all. As in the notebook every
+/// client then keeps its own model (K = M model slots, client i trains and is scored on slot i),
+/// and aggregation is in update form (Aggregation::models): W_i += mean_{j in l} dW_j for every
+/// list l that names i, so a client listed twice gets two clusters' mean updates and an unlisted
+/// client's model stays frozen. Without a misplaced split this equals the per-cluster average.
+/// The recorded ARI is the CLoVE notebook's (Aggregation::clustering): each client's cluster is the
+/// last list naming it, and unlisted clients are left out of the ARI. /algorithm/cfl_listings
+/// [M] counts the lists naming each client.
+///
 /// Local solver (--cfl-solver): `fresh` gives every local update a fresh optimizer of --optimizer,
 /// as every cflrun algorithm. `notebook` is the official notebook's client
 /// (cfl-flexcfl-fesem-setup.md Sec. 1), the solver its EPS_1 = 0.4 and EPS_2 = 1.6 are tuned for:
@@ -63,8 +79,9 @@ class Cfl : public Algorithm {
   ///         without --optimizer sgd (the notebook's solver is SGD with momentum).
   Cfl(const CflOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
-  /// The capacity: --cfl-max-clusters, or M.
-  int num_models() const override { return capacity_; }
+  /// The capacity: --cfl-max-clusters, or M; M (one model per client) with --cfl-split-ids
+  /// positions.
+  int num_models() const override { return positions() ? context_.num_clients : capacity_; }
   Traits traits() const override {
     const bool notebook = options_.solver == "notebook";
     return {.clusters_clients = true,
@@ -77,15 +94,18 @@ class Cfl : public Algorithm {
   /// Every participant trains its cluster's model; the weights wait for the updates.
   RoundPlan plan(const RoundInput& input) override;
   /// The split rule and the per-cluster averaging weights; the new clusters' assignment and the
-  /// live clusters after the splits.
-  /// @throws ShapeError if updates is not [trained, P].
+  /// live clusters after the splits. With --cfl-split-ids positions: zero weights, the new models
+  /// (input.models [M, P] plus the listed clusters' mean updates) and the notebook's clustering.
+  /// @throws ShapeError if updates is not [trained, P], or (positions) input.models is not [M, P].
   Aggregation aggregate(const RoundInput& input, const RoundPlan& plan,
                         const std::vector<int>& trained, const torch::Tensor& updates) override;
   /// /algorithm/cfl_mean_update_norm, /algorithm/cfl_max_update_norm [K] (NaN for clusters without
   /// updates) and /algorithm/cfl_split [K] (1 for a cluster split this round) of the round's
-  /// aggregate().
+  /// aggregate(), by cluster (list) index before the round's splits; with --cfl-split-ids
+  /// positions also /algorithm/cfl_listings [M] (lists naming each client after them).
   ExtraValues record(int round) const override;
-  /// "cluster" [M] int64 (the cluster of every client), "live" [1] int64.
+  /// "cluster" [M] int64 (the cluster of every client), "live" [1] int64; with --cfl-split-ids
+  /// positions also "lists" [capacity, M] int64 (row l: 1 for the clients list l names).
   AlgorithmState state() const override;
   void restore(const AlgorithmState& state) override;
 
@@ -93,8 +113,28 @@ class Cfl : public Algorithm {
   /// Whether cluster c may split this round, from its members' update norms.
   bool may_split(int round, const std::vector<std::int64_t>& members, double mean_norm,
                  double max_norm) const;
+  bool positions() const { return options_.split_ids == "positions"; }
   /// Splits cluster c (members = rows of `updates`) by complete linkage on -cosine similarity.
   void split(int c, const std::vector<int>& members, const torch::Tensor& member_updates);
+  /// Sets the round's norms and split flag of cluster c (trained members at `rows` of `updates`);
+  /// whether it splits.
+  bool check_split(int round, int c, const std::vector<std::int64_t>& rows,
+                   const std::vector<int>& members, const torch::Tensor& updates,
+                   const torch::Tensor& norms);
+  /// [n] float64 the members' training sample counts.
+  torch::Tensor sample_weights(const std::vector<int>& members) const;
+  /// aggregate() with --cfl-split-ids positions.
+  Aggregation aggregate_lists(const RoundInput& input, const std::vector<int>& trained,
+                              const torch::Tensor& updates);
+  /// The notebook's lists after this round's splits (positions stored as ids).
+  std::vector<std::vector<int>> split_lists(int round, const std::vector<int>& trained,
+                                            const torch::Tensor& updates);
+  /// The new per-client models: input.models plus every list's mean update for its clients.
+  torch::Tensor update_form_models(const RoundInput& input, const std::vector<int>& trained,
+                                   const torch::Tensor& updates) const;
+  /// [M] the CLoVE notebook's cluster of every client (the last list naming it) or
+  /// kNotParticipating.
+  std::vector<int> notebook_clustering() const;
 
   CflOptions options_;
   AlgorithmContext context_;
@@ -102,6 +142,7 @@ class Cfl : public Algorithm {
   int live_ = 1;
   std::vector<int> cluster_;                         // [M] cluster (= model slot) of every client
   std::vector<float> mean_norm_, max_norm_, split_;  // [K] of the last aggregate()
+  std::vector<std::vector<int>> lists_;              // positions: the notebook's cluster lists
 };
 
 }  // namespace cflrun::algo

@@ -83,6 +83,13 @@ class ModelSet {
   void average_heads(const std::vector<double>& weighted_head_sums, model::FlatRange head,
                      const torch::Tensor& previous_heads);
 
+  /// Replaces every model by `models`, the models an algorithm computed itself
+  /// (algo::Aggregation::models, e.g. the CFL notebook's update-form aggregation).
+  /// @param models  [K, P] float32 (another dtype is converted).
+  /// @return        [K] whether model s changed.
+  /// @throws ShapeError if models is not [K, P].
+  std::vector<bool> replace(const torch::Tensor& models);
+
   /// Server step of Option II, gradient averaging (CLoVE Alg. 1 line 15; IFCA Alg. 1):
   /// theta_j -= learning_rate * sum_i n_i g_i / sum_i n_i for every model with a client.
   /// @param weighted_gradient_sums  K*P sample-weighted gradient sums, then K sample counts.

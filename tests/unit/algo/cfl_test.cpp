@@ -125,5 +125,91 @@ TEST(Cfl, NotebookSolverKeepsDecayingSgdAndRefusesAnotherOptimizer) {
   EXPECT_EQ(notebook.local_lr_decay, 0.99);  // the notebook: lr *= 0.99 per local training call
 }
 
+/// The notebook's client-index bug on 5 clients (--cfl-split-ids positions). Round 1 splits the
+/// root {0..4} into {0, 1} and {2, 3, 4} (positions = ids: still right). Round 2 splits {2, 3, 4}
+/// into {2} and {3, 4}, stored as positions {0} and {1, 2}: the lists become [0, 1], [0], [1, 2].
+class CflSplitPositions : public ::testing::Test {
+ protected:
+  static CflOptions options(const std::string& split_ids) {
+    auto options = no_warmup();
+    options.split_ids = split_ids;
+    return options;
+  }
+  /// Round 1: clients 0-1 along +x, 2-4 along -x; mean update 0, every norm above eps2 = 1.
+  static torch::Tensor first_updates() {
+    return torch::tensor({{2.0, 0.1}, {2.0, -0.1}, {-1.3, 0.1}, {-1.4, 0.0}, {-1.3, -0.1}},
+                         torch::kFloat64);
+  }
+  /// Round 2: {0, 1} (too small to split) any; in {2, 3, 4} client 2 along +y, 3-4 along -y.
+  static torch::Tensor second_updates() {
+    return torch::tensor({{1.0, 0.0}, {3.0, 0.0}, {0.0, 2.0}, {0.1, -1.0}, {-0.1, -1.0}},
+                         torch::kFloat64);
+  }
+  static Aggregation round_of(Cfl& cfl, int round, const torch::Tensor& models,
+                              const torch::Tensor& updates) {
+    auto input = input_for(round, everyone(5));
+    input.models = models;
+    return cfl.aggregate(input, cfl.plan(input), everyone(5), updates);
+  }
+};
+
+TEST_F(CflSplitPositions, StoresPositionsAsClientIdsAndUpdatesEachListedClient) {
+  Cfl cfl(options("positions"), context_for(5, 5));
+  EXPECT_EQ(cfl.num_models(), 5);  // one model per client
+  const auto plan = cfl.plan(input_for(0, everyone(5)));
+  EXPECT_EQ(plan.assignment, everyone(5));  // each client trains and is scored on its own model
+  const auto first = round_of(cfl, 0, torch::zeros({5, 2}), first_updates());
+  EXPECT_EQ(first.clustering, (std::vector<int>{0, 0, 1, 1, 1}));
+  EXPECT_EQ(first.weights.abs().sum().item<double>(), 0.0);  // the models come in update form
+  // W_i += the mean update of its list: (2, 0) for {0, 1}, (-4/3, 0) for {2, 3, 4}.
+  EXPECT_TRUE(torch::allclose(
+      first.models,
+      torch::tensor(
+          {{2.0F, 0.0F}, {2.0F, 0.0F}, {-4.0F / 3, 0.0F}, {-4.0F / 3, 0.0F}, {-4.0F / 3, 0.0F}})));
+  // Round 2 from models W_i = (i, 0): lists [0, 1] (mean (2, 0)), [0] ((1, 0)), [1, 2] ((1.5, 1)).
+  const auto models = torch::stack({torch::arange(5.0), torch::zeros({5})}, 1);
+  const auto second = round_of(cfl, 1, models, second_updates());
+  EXPECT_EQ(second.live_models, 3);
+  // The CLoVE notebook's clustering: the last list naming a client; 3 and 4 are in none.
+  EXPECT_EQ(second.clustering, (std::vector<int>{1, 2, 2, kNotParticipating, kNotParticipating}));
+  EXPECT_TRUE(torch::allclose(second.models, torch::tensor({{3.0F, 0.0F},  // 0 + (2,0) + (1,0)
+                                                            {4.5F, 1.0F},  // 1 + (2,0) + (1.5,1)
+                                                            {3.5F, 1.0F},  // 2 + (1.5,1)
+                                                            {3.0F, 0.0F},  // frozen
+                                                            {4.0F, 0.0F}})));  // frozen
+  EXPECT_EQ(cfl.record(1).at("/algorithm/cfl_listings"),
+            (std::vector<float>{2.0F, 2.0F, 1.0F, 0.0F, 0.0F}));
+  EXPECT_EQ(cfl.record(1).at("/algorithm/cfl_split"), (std::vector<float>{0, 1, 0, 0, 0}));
+}
+
+TEST_F(CflSplitPositions, ClientIdsGiveThePapersClustersOnTheSameUpdates) {
+  Cfl cfl(options("clients"), context_for(5, 5));
+  auto input = input_for(0, everyone(5));
+  cfl.aggregate(input, cfl.plan(input), everyone(5), first_updates());
+  input = input_for(1, everyone(5));
+  const auto second = cfl.aggregate(input, cfl.plan(input), everyone(5), second_updates());
+  EXPECT_EQ(second.assignment, (std::vector<int>{0, 0, 1, 2, 2}));  // {0, 1}, {2}, {3, 4}
+  EXPECT_FALSE(second.models.defined());
+  EXPECT_TRUE(second.clustering.empty());
+  EXPECT_EQ(cfl.record(1).count("/algorithm/cfl_listings"), 0U);
+}
+
+TEST_F(CflSplitPositions, StateRestoresTheLists) {
+  Cfl cfl(options("positions"), context_for(5, 5));
+  round_of(cfl, 0, torch::zeros({5, 2}), first_updates());
+  round_of(cfl, 1, torch::zeros({5, 2}), second_updates());
+  Cfl restored(options("positions"), context_for(5, 5));
+  restored.restore(cfl.state());
+  EXPECT_TRUE(torch::equal(restored.state().at("lists"), cfl.state().at("lists")));
+  // The same next round from the same state: the same models and clustering.
+  const auto models = torch::rand({5, 2});
+  const auto a = round_of(cfl, 2, models, second_updates());
+  const auto b = round_of(restored, 2, models, second_updates());
+  EXPECT_TRUE(torch::equal(a.models, b.models));
+  EXPECT_EQ(a.clustering, b.clustering);
+  Cfl clients(options("clients"), context_for(5, 5));
+  EXPECT_THROW(restored.restore(clients.state()), DataError);  // no "lists"
+}
+
 }  // namespace
 }  // namespace cflrun::algo
