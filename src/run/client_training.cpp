@@ -87,7 +87,8 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
     if (plan.proximal_weights.defined()) {
       local.proximal.importance = plan.proximal_weights[client];
     }
-    local.optimizer = keep_optimizers_ ? optimizer_for_update(i, model, settings) : nullptr;
+    local.optimizer =
+        kept_optimizers_.enabled() ? kept_optimizers_.for_update(i, model, settings) : nullptr;
     if (procedure_) {  // the algorithm's own local update (e.g. Per-FedAvg's meta-step)
       auto client_view = view(i, round, seed, models.states());
       train_loss[static_cast<std::size_t>(i)] =
@@ -119,6 +120,10 @@ constexpr const char* kWho = "client state";
 
 }  // namespace
 
+void ClientGroup::keep_optimizers(local::Solver solver, double local_lr_decay) {
+  kept_optimizers_ = KeptOptimizers(size(), solver, local_lr_decay);
+}
+
 algo::AlgorithmState ClientGroup::state() const {
   algo::AlgorithmState state;
   for (std::size_t i = 0; i < memories_.size(); ++i) {
@@ -129,8 +134,8 @@ algo::AlgorithmState ClientGroup::state() const {
   if (local_states_.defined()) {
     state.emplace("local_models", local_states_.clone());
   }
-  if (keep_optimizers_) {
-    add_optimizer_state(state);
+  if (kept_optimizers_.enabled()) {
+    kept_optimizers_.add_state(state);
   }
   return state;
 }
@@ -152,8 +157,8 @@ void ClientGroup::restore(const algo::AlgorithmState& state, model::Network& mod
                                        {static_cast<std::int64_t>(size()), local_states_.size(1)})
                         .clone();
   }
-  if (keep_optimizers_) {
-    restore_optimizers(state, model, settings);
+  if (kept_optimizers_.enabled()) {
+    kept_optimizers_.restore(state, model, settings);
   }
 }
 

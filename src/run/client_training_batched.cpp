@@ -22,7 +22,7 @@ constexpr std::int64_t kStackedBytesPerFloat = 16;
 
 bool ClientGroup::trains_batched(ModelSet& models, const algo::RoundPlan& plan,
                                  std::size_t clients) {
-  if (client_batch_ <= 1 || clients < 2 || procedure_ || keep_optimizers_ ||
+  if (client_batch_ <= 1 || clients < 2 || procedure_ || kept_optimizers_.enabled() ||
       plan.proximal_weights.defined()) {
     return false;
   }

@@ -49,7 +49,7 @@ class IntraOpThreads {
 
 bool ClientGroup::trains_on_threads(ModelSet& models) const {
   return training_threads_ > 1 && (!procedure_ || procedure_->runs_concurrently()) &&
-         !keep_optimizers_ && device_.is_cpu() && !has_dropout(models.working_model());
+         !kept_optimizers_.enabled() && device_.is_cpu() && !has_dropout(models.working_model());
 }
 
 bool ClientGroup::procedure_on_threads(ModelSet& models) const {

@@ -1,9 +1,7 @@
-// The optimizers clients keep across their local updates (algo::Traits::keeps_optimizers): made
-// at a client's first update, their learning rate decayed per update (Traits::local_lr_decay),
-// their per-parameter state (Adam's moments, SGD's momentum buffers) checkpointed and restored.
-#include <cflrun/run/client_group.hpp>
+#include <cflrun/run/kept_optimizers.hpp>
 
 #include <cmath>
+#include <string>
 
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
@@ -21,7 +19,7 @@ constexpr const char* kAdamFirst = "adam_exp_avg";
 constexpr const char* kAdamSecond = "adam_exp_avg_sq";
 constexpr const char* kSgdBuffer = "sgd_momentum_buffer";
 
-using KeptOptimizers = std::vector<std::unique_ptr<torch::optim::Optimizer>>;
+using Optimizers = std::vector<std::unique_ptr<torch::optim::Optimizer>>;
 
 /// The key under which a torch::optim optimizer keeps a parameter's state (its TensorImpl).
 void* state_key(const torch::Tensor& parameter) { return parameter.unsafeGetTensorImpl(); }
@@ -35,7 +33,7 @@ std::int64_t parameter_floats(const std::vector<torch::Tensor>& parameters) {
 }
 
 /// Floats of the parameters the kept optimizers step, 0 while no client has one.
-std::int64_t kept_floats(const KeptOptimizers& kept) {
+std::int64_t kept_floats(const Optimizers& kept) {
   std::int64_t floats = 0;
   for (const auto& optimizer : kept) {
     floats = optimizer ? parameter_floats(optimizer->param_groups()[0].params()) : floats;
@@ -46,7 +44,7 @@ std::int64_t kept_floats(const KeptOptimizers& kept) {
 /// Calls visit(i, offset, p, state) for every parameter p of client i's kept optimizer that has a
 /// per-parameter state (of type ParamState), offset being p's first float in the flat state.
 template <class ParamState, class Visit>
-void for_each_param_state(const KeptOptimizers& kept, Visit visit) {
+void for_each_param_state(const Optimizers& kept, Visit visit) {
   for (std::size_t i = 0; i < kept.size(); ++i) {
     if (!kept[i]) {
       continue;
@@ -110,55 +108,54 @@ void put_param_states(torch::optim::Optimizer& optimizer, std::int64_t i,
 
 }  // namespace
 
-void ClientGroup::keep_optimizers(local::Solver solver, double local_lr_decay) {
+KeptOptimizers::KeptOptimizers(int clients, local::Solver solver, double local_lr_decay)
+    : enabled_(true),
+      solver_(solver),
+      local_lr_decay_(local_lr_decay),
+      updates_(static_cast<std::size_t>(clients), 0),
+      optimizers_(static_cast<std::size_t>(clients)) {
   if (!(local_lr_decay > 0.0)) {
     throw ConfigError("kept optimizers: the learning-rate decay must be above 0, but got " +
                       std::to_string(local_lr_decay));
   }
-  keep_optimizers_ = true;
-  kept_solver_ = solver;
-  local_lr_decay_ = local_lr_decay;
-  local_optimizers_.clear();
-  local_optimizers_.resize(static_cast<std::size_t>(size()));
-  optimizer_updates_.assign(static_cast<std::size_t>(size()), 0);
 }
 
-torch::optim::Optimizer* ClientGroup::kept_optimizer(int i, model::Network& model,
-                                                     const local::LocalUpdateSettings& settings) {
-  if (settings.solver != kept_solver_) {
+torch::optim::Optimizer* KeptOptimizers::optimizer(int i, model::Network& model,
+                                                   const local::LocalUpdateSettings& settings) {
+  if (settings.solver != solver_) {
     throw ConfigError(
         "kept optimizers: this local update's --optimizer differs from the solver the clients "
-        "keep their optimizers of (keep_optimizers); keep one solver for the whole run");
+        "keep their optimizers of; keep one solver for the whole run");
   }
-  auto& optimizer = local_optimizers_[static_cast<std::size_t>(i)];
+  auto& optimizer = optimizers_[static_cast<std::size_t>(i)];
   if (!optimizer) {  // one optimizer per client on the shared working model's parameters
     optimizer = local::make_local_optimizer(model, settings);
   }
   return optimizer.get();
 }
 
-torch::optim::Optimizer* ClientGroup::optimizer_for_update(
-    int i, model::Network& model, const local::LocalUpdateSettings& settings) {
-  auto* optimizer = kept_optimizer(i, model, settings);
-  const auto r = ++optimizer_updates_[static_cast<std::size_t>(i)];
+torch::optim::Optimizer* KeptOptimizers::for_update(int i, model::Network& model,
+                                                    const local::LocalUpdateSettings& settings) {
+  auto* kept = optimizer(i, model, settings);
+  const auto r = ++updates_[static_cast<std::size_t>(i)];
   // The notebook multiplies lr by 0.99 at every call; lr * decay^r from the count alone is what a
   // resumed run recomputes bit for bit (decay 1 leaves lr exactly as it is).
   const double lr = settings.learning_rate * std::pow(local_lr_decay_, static_cast<double>(r));
-  for (auto& group : optimizer->param_groups()) {
+  for (auto& group : kept->param_groups()) {
     group.options().set_lr(lr);
   }
-  return optimizer;
+  return kept;
 }
 
-void ClientGroup::add_optimizer_state(algo::AlgorithmState& state) const {
-  const auto m = static_cast<std::int64_t>(size());
-  const auto floats = kept_floats(local_optimizers_);
-  state.emplace(kUpdates, torch::tensor(optimizer_updates_, torch::kInt64));
-  if (kept_solver_ == local::Solver::kSgd) {
+void KeptOptimizers::add_state(algo::AlgorithmState& state) const {
+  const auto m = static_cast<std::int64_t>(optimizers_.size());
+  const auto floats = kept_floats(optimizers_);
+  state.emplace(kUpdates, torch::tensor(updates_, torch::kInt64));
+  if (solver_ == local::Solver::kSgd) {
     auto buffers = torch::zeros({m, floats}, torch::kFloat32);
     for_each_param_state<torch::optim::SGDParamState>(
-        local_optimizers_, [&](std::int64_t i, std::int64_t offset, const torch::Tensor& p,
-                               const torch::optim::SGDParamState& sgd) {
+        optimizers_, [&](std::int64_t i, std::int64_t offset, const torch::Tensor& p,
+                         const torch::optim::SGDParamState& sgd) {
           if (sgd.momentum_buffer().defined()) {
             put_flat(buffers[i], offset, p, sgd.momentum_buffer());
           }
@@ -170,8 +167,8 @@ void ClientGroup::add_optimizer_state(algo::AlgorithmState& state) const {
   auto first = torch::zeros({m, floats}, torch::kFloat32);
   auto second = torch::zeros({m, floats}, torch::kFloat32);
   for_each_param_state<torch::optim::AdamParamState>(
-      local_optimizers_, [&](std::int64_t i, std::int64_t offset, const torch::Tensor& p,
-                             const torch::optim::AdamParamState& adam) {
+      optimizers_, [&](std::int64_t i, std::int64_t offset, const torch::Tensor& p,
+                       const torch::optim::AdamParamState& adam) {
         steps[i] = adam.step();
         put_flat(first[i], offset, p, adam.exp_avg());
         put_flat(second[i], offset, p, adam.exp_avg_sq());
@@ -181,29 +178,29 @@ void ClientGroup::add_optimizer_state(algo::AlgorithmState& state) const {
   state.emplace(kAdamSecond, second);
 }
 
-void ClientGroup::restore_optimizers(const algo::AlgorithmState& state, model::Network& model,
-                                     const local::LocalUpdateSettings& settings) {
-  const auto m = static_cast<std::int64_t>(size());
+void KeptOptimizers::restore(const algo::AlgorithmState& state, model::Network& model,
+                             const local::LocalUpdateSettings& settings) {
+  const auto m = static_cast<std::int64_t>(optimizers_.size());
   FlatOptimizerState flat;
-  flat.adam = kept_solver_ == local::Solver::kAdam;
+  flat.adam = solver_ == local::Solver::kAdam;
   // Without the counts (a build before them), Adam without decay: its updates ignore the counts.
   const bool counted = state.count(kUpdates) > 0 || !flat.adam || local_lr_decay_ != 1.0;
   const auto updates =
       counted ? algo::state_tensor(state, kWho, kUpdates, {m}) : torch::zeros({m}, torch::kInt64);
   // Which clients have an optimizer: Adam's step count (as before the counts), or SGD's updates.
   flat.steps = flat.adam ? algo::state_tensor(state, kWho, kAdamStep, {m}) : updates;
-  keep_optimizers(kept_solver_, local_lr_decay_);
+  *this = KeptOptimizers(static_cast<int>(m), solver_, local_lr_decay_);
   const auto counts = updates.contiguous();
-  optimizer_updates_.assign(counts.data_ptr<std::int64_t>(), counts.data_ptr<std::int64_t>() + m);
+  updates_.assign(counts.data_ptr<std::int64_t>(), counts.data_ptr<std::int64_t>() + m);
   if (flat.steps.count_nonzero().item<std::int64_t>() == 0) {
-    return;  // no hosted client updated yet (or none hosted, rank 0): state() kept [m, 0] rows
+    return;  // no hosted client updated yet (or none hosted, rank 0): add_state kept [m, 0] rows
   }
   const std::vector<std::int64_t> shape{m, parameter_floats(model.parameters())};
   flat.first = algo::state_tensor(state, kWho, flat.adam ? kAdamFirst : kSgdBuffer, shape);
   flat.second = flat.adam ? algo::state_tensor(state, kWho, kAdamSecond, shape) : torch::Tensor();
   for (std::int64_t i = 0; i < m; ++i) {
     if (flat.steps[i].item<std::int64_t>() > 0) {  // else made at the client's first update
-      put_param_states(*kept_optimizer(static_cast<int>(i), model, settings), i, flat,
+      put_param_states(*optimizer(static_cast<int>(i), model, settings), i, flat,
                        settings.momentum);
     }
   }

@@ -19,6 +19,7 @@
 #include <cflrun/model/client_batched.hpp>
 #include <cflrun/model/objective.hpp>
 #include <cflrun/local/local_update.hpp>
+#include <cflrun/run/kept_optimizers.hpp>
 #include <cflrun/run/model_set.hpp>
 
 namespace cflrun::run {
@@ -139,11 +140,8 @@ class ClientGroup {
 
   /// Each hosted client keeps its own optimizer across its local updates (algo::Traits::
   /// keeps_optimizers: FedSoft's official client, the CFL notebook) instead of a fresh one per
-  /// update: made on the working model's parameters at its first update, its per-parameter state
-  /// (Adam's moments, SGD's momentum buffers) carries over. Before the client's r-th update
-  /// (r = 1, 2, ...) its learning rate is set to settings.learning_rate * local_lr_decay^r
-  /// (algo::Traits::local_lr_decay; the CFL notebook's 0.99 per call). Such clients train one at
-  /// a time (not on threads, not client-batched).
+  /// update (KeptOptimizers). Such clients train one at a time (not on threads, not
+  /// client-batched).
   /// @param solver          the solver of every local update (--optimizer).
   /// @param local_lr_decay  > 0; 1 = the learning rate stays settings.learning_rate.
   /// @throws ConfigError if local_lr_decay is not above 0.
@@ -176,18 +174,13 @@ class ClientGroup {
   // --- Persistent state ---
 
   /// Everything the hosted clients keep across rounds, as named tensors: "local_models" [m, P]
-  /// float32 with local models; with kept optimizers (keep_optimizers) "optimizer_updates" [m]
-  /// int64, the local updates each client has run with its optimizer (0: none made yet), and
-  /// their per-parameter state laid out as the flat state: for Adam "adam_step" [m] int64 (0 for
-  /// a client without an optimizer yet), "adam_exp_avg" and "adam_exp_avg_sq" [m, P] float32,
-  /// for SGD "sgd_momentum_buffer" [m, P] float32 (zeros without momentum); these [m, P] are
-  /// [m, 0] while no hosted client has an optimizer; and each client's procedure memory as
+  /// float32 with local models; with kept optimizers (keep_optimizers) their counts and
+  /// per-parameter state (KeptOptimizers::add_state); and each client's procedure memory as
   /// "memory.<hosted index>.<name>". Empty for algorithms without any of these.
   algo::AlgorithmState state() const;
   /// Restores what state() returned (after init_local_models and keep_optimizers with the same
-  /// settings), so that the next local updates are as the original's, bit for bit. A state
-  /// without "optimizer_updates" (a build before the counts, which kept Adam only) restores Adam
-  /// without learning-rate decay, whose updates do not depend on the counts.
+  /// settings), so that the next local updates are as the original's, bit for bit
+  /// (KeptOptimizers::restore).
   /// @param model          the working model the kept optimizers step (ModelSet::working_model).
   /// @param settings       the local solver the kept optimizers were made with.
   /// @throws DataError if a tensor is missing or has another shape.
@@ -255,19 +248,6 @@ class ClientGroup {
   /// Hands hosted client i's trained state (or gradient) to `receive` and keeps it as its local
   /// model.
   void deliver(int i, const torch::Tensor& result, bool gradient, const TrainedClient& receive);
-  /// The optimizer hosted client i keeps across its updates, made on `model`'s parameters at first
-  /// use. @throws ConfigError if settings.solver is not keep_optimizers' solver.
-  torch::optim::Optimizer* kept_optimizer(int i, model::Network& model,
-                                          const local::LocalUpdateSettings& settings);
-  /// kept_optimizer for hosted client i's next local update: counts the update (r) and sets the
-  /// learning rate to settings.learning_rate * local_lr_decay_^r.
-  torch::optim::Optimizer* optimizer_for_update(int i, model::Network& model,
-                                                const local::LocalUpdateSettings& settings);
-  /// Adds the kept optimizers' counts and per-parameter state to `state` (see state()).
-  void add_optimizer_state(algo::AlgorithmState& state) const;
-  /// Restores what add_optimizer_state added (see restore()).
-  void restore_optimizers(const algo::AlgorithmState& state, model::Network& model,
-                          const local::LocalUpdateSettings& settings);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
   torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
   /// Training-sample rows of the given hosted clients, [n] int64 on the device.
@@ -290,19 +270,14 @@ class ClientGroup {
   std::vector<std::int64_t> train_counts_;   // [m]
   std::vector<std::int64_t> test_counts_;    // [m]
   std::vector<std::int64_t> test_offsets_;   // [m + 1] start of each client's rows in test_
-  torch::Tensor local_states_;  // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
-  bool keep_optimizers_ = false;
-  local::Solver kept_solver_ = local::Solver::kAdam;  // of the kept optimizers
-  double local_lr_decay_ = 1.0;
-  std::vector<std::int64_t> optimizer_updates_;  // [m] local updates run with the kept optimizer
+  torch::Tensor local_states_;      // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
+  KeptOptimizers kept_optimizers_;  // enabled by keep_optimizers()
   int training_threads_ = 1;
   int client_batch_ = 1;
   std::int64_t client_batch_bytes_ = 0;
   std::unique_ptr<model::ClientBatchedNetwork> batched_;  // made at the first client-batched update
   std::vector<std::shared_ptr<model::Network>>
       thread_models_;  // [training_threads_] train_on_threads' own models
-  std::vector<std::unique_ptr<torch::optim::Optimizer>>
-      local_optimizers_;  // [m] kept optimizers, made at a client's first update
   std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
   std::vector<algo::AlgorithmState> memories_;        // [m] the procedure's per-client memory
   std::vector<torch::Tensor>
