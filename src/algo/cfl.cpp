@@ -24,10 +24,13 @@ torch::Tensor rows_tensor(const std::vector<std::int64_t>& rows) {
   return torch::tensor(rows, torch::kInt64);
 }
 
-/// The cosine similarities of the rows of `updates` [n, P]: [n, n].
-torch::Tensor cosine_similarity(const torch::Tensor& updates) {
-  const auto norms = updates.norm(2, /*dim=*/1);
-  return updates.matmul(updates.t()) / (norms.outer(norms) + kCosineGuard);
+/// CFL's bipartition of a cluster: complete linkage on -S, S the cosine similarities of its
+/// members' updates [n, P]. [n] 0 or 1, member 0 in group 0.
+std::vector<int> bipartition(const torch::Tensor& member_updates) {
+  const auto norms = member_updates.norm(2, /*dim=*/1);
+  const auto similarity =
+      member_updates.matmul(member_updates.t()) / (norms.outer(norms) + kCosineGuard);
+  return cluster::complete_linkage_bipartition(-similarity);
 }
 
 /// [M] the row of `updates` of every client, -1 for a client that did not train.
@@ -144,9 +147,8 @@ bool Cfl::may_split(int round, const std::vector<std::int64_t>& members, double 
 }
 
 bool Cfl::check_split(int round, int c, const std::vector<std::int64_t>& rows,
-                      const std::vector<int>& members, const torch::Tensor& updates,
+                      const std::vector<int>& members, const torch::Tensor& member_updates,
                       const torch::Tensor& norms) {
-  const auto member_updates = updates.index_select(0, rows_tensor(rows));
   const auto weights = sample_weights(members);
   const double mean_norm = (weights.matmul(member_updates) / weights.sum()).norm().item<double>();
   const double max_norm = norms.index_select(0, rows_tensor(rows)).max().item<double>();
@@ -167,7 +169,7 @@ torch::Tensor Cfl::sample_weights(const std::vector<int>& members) const {
 }
 
 void Cfl::split(int c, const std::vector<int>& members, const torch::Tensor& member_updates) {
-  const auto groups = cluster::complete_linkage_bipartition(-cosine_similarity(member_updates));
+  const auto groups = bipartition(member_updates);
   const int child = live_++;
   for (std::size_t i = 0; i < members.size(); ++i) {
     // groups[0] == 0: the part holding the cluster's smallest client id keeps its model slot.
@@ -196,8 +198,9 @@ Aggregation Cfl::aggregate(const RoundInput& input, const RoundPlan& /*plan*/,
   const auto norms = updates.norm(2, /*dim=*/1);
   for (const auto& [c, clients] : members_of) {
     const auto members = trained_members(clients, row_of);
-    if (check_split(input.round, c, members.rows, members.clients, updates, norms)) {
-      split(c, members.clients, updates.index_select(0, rows_tensor(members.rows)));
+    const auto member_updates = updates.index_select(0, rows_tensor(members.rows));
+    if (check_split(input.round, c, members.rows, members.clients, member_updates, norms)) {
+      split(c, members.clients, member_updates);
     }
   }
   std::vector<int> models;
@@ -214,31 +217,31 @@ Aggregation Cfl::aggregate(const RoundInput& input, const RoundPlan& /*plan*/,
 
 Aggregation Cfl::aggregate_lists(const RoundInput& input, const std::vector<int>& trained,
                                  const torch::Tensor& updates) {
-  lists_ = split_lists(input.round, trained, updates);
+  const auto row_of = row_of_client(trained, context_.num_clients);
+  lists_ = split_lists(input.round, row_of, updates);
   const auto m = static_cast<std::int64_t>(context_.num_clients);
   Aggregation result;
   result.weights = torch::zeros({m, m}, torch::kFloat64);
-  result.models = update_form_models(input, trained, updates);
+  result.models = update_form_models(input, row_of, updates);
   result.clustering = notebook_clustering();
   result.live_models = live_;
-  cluster_ = result.clustering;
   return result;
 }
 
-std::vector<std::vector<int>> Cfl::split_lists(int round, const std::vector<int>& trained,
+std::vector<std::vector<int>> Cfl::split_lists(int round, const std::vector<std::int64_t>& row_of,
                                                const torch::Tensor& updates) {
-  const auto row_of = row_of_client(trained, context_.num_clients);
   const auto norms = updates.norm(2, /*dim=*/1);
   std::vector<std::vector<int>> next;
   for (std::size_t c = 0; c < lists_.size(); ++c) {
     const auto members = trained_members(lists_[c], row_of);
-    if (members.rows.empty() ||
-        !check_split(round, static_cast<int>(c), members.rows, members.clients, updates, norms)) {
+    const auto member_updates =
+        members.rows.empty() ? torch::Tensor() : updates.index_select(0, rows_tensor(members.rows));
+    if (members.rows.empty() || !check_split(round, static_cast<int>(c), members.rows,
+                                             members.clients, member_updates, norms)) {
       next.push_back(lists_[c]);
       continue;
     }
-    const auto groups = cluster::complete_linkage_bipartition(
-        -cosine_similarity(updates.index_select(0, rows_tensor(members.rows))));
+    const auto groups = bipartition(member_updates);
     std::array<std::vector<int>, 2> parts;
     for (std::size_t at = 0; at < groups.size(); ++at) {
       // The notebook's bug: the position within the cluster, not members.clients[at].
@@ -251,7 +254,8 @@ std::vector<std::vector<int>> Cfl::split_lists(int round, const std::vector<int>
   return next;
 }
 
-torch::Tensor Cfl::update_form_models(const RoundInput& input, const std::vector<int>& trained,
+torch::Tensor Cfl::update_form_models(const RoundInput& input,
+                                      const std::vector<std::int64_t>& row_of,
                                       const torch::Tensor& updates) const {
   const auto m = static_cast<std::int64_t>(context_.num_clients);
   if (!input.models.defined() || input.models.dim() != 2 || input.models.size(0) != m ||
@@ -262,7 +266,6 @@ torch::Tensor Cfl::update_form_models(const RoundInput& input, const std::vector
                      (input.models.defined() ? c10::str(input.models.sizes()) : "none"));
   }
   auto models = input.models.to(torch::kFloat64).clone();
-  const auto row_of = row_of_client(trained, context_.num_clients);
   for (const auto& list : lists_) {
     const auto members = trained_members(list, row_of);
     if (members.rows.empty()) {
@@ -303,9 +306,10 @@ ExtraValues Cfl::record(int /*round*/) const {
 }
 
 AlgorithmState Cfl::state() const {
+  const auto cluster = positions() ? notebook_clustering() : cluster_;
   AlgorithmState state{
       {"cluster",
-       torch::tensor(std::vector<std::int64_t>(cluster_.begin(), cluster_.end()), torch::kInt64)},
+       torch::tensor(std::vector<std::int64_t>(cluster.begin(), cluster.end()), torch::kInt64)},
       {"live", torch::tensor({static_cast<std::int64_t>(live_)}, torch::kInt64)}};
   if (positions()) {
     auto lists = torch::zeros({capacity_, context_.num_clients}, torch::kInt64);
@@ -329,10 +333,11 @@ void Cfl::restore(const AlgorithmState& state) {
   }
   const auto lists =
       state_tensor(state, kName, "lists", {capacity_, context_.num_clients}).contiguous();
+  const auto member = lists.accessor<std::int64_t, 2>();
   lists_.assign(static_cast<std::size_t>(live_), {});
   for (int l = 0; l < live_; ++l) {  // the lists are sorted: positions and ids ascend
     for (int client = 0; client < context_.num_clients; ++client) {
-      if (lists[l][client].item<std::int64_t>() != 0) {
+      if (member[l][client] != 0) {
         lists_[static_cast<std::size_t>(l)].push_back(client);
       }
     }

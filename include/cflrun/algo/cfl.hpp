@@ -116,21 +116,23 @@ class Cfl : public Algorithm {
   bool positions() const { return options_.split_ids == "positions"; }
   /// Splits cluster c (members = rows of `updates`) by complete linkage on -cosine similarity.
   void split(int c, const std::vector<int>& members, const torch::Tensor& member_updates);
-  /// Sets the round's norms and split flag of cluster c (trained members at `rows` of `updates`);
+  /// Sets the round's norms and split flag of cluster c (its trained `members`, their `rows` of
+  /// the round's updates and those rows, `member_updates`; `norms` [trained] of all updates);
   /// whether it splits.
   bool check_split(int round, int c, const std::vector<std::int64_t>& rows,
-                   const std::vector<int>& members, const torch::Tensor& updates,
+                   const std::vector<int>& members, const torch::Tensor& member_updates,
                    const torch::Tensor& norms);
   /// [n] float64 the members' training sample counts.
   torch::Tensor sample_weights(const std::vector<int>& members) const;
   /// aggregate() with --cfl-split-ids positions.
   Aggregation aggregate_lists(const RoundInput& input, const std::vector<int>& trained,
                               const torch::Tensor& updates);
-  /// The notebook's lists after this round's splits (positions stored as ids).
-  std::vector<std::vector<int>> split_lists(int round, const std::vector<int>& trained,
+  /// The notebook's lists after this round's splits (positions stored as ids); `row_of` [M] is
+  /// each client's row of `updates`, -1 if it did not train.
+  std::vector<std::vector<int>> split_lists(int round, const std::vector<std::int64_t>& row_of,
                                             const torch::Tensor& updates);
   /// The new per-client models: input.models plus every list's mean update for its clients.
-  torch::Tensor update_form_models(const RoundInput& input, const std::vector<int>& trained,
+  torch::Tensor update_form_models(const RoundInput& input, const std::vector<std::int64_t>& row_of,
                                    const torch::Tensor& updates) const;
   /// [M] the CLoVE notebook's cluster of every client (the last list naming it) or
   /// kNotParticipating.
@@ -140,7 +142,7 @@ class Cfl : public Algorithm {
   AlgorithmContext context_;
   int capacity_;
   int live_ = 1;
-  std::vector<int> cluster_;                         // [M] cluster (= model slot) of every client
+  std::vector<int> cluster_;  // [M] cluster (= model slot) of every client; unused with positions
   std::vector<float> mean_norm_, max_norm_, split_;  // [K] of the last aggregate()
   std::vector<std::vector<int>> lists_;              // positions: the notebook's cluster lists
 };
