@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <torch/utils.h>
 
 namespace cflrun::core {
 namespace {
@@ -30,6 +31,14 @@ std::mt19937_64 make_engine(std::uint64_t seed, Purpose purpose, std::uint64_t a
 at::Generator make_torch_generator(std::uint64_t seed, Purpose purpose, std::uint64_t a,
                                    std::uint64_t b) {
   return at::detail::createCPUGenerator(derive_seed(seed, purpose, a, b));
+}
+
+std::uint64_t dropout_seed(std::uint64_t seed, Purpose purpose, std::uint64_t a, std::uint64_t b) {
+  return derive_seed(derive_seed(seed, purpose, a, b), Purpose::kDropout);
+}
+
+void seed_dropout(std::uint64_t seed, Purpose purpose, std::uint64_t a, std::uint64_t b) {
+  torch::manual_seed(dropout_seed(seed, purpose, a, b));
 }
 
 double uniform01(std::mt19937_64& engine) {

@@ -6,10 +6,10 @@
 #include <cflrun/local/batched_update.hpp>
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 
 #include <torch/nn/utils/rnn.h>
+#include <torch/utils.h>
 #include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
@@ -97,22 +97,18 @@ enum class Reduction { kMean, kSum };
 
 /// Dropout masks of every step, masks[s][d] = [g_s, width_s, features_d] for dropout layer d,
 /// each client's rows drawn by torch::dropout on its batch's shape as its own model's forward
-/// pass draws them: client after client in the order of their draw_rank, step after step, layer
-/// after layer, from LibTorch's default generator of the device (padding rows 0).
+/// pass draws them: from LibTorch's default generator of the device seeded with its dropout_seed,
+/// step after step, layer after layer (padding rows 0).
 std::vector<std::vector<torch::Tensor>> draw_dropout_masks(
     const std::vector<model::BatchedLayer>& dropouts, const Batches& batches,
     const std::vector<BatchedClient>& clients, torch::Device device) {
   if (dropouts.empty()) {
     return {};
   }
-  std::vector<std::size_t> order(clients.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return clients[a].draw_rank < clients[b].draw_rank;
-  });
   std::vector<std::vector<torch::Tensor>> drawn(clients.size());  // [c][s * D + d]
   const auto ones = torch::TensorOptions(device).dtype(torch::kFloat32);
-  for (const auto c : order) {
+  for (std::size_t c = 0; c < clients.size(); ++c) {
+    torch::manual_seed(clients[c].dropout_seed);
     for (const auto& batch : batches[c]) {
       for (const auto& layer : dropouts) {
         const auto rows = static_cast<std::int64_t>(batch.size());

@@ -1,10 +1,8 @@
 #include <cflrun/run/checkpoint.hpp>
 
 #include <algorithm>
-#include <mutex>
 #include <system_error>
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
@@ -176,18 +174,6 @@ algo::AlgorithmState unpack_state(const std::vector<double>& packed, std::size_t
 algo::AlgorithmState unpack_state(const std::vector<double>& packed) {
   std::size_t at = 0;
   return unpack_state(packed, at);
-}
-
-torch::Tensor cpu_generator_state() {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  return generator.get_state().to(torch::kInt32);
-}
-
-void set_cpu_generator_state(const torch::Tensor& state) {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  generator.set_state(state.to(torch::kUInt8).contiguous());
 }
 
 }  // namespace cflrun::run

@@ -18,7 +18,6 @@ algo::AlgorithmState Checkpointer::rank_state(const CheckpointParts& parts) cons
   for (auto& [name, tensor] : parts.stability.state()) {
     state.emplace(name, tensor);
   }
-  state.emplace("cpu_generator", cpu_generator_state());
   return state;
 }
 
@@ -26,7 +25,6 @@ void Checkpointer::restore_rank_state(const CheckpointParts& parts,
                                       const algo::AlgorithmState& state) const {
   parts.clients.restore(state, parts.models.working_model(), parts.settings);
   parts.stability.restore(state);
-  set_cpu_generator_state(algo::state_tensor(state, "checkpoint", "cpu_generator"));
 }
 
 void Checkpointer::save(int next_round, const CheckpointParts& parts) {

@@ -94,6 +94,7 @@ ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, 
     if (local_models) {
       model::load_flat_state(model, local_states_[scored[n]]);
     }
+    seed_dropout(scored[n], round, seed, core::Purpose::kFineTune);  // e.g. Per-FedAvg's step
     score(n, model);
   }
   return evaluation;

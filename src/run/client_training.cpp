@@ -19,6 +19,7 @@ double ClientGroup::train_client(model::Network& model, int i, int round, std::u
   const auto at = static_cast<std::size_t>(i);
   const auto inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]);
   const auto targets = train_.targets.narrow(0, train_offsets_[at], train_counts_[at]);
+  seed_dropout(i, round, seed, purpose);
   if (settings.gradient_averaging) {
     return local::local_gradient(model, inputs, targets, settings.batch_size, settings.objective);
   }
@@ -30,6 +31,19 @@ at::Generator ClientGroup::client_generator(int i, int round, std::uint64_t seed
                                             core::Purpose purpose) const {
   return core::make_torch_generator(seed, purpose, static_cast<std::uint64_t>(first_ + i),
                                     static_cast<std::uint64_t>(round));
+}
+
+std::uint64_t ClientGroup::dropout_seed(int i, int round, std::uint64_t seed,
+                                        core::Purpose purpose) const {
+  return core::dropout_seed(seed, purpose, static_cast<std::uint64_t>(first_ + i),
+                            static_cast<std::uint64_t>(round));
+}
+
+void ClientGroup::seed_dropout(int i, int round, std::uint64_t seed, core::Purpose purpose) const {
+  // On threads (no model with dropout trains there) the concurrent calls only take turns on the
+  // generators' locks.
+  core::seed_dropout(seed, purpose, static_cast<std::uint64_t>(first_ + i),
+                     static_cast<std::uint64_t>(round));
 }
 
 std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(
@@ -91,6 +105,7 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
         kept_optimizers_.enabled() ? kept_optimizers_.for_update(i, model, settings) : nullptr;
     if (procedure_) {  // the algorithm's own local update (e.g. Per-FedAvg's meta-step)
       auto client_view = view(i, round, seed, models.states());
+      seed_dropout(i, round, seed, core::Purpose::kLocalUpdate);
       train_loss[static_cast<std::size_t>(i)] =
           procedure_->train(client_view, model, local, plan.payload);
       if (procedure_->report_length() > 0) {

@@ -42,7 +42,7 @@ void ClientGroup::train_chunk(const std::vector<TrainingStart>& starts,
     states.push_back(start == algo::kLocalModel ? local_states_[i] : models.states()[start]);
     clients.push_back({train_offsets_[at], train_counts_[at],
                        client_generator(i, round, seed, core::Purpose::kLocalUpdate),
-                       static_cast<std::int64_t>(n)});
+                       dropout_seed(i, round, seed, core::Purpose::kLocalUpdate)});
   }
   batched_->load(torch::stack(states));
   const auto g = static_cast<int>(chunk.size());
@@ -75,21 +75,12 @@ void ClientGroup::train_batched(const std::vector<TrainingStart>& starts, ModelS
     batched_ =
         std::make_unique<model::ClientBatchedNetwork>(models.working_model(), capacity, device_);
   }
-  // Most samples first, over all clients; with dropout within each chunk of clients in training
-  // order only, so that the chunks draw their masks in the order one client at a time would.
-  const auto chunk =
-      batched_->dropout_layers().empty() ? starts.size() : static_cast<std::size_t>(capacity);
-  std::vector<std::size_t> order(starts.size());
+  std::vector<std::size_t> order(starts.size());  // most samples first
   std::iota(order.begin(), order.end(), std::size_t{0});
-  for (std::size_t first = 0; first < order.size(); first += chunk) {
-    const auto end =
-        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), first + chunk));
-    std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(first), end,
-                     [&](std::size_t a, std::size_t b) {
-                       return train_counts_[static_cast<std::size_t>(starts[a].i)] >
-                              train_counts_[static_cast<std::size_t>(starts[b].i)];
-                     });
-  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return train_counts_[static_cast<std::size_t>(starts[a].i)] >
+           train_counts_[static_cast<std::size_t>(starts[b].i)];
+  });
   std::vector<torch::Tensor> results(starts.size());
   for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(capacity)) {
     const auto last = std::min(order.size(), first + static_cast<std::size_t>(capacity));

@@ -237,12 +237,6 @@ void Experiment::set_up() {
               << " floats each), " << comm_.size() << " rank(s) x " << threads_ << " thread(s) on "
               << device_.str() << " -> "
               << (options_.dry_run ? "nothing (--dry-run)" : options_.out) << std::endl;
-  } else {
-    // LibTorch seeds its default generator, which draws the dropout masks, from nondeterministic
-    // randomness; rank 0's is seeded by the model initialisation, the other ranks' here, so that a
-    // run on several ranks repeats bit for bit.
-    torch::manual_seed(core::derive_seed(options_.seed, core::Purpose::kDropout,
-                                         static_cast<std::uint64_t>(comm_.rank())));
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
   if (algorithm_->traits().keeps_local_models &&

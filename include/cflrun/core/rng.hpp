@@ -38,8 +38,7 @@ enum class Purpose : std::uint64_t {
   kAdaptiveAggregation = 14,  ///< FedALA's random slice of a client's data (a = client, b = round)
   kHeadPairing = 15,  ///< FedPAC's PFLlib head pairing: the selection (a = 0) and upload (a = 1)
                       ///< orders (b = round)
-  kDropout = 16,      ///< the default generator of a rank that initialises no model (a = rank):
-                      ///< its dropout masks
+  kDropout = 16,      ///< dropout masks drawn alongside another stream (dropout_seed)
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.
@@ -59,6 +58,18 @@ std::mt19937_64 make_engine(std::uint64_t seed, Purpose purpose, std::uint64_t a
 /// A LibTorch CPU generator seeded with `derive_seed(...)`, for torch::randperm and friends.
 at::Generator make_torch_generator(std::uint64_t seed, Purpose purpose, std::uint64_t a = 0,
                                    std::uint64_t b = 0);
+
+/// The seed of the dropout masks drawn alongside the (seed, purpose, a, b) stream:
+/// derive_seed(derive_seed(seed, purpose, a, b), Purpose::kDropout). Pure function.
+std::uint64_t dropout_seed(std::uint64_t seed, Purpose purpose, std::uint64_t a = 0,
+                           std::uint64_t b = 0);
+
+/// Seeds LibTorch's default generators (the CPU's and every CUDA device's; torch::nn::Dropout and
+/// torch::dropout draw their masks from them) with dropout_seed(seed, purpose, a, b), so that the
+/// masks a client's forward passes draw next depend on its own stream, not on the rank that hosts
+/// it or the clients trained before it there. The generators are process-wide: call it where one
+/// client at a time trains.
+void seed_dropout(std::uint64_t seed, Purpose purpose, std::uint64_t a = 0, std::uint64_t b = 0);
 
 /// A double uniform in [0, 1) built from the top 53 bits of one draw (portable, unlike
 /// std::uniform_real_distribution).

@@ -56,9 +56,4 @@ algo::AlgorithmState unpack_state(const std::vector<double>& packed);
 /// @throws DataError if it runs past the end of `packed`.
 algo::AlgorithmState unpack_state(const std::vector<double>& packed, std::size_t& at);
 
-/// The state of LibTorch's default CPU random generator (dropout draws from it), [S] int32.
-torch::Tensor cpu_generator_state();
-/// Restores what cpu_generator_state() returned.
-void set_cpu_generator_state(const torch::Tensor& state);
-
 }  // namespace cflrun::run

@@ -200,13 +200,21 @@ class ClientGroup {
   /// Hosted indices of the hosted clients among `clients`.
   std::vector<std::int64_t> hosted_among(const std::vector<int>& clients) const;
   /// Hosted client i's local update of `model` (a gradient with settings.gradient_averaging),
-  /// mini-batches from the (seed, purpose, client, round) stream; returns its training loss.
+  /// mini-batches from the (seed, purpose, client, round) stream, dropout masks from its
+  /// dropout_seed; returns its training loss.
   double train_client(model::Network& model, int i, int round, std::uint64_t seed,
                       const local::LocalUpdateSettings& settings,
                       core::Purpose purpose = core::Purpose::kLocalUpdate);
   /// CPU generator of hosted client i's (seed, purpose, client, round) stream, its mini-batch
   /// order.
   at::Generator client_generator(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
+  /// core::dropout_seed of hosted client i's (seed, purpose, client, round) stream.
+  std::uint64_t dropout_seed(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
+  /// Seeds LibTorch's default generators with dropout_seed (core::seed_dropout) before hosted
+  /// client i's forward passes in train mode: its local update, the procedure's train() and
+  /// evaluate() (Per-FedAvg's fine-tuning step), so that its dropout masks do not depend on the
+  /// rank layout or on the clients trained before it.
+  void seed_dropout(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
   /// Hosted client i and the model its update starts from (a row of the ModelSet or
   /// algo::kLocalModel), for every client the plan trains, in client order.
   struct TrainingStart {

@@ -74,7 +74,7 @@ std::vector<BatchedClient> batched_clients(const Case& c) {
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     clients.push_back({offset, sizes[k],
                        core::make_torch_generator(1, core::Purpose::kLocalUpdate, k),
-                       static_cast<std::int64_t>(k)});
+                       core::dropout_seed(1, core::Purpose::kLocalUpdate, k)});
     offset += sizes[k];
   }
   return clients;
@@ -113,20 +113,13 @@ LocalUpdateSettings settings_for(const Case& c) {
   return settings;
 }
 
-/// LibTorch's default generator before either way of training: dropout draws from it, client after
-/// client, in the same order.
-constexpr std::uint64_t kDropoutSeed = 11;
-
-/// One model per client holding its start state, made before LibTorch's default generator is
-/// reseeded to kDropoutSeed (making a model draws from it too), so that the clients trained one
-/// after the other draw the dropout masks the client-batched update drew.
+/// One model per client holding its start state.
 std::vector<std::shared_ptr<model::Network>> one_client_models(
     const Case& c, const std::vector<torch::Tensor>& starts) {
   std::vector<std::shared_ptr<model::Network>> models;
   for (const auto& start : starts) {
     models.push_back(one_client(c, start));
   }
-  torch::manual_seed(kDropoutSeed);
   return models;
 }
 
@@ -135,7 +128,6 @@ void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSetting
   const auto data = data_for(c);
   auto [starts, network] = loaded(c, 4);
   auto clients = batched_clients(c);
-  torch::manual_seed(kDropoutSeed);
   const auto losses = batched_local_update(network, data.inputs, data.targets, clients, settings);
   const auto trained = network.states(3);
   const auto models = one_client_models(c, starts);
@@ -144,6 +136,7 @@ void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSetting
     auto generator =
         core::make_torch_generator(1, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(k));
     const auto& client = clients[static_cast<std::size_t>(k)];
+    torch::manual_seed(client.dropout_seed);  // as ClientGroup::train_client seeds it
     const double loss =
         local_update(*model, data.inputs.narrow(0, client.offset, client.count),
                      data.targets.narrow(0, client.offset, client.count), settings, generator);
@@ -198,7 +191,6 @@ TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
     auto [starts, network] = loaded(c, 3);
     const auto clients = batched_clients(c);
     const auto batch_size = static_cast<int>(50 / c.scale_down);
-    torch::manual_seed(kDropoutSeed);
     const auto losses = batched_local_gradient(network, data.inputs, data.targets, clients,
                                                batch_size, c.objective);
     const auto gradients = network.gradients(3);
@@ -206,6 +198,7 @@ TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
     for (int k = 0; k < 3; ++k) {
       const auto& model = models[static_cast<std::size_t>(k)];
       const auto& client = clients[static_cast<std::size_t>(k)];
+      torch::manual_seed(client.dropout_seed);
       const double loss = local_gradient(*model, data.inputs.narrow(0, client.offset, client.count),
                                          data.targets.narrow(0, client.offset, client.count),
                                          batch_size, c.objective);
@@ -216,6 +209,33 @@ TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
           << model::architecture_name(c.architecture) << k;
     }
   }
+}
+
+// A client's dropout masks come from its own dropout seed: trained alone it ends where it ends
+// beside the two clients that draw before it (with masks drawn one after another from one
+// generator, alone it would get the first client's masks and end elsewhere).
+TEST(BatchedLocalUpdate, DropoutMasksDoNotDependOnTheOtherClients) {
+  const auto c = cases()[5];  // the CIFAR CNN: dropout in its fully connected layers
+  auto settings = settings_for(c);
+  settings.solver = Solver::kSgd;  // its Adam steps' signs are float rounding (see above)
+  const auto data = data_for(c);
+  auto [starts, all] = loaded(c, 3);
+  auto clients = batched_clients(c);
+  batched_local_update(all, data.inputs, data.targets, clients, settings);
+  model::ClientBatchedNetwork alone(*model::make_network(c.architecture, c.shape), 1, torch::kCPU);
+  alone.load(starts[2].unsqueeze(0));
+  std::vector<BatchedClient> last{clients[2]};
+  last[0].generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, 2);
+  last[0].offset = 0;
+  batched_local_update(alone, data.inputs.narrow(0, clients[2].offset, clients[2].count),
+                       data.targets.narrow(0, clients[2].offset, clients[2].count), last, settings);
+  EXPECT_LT((alone.states(1)[0] - all.states(3)[2]).abs().max().item<double>(), 2e-4);
+  last[0].dropout_seed = clients[0].dropout_seed;  // the first client's masks: another result
+  last[0].generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, 2);
+  alone.load(starts[2].unsqueeze(0));
+  batched_local_update(alone, data.inputs.narrow(0, clients[2].offset, clients[2].count),
+                       data.targets.narrow(0, clients[2].offset, clients[2].count), last, settings);
+  EXPECT_GT((alone.states(1)[0] - all.states(3)[2]).abs().max().item<double>(), 1e-3);
 }
 
 TEST(BatchedLocalUpdate, RejectsClientsInIncreasingOrderOfSteps) {
