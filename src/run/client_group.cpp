@@ -13,46 +13,11 @@ namespace cflrun::run {
 
 ClientGroup::ClientGroup(const data::ClientData& data, int first, int end,
                          model::Objective objective, torch::Device device)
-    : first_(first), objective_(objective), device_(device) {
-  std::vector<data::ClientSamples> train;
-  std::vector<data::ClientSamples> test;
-  train_offsets_.push_back(0);
-  test_offsets_.push_back(0);
-  for (int c = first; c < end; ++c) {
-    train.push_back(data.samples(c, /*train=*/true));
-    test.push_back(data.samples(c, /*train=*/false));
-    train_counts_.push_back(train.back().targets.size(0));
-    test_counts_.push_back(test.back().targets.size(0));
-    train_offsets_.push_back(train_offsets_.back() + train_counts_.back());
-    test_offsets_.push_back(test_offsets_.back() + test_counts_.back());
-  }
-  train_ = stack(train, data);
-  test_ = stack(test, data);
-}
-
-ClientGroup::Stack ClientGroup::stack(const std::vector<data::ClientSamples>& samples,
-                                      const data::ClientData& data) const {
-  const auto longs = torch::TensorOptions(device_).dtype(torch::kLong);
-  if (samples.empty()) {
-    std::vector<std::int64_t> shape{0};
-    shape.insert(shape.end(), data.sample_shape.begin(), data.sample_shape.end());
-    const auto target_type = data.num_classes > 0 ? torch::kLong : torch::kFloat32;
-    return {torch::empty(shape, device_),
-            torch::empty({0}, torch::TensorOptions(device_).dtype(target_type)),
-            torch::empty({0}, longs)};
-  }
-  std::vector<torch::Tensor> inputs;
-  std::vector<torch::Tensor> targets;
-  std::vector<torch::Tensor> owners;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    inputs.push_back(samples[i].inputs);
-    targets.push_back(samples[i].targets);
-    owners.push_back(
-        torch::full({samples[i].targets.size(0)}, static_cast<std::int64_t>(i), torch::kLong));
-  }
-  return {torch::cat(inputs).to(device_), torch::cat(targets).to(device_),
-          torch::cat(owners).to(device_)};
-}
+    : first_(first),
+      objective_(objective),
+      device_(device),
+      train_(data, first, end, /*train=*/true, device),
+      test_(data, first, end, /*train=*/false, device) {}
 
 std::vector<std::int64_t> ClientGroup::hosted_among(const std::vector<int>& clients) const {
   std::vector<std::int64_t> hosted;
@@ -64,24 +29,6 @@ std::vector<std::int64_t> ClientGroup::hosted_among(const std::vector<int>& clie
   return hosted;
 }
 
-torch::Tensor ClientGroup::rows_of(const std::vector<std::int64_t>& hosted) const {
-  std::vector<torch::Tensor> ranges;
-  for (const auto i : hosted) {
-    const auto at = static_cast<std::size_t>(i);
-    ranges.push_back(
-        torch::arange(train_offsets_[at], train_offsets_[at] + train_counts_[at], torch::kLong));
-  }
-  return ranges.empty() ? torch::empty({0}, torch::kLong).to(device_)
-                        : torch::cat(ranges).to(device_);
-}
-
-torch::Tensor ClientGroup::training_rows(const std::vector<std::int64_t>& hosted) const {
-  if (static_cast<int>(hosted.size()) == size()) {
-    return torch::arange(train_.targets.size(0), torch::TensorOptions(device_).dtype(torch::kLong));
-  }
-  return rows_of(hosted);
-}
-
 ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, ModelSet& models) {
   Stopwatch watch(compute_seconds_);
   const auto m = static_cast<std::int64_t>(size());
@@ -91,12 +38,12 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, Model
   std::vector<std::int64_t> local_model(assignment.begin() + first_,
                                         assignment.begin() + first_ + m);
   const auto model_of_sample =
-      torch::tensor(local_model, torch::kLong).to(device_).index_select(0, test_.owner);
+      torch::tensor(local_model, torch::kLong).to(device_).index_select(0, test_.owner());
   for (int j = 0; j < models.size(); ++j) {
     const auto rows = model_of_sample.eq(j).nonzero().flatten();
     if (rows.numel() > 0) {
-      local::add_scores(models.load(j), objective_, test_.inputs, test_.targets, test_.owner, rows,
-                        loss_sums, correct_sums);
+      local::add_scores(models.load(j), objective_, test_.inputs(), test_.targets(), test_.owner(),
+                        rows, loss_sums, correct_sums);
     }
   }
   return per_client_means(loss_sums, correct_sums,
@@ -112,9 +59,9 @@ ClientEvaluation ClientGroup::evaluate_local_models(ModelSet& models) {
   auto& model = models.working_model();
   for (std::int64_t i = 0; i < m; ++i) {
     model::load_flat_state(model, local_states_[i]);
-    const auto rows = test_.owner.eq(i).nonzero().flatten();
-    local::add_scores(model, objective_, test_.inputs, test_.targets, test_.owner, rows, loss_sums,
-                      correct_sums);
+    const auto rows = test_.owner().eq(i).nonzero().flatten();
+    local::add_scores(model, objective_, test_.inputs(), test_.targets(), test_.owner(), rows,
+                      loss_sums, correct_sums);
   }
   return per_client_means(loss_sums, correct_sums, torch::zeros({m}, options.dtype(torch::kBool)));
 }
@@ -122,7 +69,7 @@ ClientEvaluation ClientGroup::evaluate_local_models(ModelSet& models) {
 ClientEvaluation ClientGroup::per_client_means(const torch::Tensor& loss_sums,
                                                const torch::Tensor& correct_sums,
                                                const torch::Tensor& absent) const {
-  const auto counts = torch::tensor(test_counts_, torch::kFloat64).to(device_);
+  const auto counts = torch::tensor(test_.counts(), torch::kFloat64).to(device_);
   const auto nan = std::numeric_limits<double>::quiet_NaN();
   const auto no_accuracy = model::has_accuracy(objective_) ? absent : torch::ones_like(absent);
   const auto accuracy =

@@ -36,11 +36,11 @@ algo::LocalClient ClientGroup::view(int i, int round, std::uint64_t seed,
   client.round = round;
   client.seed = seed;
   client.objective = objective_;
-  client.train_inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]);
-  client.train_targets = train_.targets.narrow(0, train_offsets_[at], train_counts_[at]);
+  client.train_inputs = train_.inputs_of(i);
+  client.train_targets = train_.targets_of(i);
   // Views, no copies: the stacks hold the hosted clients' samples one client after another.
-  client.test_inputs = test_.inputs.narrow(0, test_offsets_[at], test_counts_[at]);
-  client.test_targets = test_.targets.narrow(0, test_offsets_[at], test_counts_[at]);
+  client.test_inputs = test_.inputs_of(i);
+  client.test_targets = test_.targets_of(i);
   if (local_states_.defined()) {
     local_views_.resize(static_cast<std::size_t>(size()));
     local_views_[at] = local_states_[i];  // a view: changes reach the local model

@@ -29,7 +29,7 @@ torch::Tensor ClientGroup::per_sample_training_losses(ModelSet& models, const to
     for (std::int64_t start = 0; start < rows.size(0); start += rows_per_pass) {
       const auto length = std::min(rows_per_pass, rows.size(0) - start);
       const auto chunk = rows.narrow(0, start, length);
-      fill_chunk(train_.inputs.index_select(0, chunk), train_.targets.index_select(0, chunk),
+      fill_chunk(train_.inputs().index_select(0, chunk), train_.targets().index_select(0, chunk),
                  losses.narrow(0, start, length));
     }
   };
@@ -49,15 +49,16 @@ std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vecto
   const auto hosted = hosted_among(clients);
   auto sums = torch::zeros({static_cast<std::int64_t>(size()), models.size()},
                            torch::TensorOptions(device_).dtype(torch::kFloat64));
-  const auto rows = training_rows(hosted);
-  sums.index_add_(0, train_.owner.index_select(0, rows), per_sample_training_losses(models, rows));
-  const auto counts = torch::tensor(train_counts_, torch::kFloat64).to(device_).unsqueeze(1);
+  const auto rows = train_.rows(hosted);
+  sums.index_add_(0, train_.owner().index_select(0, rows),
+                  per_sample_training_losses(models, rows));
+  const auto counts = torch::tensor(train_.counts(), torch::kFloat64).to(device_).unsqueeze(1);
   const auto index = torch::tensor(hosted, torch::kLong).to(device_);
   return to_vector((sums / counts).index_select(0, index));
 }
 
 torch::Tensor ClientGroup::per_sample_losses(ModelSet& models, const std::vector<int>& clients) {
-  return per_sample_training_losses(models, training_rows(hosted_among(clients))).to(torch::kCPU);
+  return per_sample_training_losses(models, train_.rows(hosted_among(clients))).to(torch::kCPU);
 }
 
 double ClientGroup::local_update(const algo::LocalClient& client, model::Network& model,

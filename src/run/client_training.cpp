@@ -16,9 +16,8 @@ namespace cflrun::run {
 double ClientGroup::train_client(model::Network& model, int i, int round, std::uint64_t seed,
                                  const local::LocalUpdateSettings& settings,
                                  core::Purpose purpose) {
-  const auto at = static_cast<std::size_t>(i);
-  const auto inputs = train_.inputs.narrow(0, train_offsets_[at], train_counts_[at]);
-  const auto targets = train_.targets.narrow(0, train_offsets_[at], train_counts_[at]);
+  const auto inputs = train_.inputs_of(i);
+  const auto targets = train_.targets_of(i);
   seed_dropout(i, round, seed, purpose);
   if (settings.gradient_averaging) {
     return local::local_gradient(model, inputs, targets, settings.batch_size, settings.objective);

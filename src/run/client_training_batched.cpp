@@ -38,9 +38,8 @@ void ClientGroup::train_chunk(const std::vector<TrainingStart>& starts,
   std::vector<local::BatchedClient> clients;
   for (const auto n : chunk) {
     const auto [i, start] = starts[n];
-    const auto at = static_cast<std::size_t>(i);
     states.push_back(start == algo::kLocalModel ? local_states_[i] : models.states()[start]);
-    clients.push_back({train_offsets_[at], train_counts_[at],
+    clients.push_back({train_.offset(i), train_.count(i),
                        client_generator(i, round, seed, core::Purpose::kLocalUpdate),
                        dropout_seed(i, round, seed, core::Purpose::kLocalUpdate)});
   }
@@ -48,9 +47,9 @@ void ClientGroup::train_chunk(const std::vector<TrainingStart>& starts,
   const auto g = static_cast<int>(chunk.size());
   const auto losses =
       settings.gradient_averaging
-          ? local::batched_local_gradient(*batched_, train_.inputs, train_.targets, clients,
+          ? local::batched_local_gradient(*batched_, train_.inputs(), train_.targets(), clients,
                                           settings.batch_size, settings.objective)
-          : local::batched_local_update(*batched_, train_.inputs, train_.targets, clients,
+          : local::batched_local_update(*batched_, train_.inputs(), train_.targets(), clients,
                                         settings);
   const auto trained = settings.gradient_averaging ? batched_->gradients(g) : batched_->states(g);
   for (std::size_t c = 0; c < chunk.size(); ++c) {
@@ -78,8 +77,7 @@ void ClientGroup::train_batched(const std::vector<TrainingStart>& starts, ModelS
   std::vector<std::size_t> order(starts.size());  // most samples first
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return train_counts_[static_cast<std::size_t>(starts[a].i)] >
-           train_counts_[static_cast<std::size_t>(starts[b].i)];
+    return train_.count(starts[a].i) > train_.count(starts[b].i);
   });
   std::vector<torch::Tensor> results(starts.size());
   for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(capacity)) {

@@ -21,6 +21,7 @@
 #include <cflrun/local/local_update.hpp>
 #include <cflrun/run/kept_optimizers.hpp>
 #include <cflrun/run/model_set.hpp>
+#include <cflrun/run/stacked_samples.hpp>
 
 namespace cflrun::run {
 
@@ -51,11 +52,11 @@ class ClientGroup {
   /// Global id of the first hosted client.
   int first_client() const { return first_; }
   /// Number m of hosted clients (0 on the server rank when there are workers).
-  int size() const { return static_cast<int>(train_counts_.size()); }
+  int size() const { return static_cast<int>(train_.counts().size()); }
   /// Whether global client `client` is hosted here.
   bool hosts(int client) const { return client >= first_ && client < first_ + size(); }
   /// Training samples n_k of every hosted client, [m].
-  const std::vector<std::int64_t>& train_counts() const { return train_counts_; }
+  const std::vector<std::int64_t>& train_counts() const { return train_.counts(); }
 
   // --- Queries (algo::QueryKind), each for the hosted clients among `clients` (increasing ids) ---
 
@@ -191,12 +192,6 @@ class ClientGroup {
   double take_compute_seconds();
 
  private:
-  struct Stack {
-    torch::Tensor inputs;   // [n, ...sample shape] float32 on device
-    torch::Tensor targets;  // [n] int64 or float32 on device
-    torch::Tensor owner;    // [n] int64 on device: hosted-client index of each sample
-  };
-  Stack stack(const std::vector<data::ClientSamples>& samples, const data::ClientData& data) const;
   /// Hosted indices of the hosted clients among `clients`.
   std::vector<std::int64_t> hosted_among(const std::vector<int>& clients) const;
   /// Hosted client i's local update of `model` (a gradient with settings.gradient_averaging),
@@ -258,10 +253,6 @@ class ClientGroup {
   void deliver(int i, const torch::Tensor& result, bool gradient, const TrainedClient& receive);
   /// Every model's loss on each training sample of `rows`: [r, K] float64 on the device.
   torch::Tensor per_sample_training_losses(ModelSet& models, const torch::Tensor& rows);
-  /// Training-sample rows of the given hosted clients, [n] int64 on the device.
-  torch::Tensor rows_of(const std::vector<std::int64_t>& hosted) const;
-  /// Training rows of all hosted clients, or only of `hosted`, [n] int64 on the device.
-  torch::Tensor training_rows(const std::vector<std::int64_t>& hosted) const;
   /// The view of hosted client i in round `round` that the algorithm's client side gets.
   algo::LocalClient view(int i, int round, std::uint64_t seed, const torch::Tensor& server_states);
   /// Per-client means of the sums (NaN where `absent` or, for accuracy, without labels).
@@ -272,12 +263,8 @@ class ClientGroup {
   int first_;
   model::Objective objective_;
   torch::Device device_;
-  Stack train_;
-  Stack test_;
-  std::vector<std::int64_t> train_offsets_;  // [m + 1] start of each client's rows in train_
-  std::vector<std::int64_t> train_counts_;   // [m]
-  std::vector<std::int64_t> test_counts_;    // [m]
-  std::vector<std::int64_t> test_offsets_;   // [m + 1] start of each client's rows in test_
+  StackedSamples train_;
+  StackedSamples test_;
   torch::Tensor local_states_;      // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   KeptOptimizers kept_optimizers_;  // enabled by keep_optimizers()
   int training_threads_ = 1;
