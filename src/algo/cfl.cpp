@@ -219,9 +219,7 @@ Aggregation Cfl::aggregate_lists(const RoundInput& input, const std::vector<int>
                                  const torch::Tensor& updates) {
   const auto row_of = row_of_client(trained, context_.num_clients);
   lists_ = split_lists(input.round, row_of, updates);
-  const auto m = static_cast<std::int64_t>(context_.num_clients);
-  Aggregation result;
-  result.weights = torch::zeros({m, m}, torch::kFloat64);
+  Aggregation result;  // no weights: no weighted sums to build and reduce
   result.models = update_form_models(input, row_of, updates);
   result.clustering = notebook_clustering();
   result.live_models = live_;

@@ -184,6 +184,9 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
   if (!aggregation.assignment.empty()) {
     plan.assignment = aggregation.assignment;
   }
+  if (!plan.weights.defined()) {  // update-form aggregation: rank 0 holds the new models
+    return {};
+  }
   WeightedSums sums(plan.weights, models_->state_size());
   for (std::size_t i = 0; i < trained.size(); ++i) {
     sums.add(trained[i], results[i].to(torch::kFloat64));
@@ -194,30 +197,36 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
 void Experiment::average(int round, const std::vector<double>& weighted_sums,
                          RoundOutcome& outcome) {
   if (comm_.is_root()) {
-    const auto head = outcome.plan.head_weights.defined()
-                          ? model::head_range(models_->working_model())
-                          : model::FlatRange{};
-    const auto previous_heads = models_->states().narrow(1, head.offset, head.size).clone();
-    if (options_.aggregation == "gradient") {
-      models_->gradient_step(weighted_sums, options_.lr);
-    } else {
-      models_->average(weighted_sums);
-    }
-    if (outcome.plan.head_weights.defined()) {
-      models_->average_heads(outcome.weighted_head_sums, head, previous_heads);
-    }
-    const auto k = static_cast<std::size_t>(num_models_);
-    const auto p = static_cast<std::size_t>(models_->state_size());
-    outcome.trained_models.assign(k, false);
-    for (std::size_t s = 0; s < k; ++s) {
-      outcome.trained_models[s] = weighted_sums[k * p + s] > 0.0;
-    }
     if (outcome.aggregated_models.defined()) {  // update-form aggregation by the algorithm
       outcome.trained_models = models_->replace(outcome.aggregated_models);
+    } else {
+      average_weighted_sums(weighted_sums, outcome);
     }
     algorithm_->after_aggregation(round, outcome.trained_models, models_->states());
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
+}
+
+void Experiment::average_weighted_sums(const std::vector<double>& weighted_sums,
+                                       RoundOutcome& outcome) {
+  const auto head = outcome.plan.head_weights.defined()
+                        ? model::head_range(models_->working_model())
+                        : model::FlatRange{};
+  const auto previous_heads = models_->states().narrow(1, head.offset, head.size).clone();
+  if (options_.aggregation == "gradient") {
+    models_->gradient_step(weighted_sums, options_.lr);
+  } else {
+    models_->average(weighted_sums);
+  }
+  if (outcome.plan.head_weights.defined()) {
+    models_->average_heads(outcome.weighted_head_sums, head, previous_heads);
+  }
+  const auto k = static_cast<std::size_t>(num_models_);
+  const auto p = static_cast<std::size_t>(models_->state_size());
+  outcome.trained_models.assign(k, false);
+  for (std::size_t s = 0; s < k; ++s) {
+    outcome.trained_models[s] = weighted_sums[k * p + s] > 0.0;
+  }
 }
 
 std::vector<double> Experiment::evaluate(int round, const RoundOutcome& outcome) {

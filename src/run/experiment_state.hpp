@@ -104,6 +104,9 @@ class Experiment {
   std::vector<double> train_then_aggregate(int round, RoundOutcome& outcome);
   void deliver_reports(int round, RoundOutcome& outcome);
   void average(int round, const std::vector<double>& weighted_sums, RoundOutcome& outcome);
+  /// Rank 0: the models from the reduced weighted sums [K P + K] (model averaging or a gradient
+  /// step, FedPAC's heads from their own sums) and which models any client trained.
+  void average_weighted_sums(const std::vector<double>& weighted_sums, RoundOutcome& outcome);
   std::vector<double> evaluate(int round, const RoundOutcome& outcome);
   // the clients' answers (experiment_exchange.cpp; the wire format is round_exchange.hpp)
   std::vector<double> answer_locally(const algo::ClientQuery& query, int round);

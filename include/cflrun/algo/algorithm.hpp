@@ -101,7 +101,9 @@ struct RoundPlan {
 
 /// What aggregate() decides after seeing the round's updates.
 struct Aggregation {
-  torch::Tensor weights;  ///< [K, M] float64 >= 0, as RoundPlan::weights.
+  /// [K, M] float64 >= 0, as RoundPlan::weights; undefined when `models` is given (no weighted
+  /// sums are built or reduced then).
+  torch::Tensor weights;
   std::vector<int>
       assignment;  ///< [M] the clients' models after aggregation; empty keeps the plan's.
   /// The models the algorithm maintains after this round (/rounds/live_models, count), e.g. CFL's
@@ -109,8 +111,8 @@ struct Aggregation {
   int live_models = 0;
   /// [K, P] float32: the models after this round, computed by the algorithm itself from the
   /// updates (update-form aggregation, e.g. the CFL notebook's W_i += mean update of every cluster
-  /// that lists client i); `weights` must then be all zero. Undefined: the weighted average of step
-  /// 5 above.
+  /// that lists client i); `weights` must then be undefined. Undefined: the weighted average of
+  /// step 5 above.
   torch::Tensor models;
   /// [M] the clustering whose ARI is recorded when it is not the assignment (the CFL notebook's
   /// cluster lists, whose clients are scored on their own models): a cluster index, or
