@@ -232,10 +232,13 @@ std::vector<std::vector<int>> Cfl::split_lists(int round, const std::vector<std:
   std::vector<std::vector<int>> next;
   for (std::size_t c = 0; c < lists_.size(); ++c) {
     const auto members = trained_members(lists_[c], row_of);
-    const auto member_updates =
-        members.rows.empty() ? torch::Tensor() : updates.index_select(0, rows_tensor(members.rows));
-    if (members.rows.empty() || !check_split(round, static_cast<int>(c), members.rows,
-                                             members.clients, member_updates, norms)) {
+    if (members.rows.empty()) {
+      next.push_back(lists_[c]);
+      continue;
+    }
+    const auto member_updates = updates.index_select(0, rows_tensor(members.rows));
+    if (!check_split(round, static_cast<int>(c), members.rows, members.clients, member_updates,
+                     norms)) {
       next.push_back(lists_[c]);
       continue;
     }

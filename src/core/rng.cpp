@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/utils.h>
 
 namespace cflrun::core {
 namespace {
@@ -35,10 +34,6 @@ at::Generator make_torch_generator(std::uint64_t seed, Purpose purpose, std::uin
 
 std::uint64_t dropout_seed(std::uint64_t seed, Purpose purpose, std::uint64_t a, std::uint64_t b) {
   return derive_seed(derive_seed(seed, purpose, a, b), Purpose::kDropout);
-}
-
-void seed_dropout(std::uint64_t seed, Purpose purpose, std::uint64_t a, std::uint64_t b) {
-  torch::manual_seed(dropout_seed(seed, purpose, a, b));
 }
 
 double uniform01(std::mt19937_64& engine) {

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/flat_state.hpp>
@@ -39,10 +40,10 @@ std::uint64_t ClientGroup::dropout_seed(int i, int round, std::uint64_t seed,
 }
 
 void ClientGroup::seed_dropout(int i, int round, std::uint64_t seed, core::Purpose purpose) const {
-  // On threads (no model with dropout trains there) the concurrent calls only take turns on the
-  // generators' locks.
-  core::seed_dropout(seed, purpose, static_cast<std::uint64_t>(first_ + i),
-                     static_cast<std::uint64_t>(round));
+  // LibTorch's default generators (the CPU's and every CUDA device's) are process-wide: on
+  // threads (no model with dropout trains there) the concurrent calls only take turns on their
+  // locks.
+  torch::manual_seed(dropout_seed(i, round, seed, purpose));
 }
 
 std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(

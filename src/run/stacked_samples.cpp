@@ -4,7 +4,7 @@ namespace cflrun::run {
 
 StackedSamples::StackedSamples(const data::ClientData& data, int first, int end, bool train,
                                torch::Device device)
-    : device_(device), offsets_{0} {
+    : offsets_{0} {
   std::vector<torch::Tensor> inputs;
   std::vector<torch::Tensor> targets;
   std::vector<torch::Tensor> owners;
@@ -32,7 +32,7 @@ StackedSamples::StackedSamples(const data::ClientData& data, int first, int end,
 }
 
 torch::Tensor StackedSamples::rows(const std::vector<std::int64_t>& hosted) const {
-  const auto longs = torch::TensorOptions(device_).dtype(torch::kLong);
+  const auto longs = torch::TensorOptions(targets_.device()).dtype(torch::kLong);
   if (hosted.size() == counts_.size()) {
     return torch::arange(targets_.size(0), longs);
   }
@@ -40,7 +40,7 @@ torch::Tensor StackedSamples::rows(const std::vector<std::int64_t>& hosted) cons
   for (const auto i : hosted) {
     ranges.push_back(torch::arange(offset(i), offset(i) + count(i), torch::kLong));
   }
-  return ranges.empty() ? torch::empty({0}, longs) : torch::cat(ranges).to(device_);
+  return ranges.empty() ? torch::empty({0}, longs) : torch::cat(ranges).to(targets_.device());
 }
 
 }  // namespace cflrun::run

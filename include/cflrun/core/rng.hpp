@@ -64,13 +64,6 @@ at::Generator make_torch_generator(std::uint64_t seed, Purpose purpose, std::uin
 std::uint64_t dropout_seed(std::uint64_t seed, Purpose purpose, std::uint64_t a = 0,
                            std::uint64_t b = 0);
 
-/// Seeds LibTorch's default generators (the CPU's and every CUDA device's; torch::nn::Dropout and
-/// torch::dropout draw their masks from them) with dropout_seed(seed, purpose, a, b), so that the
-/// masks a client's forward passes draw next depend on its own stream, not on the rank that hosts
-/// it or the clients trained before it there. The generators are process-wide: call it where one
-/// client at a time trains.
-void seed_dropout(std::uint64_t seed, Purpose purpose, std::uint64_t a = 0, std::uint64_t b = 0);
-
 /// A double uniform in [0, 1) built from the top 53 bits of one draw (portable, unlike
 /// std::uniform_real_distribution).
 double uniform01(std::mt19937_64& engine);

@@ -205,10 +205,10 @@ class ClientGroup {
   at::Generator client_generator(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
   /// core::dropout_seed of hosted client i's (seed, purpose, client, round) stream.
   std::uint64_t dropout_seed(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
-  /// Seeds LibTorch's default generators with dropout_seed (core::seed_dropout) before hosted
-  /// client i's forward passes in train mode: its local update, the procedure's train() and
-  /// evaluate() (Per-FedAvg's fine-tuning step), so that its dropout masks do not depend on the
-  /// rank layout or on the clients trained before it.
+  /// Seeds LibTorch's default generators (torch::manual_seed; torch::nn::Dropout draws its masks
+  /// from them) with dropout_seed before hosted client i's forward passes in train mode: its local
+  /// update, the procedure's train() and evaluate() (Per-FedAvg's fine-tuning step), so that its
+  /// dropout masks do not depend on the rank layout or on the clients trained before it.
   void seed_dropout(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
   /// Hosted client i and the model its update starts from (a row of the ModelSet or
   /// algo::kLocalModel), for every client the plan trains, in client order.

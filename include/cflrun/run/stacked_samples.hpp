@@ -45,7 +45,6 @@ class StackedSamples {
   torch::Tensor rows(const std::vector<std::int64_t>& hosted) const;
 
  private:
-  torch::Device device_;
   torch::Tensor inputs_;
   torch::Tensor targets_;
   torch::Tensor owner_;
