@@ -130,7 +130,7 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
       &o.threads);
   v.declare({.flag = "parallel-clients",
              .help = "true: train a rank's clients on its --threads at once, each on one thread "
-                     "(plain local updates and FedPAC's clients, of models without dropout): "
+                     "(plain local updates and FedPAC's clients): "
                      "faster, robust on shared cores, results equal those of --threads 1; false: "
                      "clients one after another on all threads (low bits then depend on --threads)",
              .kind = OptionKind::kPlacement},

@@ -14,6 +14,7 @@
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/local/stacked_optimizer.hpp>
+#include <cflrun/model/dropout.hpp>
 #include <cflrun/model/objective.hpp>
 
 namespace cflrun::local {
@@ -96,9 +97,9 @@ void require_clients(const model::ClientBatchedNetwork& network, std::size_t g) 
 enum class Reduction { kMean, kSum };
 
 /// Dropout masks of every step, masks[s][d] = [g_s, width_s, features_d] for dropout layer d,
-/// each client's rows drawn by torch::dropout on its batch's shape as its own model's forward
-/// pass draws them: from LibTorch's default generator of the device seeded with its dropout_seed,
-/// step after step, layer after layer (padding rows 0).
+/// each client's rows drawn on its batch's shape as its own model's forward pass draws them: from
+/// model::dropout_generator(dropout_seed, device), step after step, layer after layer (padding
+/// rows 0).
 std::vector<std::vector<torch::Tensor>> draw_dropout_masks(
     const std::vector<model::BatchedLayer>& dropouts, const Batches& batches,
     const std::vector<BatchedClient>& clients, torch::Device device) {
@@ -108,12 +109,12 @@ std::vector<std::vector<torch::Tensor>> draw_dropout_masks(
   std::vector<std::vector<torch::Tensor>> drawn(clients.size());  // [c][s * D + d]
   const auto ones = torch::TensorOptions(device).dtype(torch::kFloat32);
   for (std::size_t c = 0; c < clients.size(); ++c) {
-    torch::manual_seed(clients[c].dropout_seed);
+    const auto generator = model::dropout_generator(clients[c].dropout_seed, device);
     for (const auto& batch : batches[c]) {
       for (const auto& layer : dropouts) {
         const auto rows = static_cast<std::int64_t>(batch.size());
-        drawn[c].push_back(
-            torch::dropout(torch::ones({rows, layer.features}, ones), layer.probability, true));
+        drawn[c].push_back(model::dropout(torch::ones({rows, layer.features}, ones),
+                                          layer.probability, generator));
       }
     }
   }

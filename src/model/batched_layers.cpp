@@ -5,13 +5,13 @@
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/sequential.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/pooling.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/conv_net.hpp>
+#include <cflrun/model/dropout.hpp>
 
 namespace cflrun::model {
 namespace {
@@ -90,9 +90,9 @@ BatchedLayer layer_of(const torch::nn::Module& module, Slots& slots) {
   if (const auto* norm = module.as<torch::nn::BatchNorm2d>()) {
     return batch_norm(*norm, slots);
   }
-  if (const auto* dropout = module.as<torch::nn::Dropout>()) {
+  if (const auto* dropout = module.as<DropoutImpl>()) {
     auto layer = plain(Kind::kDropout);
-    layer.probability = dropout->options.p();
+    layer.probability = dropout->probability();
     return layer;
   }
   if (const auto* pool = module.as<torch::nn::MaxPool2d>()) {

@@ -3,9 +3,10 @@
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/pooling.h>
+
+#include <cflrun/model/dropout.hpp>
 
 namespace cflrun::model {
 namespace {
@@ -29,10 +30,10 @@ torch::nn::Sequential cifar_layers(int num_classes) {
   layers->push_back(torch::nn::Flatten());
   layers->push_back(torch::nn::Linear(2048, 1024));
   layers->push_back(torch::nn::ReLU());
-  layers->push_back(torch::nn::Dropout(kDropout));
+  layers->push_back(Dropout(kDropout));
   layers->push_back(torch::nn::Linear(1024, 512));
   layers->push_back(torch::nn::ReLU());
-  layers->push_back(torch::nn::Dropout(kDropout));
+  layers->push_back(Dropout(kDropout));
   layers->push_back(torch::nn::Linear(512, num_classes));
   return layers;
 }

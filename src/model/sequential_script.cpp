@@ -10,9 +10,10 @@
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/pooling.h>
+
+#include <cflrun/model/dropout.hpp>
 
 namespace cflrun::model {
 namespace {
@@ -81,7 +82,7 @@ std::optional<std::string> line_for(const torch::nn::Module& module, const std::
   if (module.as<torch::nn::ReLU>() != nullptr) {
     return std::string("x = torch.relu(x)");
   }
-  if (module.as<torch::nn::Dropout>() != nullptr) {
+  if (module.as<DropoutImpl>() != nullptr) {
     return std::string();
   }
   return std::nullopt;

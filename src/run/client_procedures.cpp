@@ -75,12 +75,13 @@ ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, 
   ClientEvaluation evaluation{std::vector<double>(static_cast<std::size_t>(size()), nan),
                               std::vector<double>(static_cast<std::size_t>(size()), nan)};
   const auto score = [&](std::size_t n, model::Network& model) {
+    seed_dropout(model, scored[n], round, seed, core::Purpose::kFineTune);  // Per-FedAvg's step
     const auto result = procedure_->evaluate(views[n], model, payload);
     evaluation.accuracy[static_cast<std::size_t>(scored[n])] = result.accuracy;
     evaluation.test_loss[static_cast<std::size_t>(scored[n])] = result.loss;
   };
   const auto model_of = [&](int i) { return assignment.at(static_cast<std::size_t>(first_ + i)); };
-  if (procedure_on_threads(models)) {
+  if (procedure_on_threads()) {
     on_threads(models, scored.size(), [&](std::size_t n, model::Network& network) {
       model::load_flat_state(
           network, local_models ? local_states_[scored[n]] : models.states()[model_of(scored[n])]);
@@ -94,7 +95,6 @@ ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, 
     if (local_models) {
       model::load_flat_state(model, local_states_[scored[n]]);
     }
-    seed_dropout(scored[n], round, seed, core::Purpose::kFineTune);  // e.g. Per-FedAvg's step
     score(n, model);
   }
   return evaluation;

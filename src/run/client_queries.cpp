@@ -69,7 +69,7 @@ double ClientGroup::local_update(const algo::LocalClient& client, model::Network
 
 void ClientGroup::for_each_client(ModelSet& models, std::size_t count, bool concurrent,
                                   const std::function<void(std::size_t, model::Network&)>& work) {
-  if (concurrent && trains_on_threads(models)) {
+  if (concurrent && trains_on_threads()) {
     on_threads(models, count, work);
     return;
   }

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include <torch/types.h>
-#include <torch/utils.h>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/model/dropout.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::run {
@@ -19,7 +19,7 @@ double ClientGroup::train_client(model::Network& model, int i, int round, std::u
                                  core::Purpose purpose) {
   const auto inputs = train_.inputs_of(i);
   const auto targets = train_.targets_of(i);
-  seed_dropout(i, round, seed, purpose);
+  seed_dropout(model, i, round, seed, purpose);
   if (settings.gradient_averaging) {
     return local::local_gradient(model, inputs, targets, settings.batch_size, settings.objective);
   }
@@ -39,11 +39,10 @@ std::uint64_t ClientGroup::dropout_seed(int i, int round, std::uint64_t seed,
                             static_cast<std::uint64_t>(round));
 }
 
-void ClientGroup::seed_dropout(int i, int round, std::uint64_t seed, core::Purpose purpose) const {
-  // LibTorch's default generators (the CPU's and every CUDA device's) are process-wide: on
-  // threads (no model with dropout trains there) the concurrent calls only take turns on their
-  // locks.
-  torch::manual_seed(dropout_seed(i, round, seed, purpose));
+void ClientGroup::seed_dropout(model::Network& model, int i, int round, std::uint64_t seed,
+                               core::Purpose purpose) const {
+  model::set_dropout_generator(
+      model, model::dropout_generator(dropout_seed(i, round, seed, purpose), device_));
 }
 
 std::vector<ClientGroup::TrainingStart> ClientGroup::training_starts(
@@ -88,7 +87,7 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
     train_batched(starts, models, round, seed, local, receive, train_loss);
     return;
   }
-  if (trains_on_threads(models)) {
+  if (trains_on_threads()) {
     train_on_threads(starts, plan, models, round, seed, local, receive, train_loss);
     return;
   }
@@ -105,7 +104,7 @@ void ClientGroup::local_updates(const algo::RoundPlan& plan, ModelSet& models, i
         kept_optimizers_.enabled() ? kept_optimizers_.for_update(i, model, settings) : nullptr;
     if (procedure_) {  // the algorithm's own local update (e.g. Per-FedAvg's meta-step)
       auto client_view = view(i, round, seed, models.states());
-      seed_dropout(i, round, seed, core::Purpose::kLocalUpdate);
+      seed_dropout(model, i, round, seed, core::Purpose::kLocalUpdate);
       train_loss[static_cast<std::size_t>(i)] =
           procedure_->train(client_view, model, local, plan.payload);
       if (procedure_->report_length() > 0) {

@@ -11,22 +11,12 @@
 #include <thread>
 
 #include <ATen/Parallel.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/types.h>
 
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::run {
 namespace {
-
-bool has_dropout(model::Network& network) {
-  for (const auto& module : network.modules(/*include_self=*/false)) {
-    if (module->as<torch::nn::Dropout>() != nullptr) {
-      return true;
-    }
-  }
-  return false;
-}
 
 /// LibTorch's intra-op thread count set to `threads` for the guard's life, then restored. A new
 /// thread starts its OpenMP team at that count, and LibTorch 2.x's kernels size their partial sums
@@ -47,13 +37,13 @@ class IntraOpThreads {
 
 }  // namespace
 
-bool ClientGroup::trains_on_threads(ModelSet& models) const {
+bool ClientGroup::trains_on_threads() const {
   return training_threads_ > 1 && (!procedure_ || procedure_->runs_concurrently()) &&
-         !kept_optimizers_.enabled() && device_.is_cpu() && !has_dropout(models.working_model());
+         !kept_optimizers_.enabled() && device_.is_cpu();
 }
 
-bool ClientGroup::procedure_on_threads(ModelSet& models) const {
-  return procedure_ && procedure_->runs_concurrently() && trains_on_threads(models);
+bool ClientGroup::procedure_on_threads() const {
+  return procedure_ && procedure_->runs_concurrently() && trains_on_threads();
 }
 
 void ClientGroup::on_threads(ModelSet& models, std::size_t count,
@@ -108,8 +98,12 @@ void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts,
       local.proximal.importance = plan.proximal_weights[first_ + i];
     }
     auto& loss = train_loss[static_cast<std::size_t>(i)];
-    loss = procedure_ ? procedure_->train(views[n], network, local, plan.payload)
-                      : train_client(network, i, round, seed, local);
+    if (procedure_) {
+      seed_dropout(network, i, round, seed, core::Purpose::kLocalUpdate);
+      loss = procedure_->train(views[n], network, local, plan.payload);
+    } else {
+      loss = train_client(network, i, round, seed, local);
+    }
     client_reports[n] = reports ? procedure_->report(views[n], network) : std::vector<double>{};
     results[n] = settings.gradient_averaging ? model::flatten_gradients(network)
                                              : model::flatten_state(network);

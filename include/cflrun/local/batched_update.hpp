@@ -24,10 +24,9 @@ struct BatchedClient {
       0;                   ///< first row of the client's samples in the stacked inputs and targets.
   std::int64_t count = 0;  ///< n_k >= 1, its number of samples.
   at::Generator generator;  ///< CPU generator of its (seed, kLocalUpdate, client, round) stream.
-  /// Models with dropout: LibTorch's default generator is seeded with it (torch::manual_seed)
-  /// before the client's masks are drawn, as before its own model's forward passes
-  /// (core::dropout_seed of its stream), so that they equal that model's draws whichever clients
-  /// share the batch.
+  /// Models with dropout: the client's masks come from model::dropout_generator(dropout_seed),
+  /// as its own model's forward passes draw them (core::dropout_seed of its stream), so that they
+  /// equal that model's draws whichever clients share the batch.
   std::uint64_t dropout_seed = 0;
 };
 
@@ -36,7 +35,7 @@ struct BatchedClient {
 /// optimizer of settings.solver (Adam or SGD with momentum and weight decay, as torch::optim's),
 /// mini-batches in the order its generator draws (one randperm per epoch), its batch norm over
 /// its own batch and its dropout masks drawn as local_update's forward passes would draw them
-/// after torch::manual_seed(dropout_seed).
+/// from model::dropout_generator(dropout_seed).
 /// @param network   clients [0, g) loaded (ClientBatchedNetwork::load), trained in place.
 /// @param inputs    [n, ...sample shape] float32 on the network's device, all clients' samples.
 /// @param targets   [n] int64 labels or float32 values.

@@ -116,9 +116,9 @@ class ClientGroup {
   /// Threads on which local_updates trains clients at once (each client on one thread, with one
   /// LibTorch intra-op thread), where that cannot change what a client computes: plain local
   /// updates, or a ClientProcedure that runs_concurrently (then its statistics and scores too),
-  /// without optimizers kept across rounds, of a model without dropout (dropout draws from
-  /// LibTorch's one global generator) on the CPU. 1 (the default) trains the clients one after
-  /// the other with the rank's intra-op threads.
+  /// without optimizers kept across rounds, on the CPU (each thread's model draws its dropout
+  /// masks from the client's own generator, seed_dropout). 1 (the default) trains the clients one
+  /// after the other with the rank's intra-op threads.
   void set_training_threads(int threads) { training_threads_ = threads; }
 
   /// Clients whose local updates local_updates runs at once as one model::ClientBatchedNetwork
@@ -205,11 +205,12 @@ class ClientGroup {
   at::Generator client_generator(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
   /// core::dropout_seed of hosted client i's (seed, purpose, client, round) stream.
   std::uint64_t dropout_seed(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
-  /// Seeds LibTorch's default generators (torch::manual_seed; torch::nn::Dropout draws its masks
-  /// from them) with dropout_seed before hosted client i's forward passes in train mode: its local
-  /// update, the procedure's train() and evaluate() (Per-FedAvg's fine-tuning step), so that its
-  /// dropout masks do not depend on the rank layout or on the clients trained before it.
-  void seed_dropout(int i, int round, std::uint64_t seed, core::Purpose purpose) const;
+  /// Sets the generator of `model`'s dropout layers to model::dropout_generator(dropout_seed)
+  /// before hosted client i's forward passes in train mode: its local update, the procedure's
+  /// train() and evaluate() (Per-FedAvg's fine-tuning step), so that its dropout masks do not
+  /// depend on the rank layout, on the clients trained before it or on the other training threads.
+  void seed_dropout(model::Network& model, int i, int round, std::uint64_t seed,
+                    core::Purpose purpose) const;
   /// Hosted client i and the model its update starts from (a row of the ModelSet or
   /// algo::kLocalModel), for every client the plan trains, in client order.
   struct TrainingStart {
@@ -218,7 +219,7 @@ class ClientGroup {
   };
   std::vector<TrainingStart> training_starts(const algo::RoundPlan& plan) const;
   /// Whether local_updates may train the clients on several threads (set_training_threads).
-  bool trains_on_threads(ModelSet& models) const;
+  bool trains_on_threads() const;
   /// local_updates on training_threads_ threads, each with its own model (built on this thread at
   /// the first call, kept for later rounds); hands the results to `receive` in client order
   /// afterwards. @throws what a client's update throws.
@@ -228,7 +229,7 @@ class ClientGroup {
                         std::vector<double>& train_loss);
   /// Whether the procedure's scores run on several threads too (its runs_concurrently, and
   /// trains_on_threads).
-  bool procedure_on_threads(ModelSet& models) const;
+  bool procedure_on_threads() const;
   /// Calls work(n, network) for n = 0 .. count - 1 on training_threads_ threads, each with its own
   /// network (built on this thread at the first call, kept for later rounds) and one intra-op
   /// thread. @throws what `work` throws (the first failure; the other threads stop early).
