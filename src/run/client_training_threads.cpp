@@ -4,41 +4,14 @@
 // an algorithm's client procedure too where it runs_concurrently (FedPAC).
 #include <cflrun/run/client_group.hpp>
 
-#include <atomic>
-#include <functional>
-#include <exception>
-#include <mutex>
-#include <thread>
-
-#include <ATen/Parallel.h>
 #include <torch/types.h>
 
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::run {
-namespace {
-
-/// LibTorch's intra-op thread count set to `threads` for the guard's life, then restored. A new
-/// thread starts its OpenMP team at that count, and LibTorch 2.x's kernels size their partial sums
-/// by the process-wide count (at::get_num_threads), not by the calling thread's team: a client's
-/// results equal its --threads 1 results only while that count is 1.
-class IntraOpThreads {
- public:
-  explicit IntraOpThreads(int threads) : previous_(at::get_num_threads()) {
-    at::set_num_threads(threads);
-  }
-  ~IntraOpThreads() { at::set_num_threads(previous_); }
-  IntraOpThreads(const IntraOpThreads&) = delete;
-  IntraOpThreads& operator=(const IntraOpThreads&) = delete;
-
- private:
-  int previous_;
-};
-
-}  // namespace
 
 bool ClientGroup::trains_on_threads() const {
-  return training_threads_ > 1 && (!procedure_ || procedure_->runs_concurrently()) &&
+  return training_threads_.count() > 1 && (!procedure_ || procedure_->runs_concurrently()) &&
          !kept_optimizers_.enabled() && device_.is_cpu();
 }
 
@@ -47,35 +20,8 @@ bool ClientGroup::procedure_on_threads() const {
 }
 
 void ClientGroup::on_threads(ModelSet& models, std::size_t count,
-                             const std::function<void(std::size_t, model::Network&)>& work) {
-  while (static_cast<int>(thread_models_.size()) < training_threads_) {
-    thread_models_.push_back(models.make_network());
-  }
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  const auto run = [&](model::Network* network) {
-    try {
-      for (std::size_t n = next++; n < count; n = next++) {
-        work(n, *network);
-      }
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(failure_mutex);
-      failure = failure ? failure : std::current_exception();
-      next = count;
-    }
-  };
-  const IntraOpThreads one_thread_each(1);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < training_threads_; ++t) {
-    threads.emplace_back(run, thread_models_[static_cast<std::size_t>(t)].get());
-  }
-  for (auto& thread : threads) {
-    thread.join();
-  }
-  if (failure) {
-    std::rethrow_exception(failure);
-  }
+                             const TrainingThreads::Work& work) {
+  training_threads_.run([&models] { return models.make_network(); }, count, work);
 }
 
 void ClientGroup::train_on_threads(const std::vector<TrainingStart>& starts,

@@ -22,6 +22,7 @@
 #include <cflrun/run/kept_optimizers.hpp>
 #include <cflrun/run/model_set.hpp>
 #include <cflrun/run/stacked_samples.hpp>
+#include <cflrun/run/training_threads.hpp>
 
 namespace cflrun::run {
 
@@ -119,7 +120,7 @@ class ClientGroup {
   /// without optimizers kept across rounds, on the CPU (each thread's model draws its dropout
   /// masks from the client's own generator, seed_dropout). 1 (the default) trains the clients one
   /// after the other with the rank's intra-op threads.
-  void set_training_threads(int threads) { training_threads_ = threads; }
+  void set_training_threads(int threads) { training_threads_ = TrainingThreads(threads); }
 
   /// Clients whose local updates local_updates runs at once as one model::ClientBatchedNetwork
   /// (local::batched_local_update: stacked parameters, grouped convolutions, batched matrix
@@ -230,11 +231,8 @@ class ClientGroup {
   /// Whether the procedure's scores run on several threads too (its runs_concurrently, and
   /// trains_on_threads).
   bool procedure_on_threads() const;
-  /// Calls work(n, network) for n = 0 .. count - 1 on training_threads_ threads, each with its own
-  /// network (built on this thread at the first call, kept for later rounds) and one intra-op
-  /// thread. @throws what `work` throws (the first failure; the other threads stop early).
-  void on_threads(ModelSet& models, std::size_t count,
-                  const std::function<void(std::size_t, model::Network&)>& work);
+  /// TrainingThreads::run on training_threads_ with models of `models`' architecture.
+  void on_threads(ModelSet& models, std::size_t count, const TrainingThreads::Work& work);
   /// Whether local_updates runs `plan` client-batched (set_client_batch).
   bool trains_batched(ModelSet& models, const algo::RoundPlan& plan, std::size_t clients);
   /// local_updates client-batched, client_batch_ clients at a time (fewer where client_batch_bytes_
@@ -268,14 +266,12 @@ class ClientGroup {
   StackedSamples test_;
   torch::Tensor local_states_;      // [m, P] float32 CPU: persistent local models (FedSoft, FeSEM)
   KeptOptimizers kept_optimizers_;  // enabled by keep_optimizers()
-  int training_threads_ = 1;
+  TrainingThreads training_threads_;  // set_training_threads; its models are train_on_threads'
   int client_batch_ = 1;
   std::int64_t client_batch_bytes_ = 0;
   std::unique_ptr<model::ClientBatchedNetwork> batched_;  // made at the first client-batched update
-  std::vector<std::shared_ptr<model::Network>>
-      thread_models_;  // [training_threads_] train_on_threads' own models
-  std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client side, or null
-  std::vector<algo::AlgorithmState> memories_;        // [m] the procedure's per-client memory
+  std::shared_ptr<algo::ClientProcedure> procedure_;      // the algorithm's client side, or null
+  std::vector<algo::AlgorithmState> memories_;            // [m] the procedure's per-client memory
   std::vector<torch::Tensor>
       local_views_;  // [m] row views of local_states_ handed to the procedure
   std::vector<std::pair<int, std::vector<double>>> reports_;  // since the last take_reports()
