@@ -14,10 +14,9 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_summaries  # noqa: E402
 
-FIELDS = ["config", "seed", "rounds", "git_commit", "accuracy", "ari"]
-
 
 def committed_runs(root):
+    """(config, seed) of every row of the committed results/paper/fmnist_100*/runs.csv."""
     runs = set()
     for path in root.glob("results/paper/fmnist_100*/runs.csv"):
         with open(path, newline="") as f:
@@ -28,19 +27,11 @@ def committed_runs(root):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    results_dir, target = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
     have = committed_runs(pathlib.Path(__file__).resolve().parent.parent)
-    rows = []
-    for path in sorted(results_dir.glob("*/seed*.h5")):
-        try:
-            row = run_summaries.summary(path)
-        except (OSError, KeyError, ValueError) as error:
-            print(f"append_runs: left out {path}: {error}", file=sys.stderr)
-            continue
-        if (row["config"], row["seed"]) not in have:
-            rows.append(row)
-    with open(target, "a", newline="") as f:
-        csv.DictWriter(f, FIELDS).writerows(rows)
+    rows = [row for row in run_summaries.summaries(sys.argv[1])
+            if (row["config"], row["seed"]) not in have]
+    with open(sys.argv[2], "a", newline="") as f:
+        csv.DictWriter(f, run_summaries.FIELDS).writerows(rows)
     for row in rows:
         print(f"appended {row['config']} seed {row['seed']}: {row['accuracy'].split()[-1]}")
 

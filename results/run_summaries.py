@@ -38,18 +38,27 @@ def summary(path):
         }
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
+FIELDS = ["config", "seed", "rounds", "git_commit", "accuracy", "ari"]
+
+
+def summaries(results_dir):
+    """The summary() rows of the complete result files under RESULTS_DIR/<config>/seed<S>.h5, in
+    path order; incomplete and unreadable files are listed on stderr and left out."""
     rows = []
-    for path in sorted(pathlib.Path(sys.argv[1]).glob("*/seed*.h5")):
+    for path in sorted(pathlib.Path(results_dir).glob("*/seed*.h5")):
         try:
             rows.append(summary(path))
         except (OSError, KeyError, ValueError) as error:
             print(f"run_summaries: left out {path}: {error}", file=sys.stderr)
-    writer = csv.DictWriter(sys.stdout, ["config", "seed", "rounds", "git_commit", "accuracy", "ari"])
+    return rows
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    writer = csv.DictWriter(sys.stdout, FIELDS)
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(summaries(sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -6,24 +6,23 @@
 namespace cflrun::run::detail {
 namespace {
 
-/// Throws ShapeError unless the algorithm's aggregation gives exactly one of the weights
-/// [K, M] and the models [K, P] of the current `models` [K, P] and M clients.
-void check_aggregation(const algo::Aggregation& aggregation, const torch::Tensor& models,
-                       int num_clients) {
+/// Throws ShapeError unless the algorithm's aggregation gives exactly one of the weights, shaped
+/// [K, M] as share_aggregation broadcasts them, and the models (their [K, P] shape is
+/// ModelSet::replace's check).
+void check_aggregation(const algo::Aggregation& aggregation, const PlanShape& shape) {
   const auto& weights = aggregation.weights;
-  const auto& next = aggregation.models;
-  const bool weights_ok = weights.defined() && !next.defined() && weights.dim() == 2 &&
-                          weights.size(0) == models.size(0) && weights.size(1) == num_clients;
-  const bool models_ok = next.defined() && !weights.defined() && next.sizes() == models.sizes();
-  if (!weights_ok && !models_ok) {
-    const auto shape = [](const torch::Tensor& t) {
-      return t.defined() ? c10::str(t.sizes()) : std::string("none");
-    };
-    throw ShapeError("the algorithm's aggregation must give weights [K, M] = [" +
-                     std::to_string(models.size(0)) + ", " + std::to_string(num_clients) +
-                     "] or models [K, P] = " + c10::str(models.sizes()) + ", not weights " +
-                     shape(weights) + " and models " + shape(next) + " (an internal error)");
+  const bool weights_only = weights.defined() && !aggregation.models.defined();
+  const bool models_only = aggregation.models.defined() && !weights.defined();
+  if ((weights_only && weights.sizes() == c10::IntArrayRef{shape.models, shape.clients}) ||
+      models_only) {
+    return;
   }
+  throw ShapeError("the algorithm's aggregation must give either weights [K, M] = [" +
+                   std::to_string(shape.models) + ", " + std::to_string(shape.clients) +
+                   "] or models [K, P], but gave weights " +
+                   (weights.defined() ? c10::str(weights.sizes()) : std::string("none")) +
+                   (aggregation.models.defined() ? " and models" : " and no models") +
+                   " (an internal error)");
 }
 
 }  // namespace
@@ -198,7 +197,7 @@ std::vector<double> Experiment::train_then_aggregate(int round, RoundOutcome& ou
     auto input = round_input(round, outcome.participants);
     input.answers = outcome.answers;
     aggregation = algorithm_->aggregate(input, plan, table.clients, table.rows);
-    check_aggregation(aggregation, models_->states(), num_clients_);
+    check_aggregation(aggregation, plan_shape());
     outcome.live_models = aggregation.live_models;
     outcome.aggregated_models = aggregation.models;
     outcome.clustering = aggregation.clustering;
