@@ -124,7 +124,11 @@ class Communicator {
 };
 
 /// Initialises MPI for the lifetime of the object (MPI_Init_thread, funneled) and finalises it on
-/// destruction. Create exactly one, first thing in `main`.
+/// destruction. Create exactly one, first thing in `main`. A process started without a launcher
+/// (Open MPI's singleton) runs isolated, without the orted daemon
+/// (OMPI_MCA_ess_singleton_isolated=1 unless the environment sets it): cflrun never calls
+/// MPI_Comm_spawn, the one use of that daemon.
+/// @throws MpiError if MPI_Init_thread fails.
 class Environment {
  public:
   Environment(int& argc, char**& argv);
