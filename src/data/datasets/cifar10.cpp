@@ -1,7 +1,8 @@
 #include <cflrun/data/datasets/cifar10.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -33,18 +34,24 @@ torch::Tensor read_records(const std::filesystem::path& file) {
                    ? "a directory, not a data file"
                    : "not a regular file (a FIFO, socket or device)");
   }
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
   if (!in) {
     fail(file, "cannot open the file");
   }
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto size = static_cast<std::int64_t>(bytes.size());
-  if (size == 0 || size % kRecordBytes != 0) {
-    fail(file, std::to_string(size) + " bytes is not a whole number of " +
-                   std::to_string(kRecordBytes) +
+  const auto size = static_cast<std::int64_t>(in.tellg());
+  if (size <= 0 || size % kRecordBytes != 0) {
+    fail(file, std::to_string(std::max<std::int64_t>(size, 0)) +
+                   " bytes is not a whole number of " + std::to_string(kRecordBytes) +
                    "-byte records (truncated or not the CIFAR-10 binary version)");
   }
-  return torch::from_blob(bytes.data(), {size / kRecordBytes, kRecordBytes}, torch::kUInt8).clone();
+  // One read into the tensor: reading through istreambuf_iterator into a vector and cloning it
+  // made a CIFAR-10 dry run 1.9 s instead of 1.3 s (2-core Intel VM, stand-in files).
+  auto records = torch::empty({size / kRecordBytes, kRecordBytes}, torch::kUInt8);
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(records.data_ptr<std::uint8_t>()), size)) {
+    fail(file, "cannot read the file (an I/O error)");
+  }
+  return records;
 }
 
 ImageSplit load_split(const std::filesystem::path& dir, const std::vector<std::string>& names,

@@ -82,6 +82,10 @@ TEST(Cifar10, BadFilesNameTheFileAndTheDownload) {
   message = error_of(dir);
   EXPECT_NE(message.find("data_batch_3.bin"), std::string::npos) << message;
   EXPECT_NE(message.find("whole number"), std::string::npos) << message;
+  std::filesystem::resize_file(dir / "data_batch_3.bin", 0);
+  message = error_of(dir);
+  EXPECT_NE(message.find("data_batch_3.bin: 0 bytes is not a whole number"), std::string::npos)
+      << message;
 
   dir = write_cifar("label", 10);
   std::ofstream(dir / "data_batch_4.bin", std::ios::binary | std::ios::app)
