@@ -27,7 +27,7 @@ struct Schedule {
   std::vector<std::int64_t> widths;   // widest batch per step
   std::vector<bool> even;             // whether every batch of the step has width_s rows
   std::vector<std::int64_t> rows;     // the blocks, one after the other
-  std::vector<float> weights;         // 1/|batch| per row (0 for padding), same layout
+  std::vector<std::int64_t> sizes;    // |batch| of the row's client, same layout
   std::vector<float> valid;           // 1 per row of a batch, 0 for padding, same layout
   std::vector<std::int64_t> starts;   // offset of each step's block in rows and weights
 };
@@ -52,7 +52,7 @@ void add_step(Schedule& schedule, const Batches& batches, std::size_t step) {
     const auto& batch = batches[c][step];
     for (std::size_t r = 0; r < width; ++r) {
       schedule.rows.push_back(r < batch.size() ? batch[r] : batch[0]);
-      schedule.weights.push_back(r < batch.size() ? 1.0F / static_cast<float>(batch.size()) : 0.0F);
+      schedule.sizes.push_back(static_cast<std::int64_t>(batch.size()));
       schedule.valid.push_back(r < batch.size() ? 1.0F : 0.0F);
     }
   }
@@ -102,12 +102,12 @@ enum class Reduction { kMean, kSum };
 /// rows 0).
 std::vector<std::vector<torch::Tensor>> draw_dropout_masks(
     const std::vector<model::BatchedLayer>& dropouts, const Batches& batches,
-    const std::vector<BatchedClient>& clients, torch::Device device) {
+    const std::vector<BatchedClient>& clients, torch::Device device, torch::ScalarType dtype) {
   if (dropouts.empty()) {
     return {};
   }
   std::vector<std::vector<torch::Tensor>> drawn(clients.size());  // [c][s * D + d]
-  const auto ones = torch::TensorOptions(device).dtype(torch::kFloat32);
+  const auto ones = torch::TensorOptions(device).dtype(dtype);
   for (std::size_t c = 0; c < clients.size(); ++c) {
     const auto generator = model::dropout_generator(clients[c].dropout_seed, device);
     for (const auto& batch : batches[c]) {
@@ -142,9 +142,11 @@ class ScheduleRunner {
       : schedule_(schedule), inputs_(inputs), targets_(targets) {
     const auto device = inputs.device();
     rows_ = torch::tensor(schedule.rows, torch::kLong).to(device);
-    weights_ = torch::tensor(schedule.weights, torch::kFloat32).to(device);
-    valid_ = torch::tensor(schedule.valid, torch::kFloat32).to(device);
-    dropout_masks_ = draw_dropout_masks(network.dropout_layers(), batches, clients, device);
+    valid_ = torch::tensor(schedule.valid, torch::kFloat32).to(device, network.dtype());
+    // 1/|batch| per row, 0 for padding, divided in the network's precision.
+    weights_ = valid_ / torch::tensor(schedule.sizes, torch::kLong).to(device, network.dtype());
+    dropout_masks_ =
+        draw_dropout_masks(network.dropout_layers(), batches, clients, device, network.dtype());
   }
 
   /// Client losses of step s, [g_s]: each client's mean or sum over its batch, differentiable.
@@ -218,7 +220,7 @@ std::vector<double> batched_local_update(model::ClientBatchedNetwork& network,
   StackedOptimizer optimizer(network.parameters(), settings);
   auto losses = torch::zeros({static_cast<std::int64_t>(schedule.clients.size()),
                               static_cast<std::int64_t>(clients.size())},
-                             torch::TensorOptions(inputs.device()).dtype(torch::kFloat32));
+                             torch::TensorOptions(inputs.device()).dtype(network.dtype()));
   for (std::size_t s = 0; s < schedule.clients.size(); ++s) {
     network.zero_grad();
     const auto client_losses =
@@ -261,7 +263,7 @@ std::vector<double> batched_local_gradient(model::ClientBatchedNetwork& network,
   for (const auto& client : clients) {
     counts.push_back(static_cast<double>(client.count));
   }
-  const auto sizes = torch::tensor(counts, torch::kFloat32).to(inputs.device());
+  const auto sizes = torch::tensor(counts, torch::kFloat32).to(inputs.device(), network.dtype());
   auto sums = torch::zeros({static_cast<std::int64_t>(clients.size())}, sizes.options());
   network.zero_grad();
   for (std::size_t s = 0; s < schedule.clients.size(); ++s) {

@@ -81,14 +81,14 @@ bool buffers_covered(const Network& reference, const std::vector<BatchedLayer>& 
   return float_buffers(reference).size() == 2 * static_cast<std::size_t>(norms);
 }
 
-/// [G, ...shape] zeros on `device` for each of `tensors`.
+/// [G, ...shape] zeros of `dtype` on `device` for each of `tensors`.
 std::vector<torch::Tensor> stacked_like(const std::vector<torch::Tensor>& tensors, int capacity,
-                                        torch::Device device) {
+                                        torch::Device device, torch::ScalarType dtype) {
   std::vector<torch::Tensor> stacks;
   for (const auto& tensor : tensors) {
     std::vector<std::int64_t> shape{capacity};
     shape.insert(shape.end(), tensor.sizes().begin(), tensor.sizes().end());
-    stacks.push_back(torch::zeros(shape, torch::TensorOptions(device).dtype(torch::kFloat32)));
+    stacks.push_back(torch::zeros(shape, torch::TensorOptions(device).dtype(dtype)));
   }
   return stacks;
 }
@@ -136,11 +136,12 @@ ClientBatchedNetwork::ClientBatchedNetwork(const Network& reference, int capacit
         "this model keeps buffers other than batch norm's; it has no client-batched form "
         "(use --client-batch 1)");
   }
-  parameters_ = stacked_like(reference.parameters(), capacity, device);
+  const auto dtype = reference.parameters().front().scalar_type();
+  parameters_ = stacked_like(reference.parameters(), capacity, device, dtype);
   for (auto& parameter : parameters_) {
     parameter.requires_grad_();
   }
-  buffers_ = stacked_like(float_buffers(reference), capacity, device);
+  buffers_ = stacked_like(float_buffers(reference), capacity, device, dtype);
 }
 
 bool ClientBatchedNetwork::supports(const Network& reference) {
@@ -167,7 +168,7 @@ void ClientBatchedNetwork::load(const torch::Tensor& states) {
   }
   torch::NoGradGuard no_grad;
   const auto g = states.size(0);
-  const auto on_device = states.to(parameters_.front().device(), torch::kFloat32);
+  const auto on_device = states.to(parameters_.front().device(), dtype());
   std::int64_t offset = 0;
   for (auto* stacks : {&parameters_, &buffers_}) {
     for (auto& stack : *stacks) {

@@ -55,26 +55,26 @@ std::int64_t flat_state_size(const torch::nn::Module& module) {
   return size;
 }
 
-torch::Tensor flatten_state(const torch::nn::Module& module) {
+torch::Tensor flatten_state(const torch::nn::Module& module, torch::ScalarType dtype) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> pieces;
   for (const auto& tensor : state_tensors(module)) {
-    pieces.push_back(tensor.detach().to(torch::kCPU, torch::kFloat32).reshape({-1}));
+    pieces.push_back(tensor.detach().to(torch::kCPU, dtype).reshape({-1}));
   }
   return torch::cat(pieces);
 }
 
-torch::Tensor flatten_gradients(const torch::nn::Module& module) {
+torch::Tensor flatten_gradients(const torch::nn::Module& module, torch::ScalarType dtype) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> pieces;
   const auto parameters = module.parameters(/*recurse=*/true);
   for (const auto& p : parameters) {
     const auto& grad = p.grad();
-    pieces.push_back(grad.defined() ? grad.detach().to(torch::kCPU, torch::kFloat32).reshape({-1})
-                                    : torch::zeros({p.numel()}, torch::kFloat32));
+    pieces.push_back(grad.defined() ? grad.detach().to(torch::kCPU, dtype).reshape({-1})
+                                    : torch::zeros({p.numel()}, dtype));
   }
   const auto buffers = flat_state_size(module) - torch::cat(pieces).numel();
-  pieces.push_back(torch::zeros({buffers}, torch::kFloat32));
+  pieces.push_back(torch::zeros({buffers}, dtype));
   return torch::cat(pieces);
 }
 

@@ -77,8 +77,8 @@ struct BatchedPass {
 /// conv_autoencoder, cifar_cnn).
 class ClientBatchedNetwork {
  public:
-  /// @param reference  a model of the architecture (its layers and flat-state layout are read; its
-  ///                   values are not used).
+  /// @param reference  a model of the architecture (its layers, flat-state layout and parameter
+  ///                   dtype are read; its values are not used).
   /// @param capacity   G >= 1, the most clients held at once.
   /// @param device     where the stacked parameters live.
   /// @throws ConfigError if !supports(reference) or capacity < 1.
@@ -89,6 +89,9 @@ class ClientBatchedNetwork {
 
   /// G, the most clients held at once.
   int capacity() const { return capacity_; }
+  /// The stacked parameters' dtype: the reference's (float32 for cflrun's models; the
+  /// equality tests use float64, where rounding cannot flip a max-pool's choice).
+  torch::ScalarType dtype() const { return parameters_.front().scalar_type(); }
   /// P, floats in one client's flat state (model::flat_state_size of the reference): its
   /// parameters, then its floating-point buffers (batch norm's running averages).
   std::int64_t state_size() const { return state_size_; }
@@ -100,11 +103,11 @@ class ClientBatchedNetwork {
   /// @throws ShapeError if `states` is not [g, P] with 1 <= g <= capacity().
   void load(const torch::Tensor& states);
 
-  /// Flat states of clients [0, g): [g, P] float32 CPU, each row as model::flatten_state of that
+  /// Flat states of clients [0, g): [g, P] CPU in dtype(), each row as model::flatten_state of that
   /// client's model.
   torch::Tensor states(int g) const;
 
-  /// Gradients of clients [0, g) in the flat-state layout: [g, P] float32 CPU, zeros where a
+  /// Gradients of clients [0, g) in the flat-state layout: [g, P] CPU in dtype(), zeros where a
   /// parameter has no gradient (as model::flatten_gradients).
   torch::Tensor gradients(int g) const;
 
@@ -112,10 +115,10 @@ class ClientBatchedNetwork {
   /// mode (pass.training false) or train() mode. In training mode batch norm normalises each
   /// client's channels by the mean and biased variance over its real rows and moves its running
   /// averages by `momentum` towards them (unbiased variance), as torch::nn::BatchNorm2d does.
-  /// @param inputs  [g, B, ...sample shape] float32 on the device; client c's samples are
+  /// @param inputs  [g, B, ...sample shape] of dtype() on the device; client c's samples are
   /// inputs[c].
   /// @param pass    the mode; in training mode one mask per dropout layer.
-  /// @return        [g, B, outputs] float32, row [c, b] = client c's model on inputs[c, b].
+  /// @return        [g, B, outputs] of dtype(), row [c, b] = client c's model on inputs[c, b].
   /// @throws ShapeError if g is 0 or above capacity(), or a training pass has no mask of the
   ///         shape [g, B, features] for a dropout layer.
   torch::Tensor forward(const torch::Tensor& inputs, const BatchedPass& pass = {});

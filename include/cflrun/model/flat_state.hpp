@@ -13,13 +13,16 @@ namespace cflrun::model {
 /// averages the complete state_dict, buffers included (clove-official-setup.md Sec. 10).
 std::int64_t flat_state_size(const torch::nn::Module& module);
 
-/// Copies the state of `module` into a new [P] float32 CPU tensor (P = flat_state_size).
-/// Parameters in any memory format (e.g. channels-last) are read in their logical order.
-torch::Tensor flatten_state(const torch::nn::Module& module);
+/// Copies the state of `module` into a new [P] CPU tensor of `dtype` (float32 unless asked; P =
+/// flat_state_size). Parameters in any memory format (e.g. channels-last) are read in their
+/// logical order.
+torch::Tensor flatten_state(const torch::nn::Module& module,
+                            torch::ScalarType dtype = torch::kFloat32);
 
-/// The parameters' gradients in the flat-state layout: [P] float32 CPU, zeros for parameters
+/// The parameters' gradients in the flat-state layout: [P] CPU of `dtype`, zeros for parameters
 /// without a gradient and for buffers (they are not trained by gradients).
-torch::Tensor flatten_gradients(const torch::nn::Module& module);
+torch::Tensor flatten_gradients(const torch::nn::Module& module,
+                                torch::ScalarType dtype = torch::kFloat32);
 
 /// A contiguous range [offset, offset + size) of a flat state.
 struct FlatRange {

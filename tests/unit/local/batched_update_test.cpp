@@ -1,5 +1,17 @@
 // Client-batched local updates (issue 23) against local_update / local_gradient one client at a
 // time.
+//
+// Whole trajectories are compared in float64. In float32 the batched kernels (grouped
+// convolutions, batched matrix products) round differently from one client's, and where two
+// inputs of a max-pool window lie within that rounding of each other the window's gradient goes to
+// another pixel: one output channel's weights then move by up to a learning rate (issue 42,
+// measured on the CIFAR CNN: one channel of its second convolution, 576 weights, 2e-4 apart after
+// the second SGD step), and a training run amplifies it. Which data hit such a near-tie depends on
+// the CPU's kernels (oneDNN's AVX2 convolutions did for this file's data, its AVX-512 ones for 3 of
+// 12 other draws), so a float32 trajectory test fails on some CPU whatever its tolerance. In
+// float64 the rounding is 1e-16 and no window comes that close; float32 is checked where max-pool
+// has no part: the first step's forward pass (losses) for every architecture, and whole updates
+// of the MLP.
 #include <cflrun/local/batched_update.hpp>
 
 #include <gtest/gtest.h>
@@ -21,6 +33,8 @@ struct Case {
   model::Objective objective;
   /// Samples per client and batch size divided by this (the CIFAR CNN's 4.2 M parameters).
   std::int64_t scale_down = 1;
+  /// The precision of the models, the batched network and the data.
+  torch::ScalarType dtype = torch::kFloat64;
 };
 
 /// Three clients of 130, 100 and 45 samples: with batches of 50 their epochs take 3, 2 and 1 steps,
@@ -41,6 +55,12 @@ std::vector<Case> cases() {
           {Architecture::kFedAvgCnn, {{1, 28, 28}, 10}, Objective::kClassification}};
 }
 
+/// The case in float32, as runs train.
+Case in_float32(Case c) {
+  c.dtype = torch::kFloat32;
+  return c;
+}
+
 struct Data {
   torch::Tensor inputs;   // [n, ...sample shape]
   torch::Tensor targets;  // [n]
@@ -54,17 +74,33 @@ Data data_for(const Case& c) {
   }
   std::vector<std::int64_t> shape{n};
   shape.insert(shape.end(), c.shape.sample_shape.begin(), c.shape.sample_shape.end());
-  const auto inputs = torch::rand(shape);
+  const auto inputs = torch::rand(shape).to(c.dtype);
   const auto targets = c.objective == model::Objective::kClassification
                            ? torch::randint(10, {n}, torch::kLong)
-                           : torch::randn({n});
+                           : torch::randn({n}).to(c.dtype);
   return {inputs, targets};
+}
+
+/// A model of the case's architecture in the case's precision (its parameters and float buffers;
+/// Module::to would make batch norm's step count a float too).
+std::shared_ptr<model::Network> make_model(const Case& c) {
+  auto model = model::make_network(c.architecture, c.shape);
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : model->parameters()) {
+    parameter.set_data(parameter.to(c.dtype));
+  }
+  for (auto& buffer : model->buffers()) {
+    if (buffer.is_floating_point()) {
+      buffer.set_data(buffer.to(c.dtype));
+    }
+  }
+  return model;
 }
 
 /// Client k's start state: a fresh model drawn from seed 100 + k.
 torch::Tensor start_state(const Case& c, int k) {
   torch::manual_seed(100 + k);
-  return model::flatten_state(*model::make_network(c.architecture, c.shape));
+  return model::flatten_state(*make_model(c), c.dtype);
 }
 
 std::vector<BatchedClient> batched_clients(const Case& c) {
@@ -91,15 +127,14 @@ Loaded loaded(const Case& c, int capacity) {
   for (int k = 0; k < 3; ++k) {
     starts.push_back(start_state(c, k));
   }
-  Loaded result{starts, model::ClientBatchedNetwork(*model::make_network(c.architecture, c.shape),
-                                                    capacity, torch::kCPU)};
+  Loaded result{starts, model::ClientBatchedNetwork(*make_model(c), capacity, torch::kCPU)};
   result.network.load(torch::stack(starts));
   return result;
 }
 
 /// A model of the case's architecture holding `state`, to train one client at a time.
 std::shared_ptr<model::Network> one_client(const Case& c, const torch::Tensor& state) {
-  auto model = model::make_network(c.architecture, c.shape);
+  auto model = make_model(c);
   model::load_flat_state(*model, state);
   return model;
 }
@@ -123,13 +158,17 @@ std::vector<std::shared_ptr<model::Network>> one_client_models(
   return models;
 }
 
-/// Trains every client one at a time and client-batched; expects equal states and losses.
-void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSettings& settings) {
-  const auto data = data_for(c);
-  auto [starts, network] = loaded(c, 4);
-  auto clients = batched_clients(c);
-  const auto losses = batched_local_update(network, data.inputs, data.targets, clients, settings);
-  const auto trained = network.states(3);
+/// Every client's local update one at a time (from its start state, with the stream and dropout
+/// seed it has client-batched): its trained state in the case's precision and its loss.
+struct OneAtATime {
+  std::vector<torch::Tensor> states;
+  std::vector<double> losses;
+};
+
+OneAtATime one_at_a_time(const Case& c, const Data& data, const std::vector<torch::Tensor>& starts,
+                         const std::vector<BatchedClient>& clients,
+                         const LocalUpdateSettings& settings) {
+  OneAtATime result;
   const auto models = one_client_models(c, starts);
   for (int k = 0; k < 3; ++k) {
     const auto& model = models[static_cast<std::size_t>(k)];
@@ -137,27 +176,31 @@ void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSetting
         core::make_torch_generator(1, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(k));
     const auto& client = clients[static_cast<std::size_t>(k)];
     torch::manual_seed(client.dropout_seed);  // as ClientGroup::train_client seeds it
-    const double loss =
-        local_update(*model, data.inputs.narrow(0, client.offset, client.count),
-                     data.targets.narrow(0, client.offset, client.count), settings, generator);
-    const auto expected = model::flatten_state(*model);
-    // Adam divides by the gradient's running RMS, so the float rounding of a near-zero gradient
-    // moves a weight by up to a fraction of the step size (lr 0.01): measured at most 6e-5. Not
-    // so for the CIFAR CNN's: its batch norms make the convolutions' bias gradients zero in
-    // exact arithmetic, and rounding decides the sign of every such Adam step (up to lr a step;
-    // SGD compares its states below). Its losses agree all the same. FedAvgCNN's 582 026 weights
-    // hold more such near-zero gradients (its 512 hidden units feed dead ReLUs): measured 4.8e-4
-    // under Adam, so it gets a tenth of the step size; under SGD the common bound.
-    const double tolerance =
-        c.architecture == Architecture::kFedAvgCnn && settings.solver == Solver::kAdam ? 1e-3
-                                                                                       : 2e-4;
-    if (c.architecture != Architecture::kCifarCnn || settings.solver == Solver::kSgd) {
-      EXPECT_LT((trained[k] - expected).abs().max().item<double>(), tolerance)
-          << model::architecture_name(c.architecture) << " client " << k;
-    }
-    EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-5 * std::max(1.0, std::abs(loss)))
+    result.losses.push_back(local_update(*model, data.inputs.narrow(0, client.offset, client.count),
+                                         data.targets.narrow(0, client.offset, client.count),
+                                         settings, generator));
+    result.states.push_back(model::flatten_state(*model, c.dtype));
+  }
+  return result;
+}
+
+/// Trains every client one at a time and client-batched (float64); expects equal states and
+/// losses up to float64 rounding.
+void expect_batched_equals_one_at_a_time(const Case& c, const LocalUpdateSettings& settings) {
+  const auto data = data_for(c);
+  auto [starts, network] = loaded(c, 4);
+  auto clients = batched_clients(c);
+  const auto losses = batched_local_update(network, data.inputs, data.targets, clients, settings);
+  const auto trained = network.states(3);
+  const auto expected = one_at_a_time(c, data, starts, clients, settings);
+  for (int k = 0; k < 3; ++k) {
+    const auto& state = expected.states[static_cast<std::size_t>(k)];
+    const double loss = expected.losses[static_cast<std::size_t>(k)];
+    EXPECT_LT((trained[k] - state).abs().max().item<double>(), 1e-9)
         << model::architecture_name(c.architecture) << " client " << k;
-    EXPECT_GT((expected - starts[static_cast<std::size_t>(k)]).abs().max().item<double>(),
+    EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-10 * std::max(1.0, std::abs(loss)))
+        << model::architecture_name(c.architecture) << " client " << k;
+    EXPECT_GT((state - starts[static_cast<std::size_t>(k)]).abs().max().item<double>(),
               1e-4);  // it trained
   }
 }
@@ -169,7 +212,7 @@ TEST(BatchedLocalUpdate, EqualsOneClientAtATimeWithAdamForEveryArchitecture) {
 }
 
 TEST(BatchedLocalUpdate, EqualsOneClientAtATimeWithSgdMomentumAndWeightDecay) {
-  for (const auto& c : {cases()[0], cases()[1], cases()[5]}) {
+  for (const auto& c : {cases()[0], cases()[1], cases()[5], cases()[6]}) {
     auto settings = settings_for(c);
     settings.solver = Solver::kSgd;
     settings.momentum = 0.9;
@@ -183,6 +226,45 @@ TEST(BatchedLocalUpdate, EqualsOneClientAtATimeWithMaxSteps) {
   auto settings = settings_for(cases()[1]);
   settings.max_steps = 4;  // 4 steps each: the 45-sample client reshuffles at every step
   expect_batched_equals_one_at_a_time(cases()[1], settings);
+}
+
+// Float32, as runs train: the MLP (no max-pool) over whole updates; every architecture over its
+// first step, whose loss is a forward pass from equal states (max-pool's forward is continuous;
+// only its gradient jumps at a near-tie).
+TEST(BatchedLocalUpdate, EqualsOneClientAtATimeInFloat32) {
+  const auto mlp = in_float32(cases()[1]);
+  const auto data = data_for(mlp);
+  auto [starts, network] = loaded(mlp, 3);
+  auto clients = batched_clients(mlp);
+  const auto settings = settings_for(mlp);
+  const auto losses = batched_local_update(network, data.inputs, data.targets, clients, settings);
+  const auto expected = one_at_a_time(mlp, data, starts, batched_clients(mlp), settings);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_LT((network.states(3)[k] - expected.states[static_cast<std::size_t>(k)])
+                  .abs()
+                  .max()
+                  .item<double>(),
+              2e-6)
+        << "client " << k;
+    EXPECT_NEAR(losses[static_cast<std::size_t>(k)], expected.losses[static_cast<std::size_t>(k)],
+                1e-6);
+  }
+  for (const auto& c : cases()) {
+    const auto single = in_float32(c);
+    auto first_step = settings_for(single);
+    first_step.max_steps = 1;
+    const auto inputs = data_for(single);
+    auto [first_starts, first_network] = loaded(single, 3);
+    auto first_clients = batched_clients(single);
+    const auto first_losses = batched_local_update(first_network, inputs.inputs, inputs.targets,
+                                                   first_clients, first_step);
+    const auto reference =
+        one_at_a_time(single, inputs, first_starts, batched_clients(single), first_step);
+    for (std::size_t k = 0; k < 3; ++k) {
+      EXPECT_NEAR(first_losses[k], reference.losses[k], 1e-5 * std::max(1.0, reference.losses[k]))
+          << model::architecture_name(c.architecture) << " client " << k;
+    }
+  }
 }
 
 TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
@@ -202,10 +284,11 @@ TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
       const double loss = local_gradient(*model, data.inputs.narrow(0, client.offset, client.count),
                                          data.targets.narrow(0, client.offset, client.count),
                                          batch_size, c.objective);
-      EXPECT_LT((gradients[k] - model::flatten_gradients(*model)).abs().max().item<double>(),
-                c.scale_down > 1 ? 1e-5 : 1e-6)
+      EXPECT_LT(
+          (gradients[k] - model::flatten_gradients(*model, c.dtype)).abs().max().item<double>(),
+          1e-12)
           << model::architecture_name(c.architecture) << " client " << k;
-      EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-6 * std::max(1.0, std::abs(loss)))
+      EXPECT_NEAR(losses[static_cast<std::size_t>(k)], loss, 1e-12 * std::max(1.0, std::abs(loss)))
           << model::architecture_name(c.architecture) << k;
     }
   }
@@ -217,19 +300,19 @@ TEST(BatchedLocalGradient, EqualsLocalGradientOfEveryClient) {
 TEST(BatchedLocalUpdate, DropoutMasksDoNotDependOnTheOtherClients) {
   const auto c = cases()[5];  // the CIFAR CNN: dropout in its fully connected layers
   auto settings = settings_for(c);
-  settings.solver = Solver::kSgd;  // its Adam steps' signs are float rounding (see above)
+  settings.solver = Solver::kSgd;
   const auto data = data_for(c);
   auto [starts, all] = loaded(c, 3);
   auto clients = batched_clients(c);
   batched_local_update(all, data.inputs, data.targets, clients, settings);
-  model::ClientBatchedNetwork alone(*model::make_network(c.architecture, c.shape), 1, torch::kCPU);
+  model::ClientBatchedNetwork alone(*make_model(c), 1, torch::kCPU);
   alone.load(starts[2].unsqueeze(0));
   std::vector<BatchedClient> last{clients[2]};
   last[0].generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, 2);
   last[0].offset = 0;
   batched_local_update(alone, data.inputs.narrow(0, clients[2].offset, clients[2].count),
                        data.targets.narrow(0, clients[2].offset, clients[2].count), last, settings);
-  EXPECT_LT((alone.states(1)[0] - all.states(3)[2]).abs().max().item<double>(), 2e-4);
+  EXPECT_LT((alone.states(1)[0] - all.states(3)[2]).abs().max().item<double>(), 1e-9);
   last[0].dropout_seed = clients[0].dropout_seed;  // the first client's masks: another result
   last[0].generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, 2);
   alone.load(starts[2].unsqueeze(0));
