@@ -53,4 +53,74 @@ Score score(model::Network& model, model::Objective objective, const torch::Tens
           loss.item<double>() / count};
 }
 
+namespace {
+
+/// Rows [start, start + width) of every client, padded with the client's first row: [g * width]
+/// row indices and their [g, width] validity (1 for a real row).
+std::pair<torch::Tensor, torch::Tensor> padded_rows(const std::vector<std::int64_t>& offsets,
+                                                    const std::vector<std::int64_t>& counts,
+                                                    std::int64_t start, std::int64_t width) {
+  std::vector<std::int64_t> rows;
+  std::vector<float> valid;
+  for (std::size_t c = 0; c < offsets.size(); ++c) {
+    for (std::int64_t r = start; r < start + width; ++r) {
+      const bool real = r < counts[c];
+      rows.push_back(offsets[c] + (real ? r : 0));
+      valid.push_back(real ? 1.0F : 0.0F);
+    }
+  }
+  const auto g = static_cast<std::int64_t>(offsets.size());
+  return {torch::tensor(rows, torch::kLong), torch::tensor(valid).view({g, width})};
+}
+
+}  // namespace
+
+std::vector<Score> batched_scores(model::ClientBatchedNetwork& network, model::Objective objective,
+                                  const torch::Tensor& inputs, const torch::Tensor& targets,
+                                  const std::vector<std::int64_t>& offsets,
+                                  const std::vector<std::int64_t>& counts) {
+  const auto g = static_cast<std::int64_t>(offsets.size());
+  if (counts.size() != offsets.size() || g == 0 || g > network.capacity() ||
+      *std::min_element(counts.begin(), counts.end()) < 1) {
+    throw ShapeError("batched_scores: expected 1 to " + std::to_string(network.capacity()) +
+                     " clients with offsets and rows each, but got " +
+                     std::to_string(offsets.size()) + " offsets and " +
+                     std::to_string(counts.size()) + " counts (or a client without rows)");
+  }
+  torch::NoGradGuard no_grad;
+  const auto device = inputs.device();
+  const auto doubles = torch::TensorOptions(device).dtype(torch::kFloat64);
+  auto loss = torch::zeros({g}, doubles);
+  auto correct = torch::zeros({g}, doubles);
+  const auto longest = *std::max_element(counts.begin(), counts.end());
+  const auto width = std::min(longest, std::max<std::int64_t>(1, eval_chunk(device) / g));
+  for (std::int64_t start = 0; start < longest; start += width) {
+    const auto [rows_cpu, valid_cpu] = padded_rows(offsets, counts, start, width);
+    const auto rows = rows_cpu.to(device);
+    const auto valid = valid_cpu.to(device, torch::kFloat64);
+    const auto chunk = inputs.index_select(0, rows);
+    std::vector<std::int64_t> shape{g, width};
+    shape.insert(shape.end(), chunk.sizes().begin() + 1, chunk.sizes().end());
+    const auto outputs = network.forward(chunk.view(shape)).reshape({g * width, -1});
+    const auto chunk_targets = targets.index_select(0, rows);
+    const auto losses =
+        model::per_sample_loss(objective, outputs, chunk, chunk_targets).to(torch::kFloat64);
+    loss.add_((losses.view({g, width}) * valid).sum(1));
+    if (model::has_accuracy(objective)) {
+      const auto hits = outputs.argmax(/*dim=*/1).eq(chunk_targets).to(torch::kFloat64);
+      correct.add_((hits.view({g, width}) * valid).sum(1));
+    }
+  }
+  const auto loss_cpu = loss.cpu();
+  const auto correct_cpu = correct.cpu();
+  std::vector<Score> scores;
+  for (std::int64_t c = 0; c < g; ++c) {
+    const auto n = static_cast<double>(counts[static_cast<std::size_t>(c)]);
+    scores.push_back({model::has_accuracy(objective) ? correct_cpu[c].item<double>() / n
+                                                     : std::numeric_limits<double>::quiet_NaN(),
+                      loss_cpu[c].item<double>() / n});
+  }
+  return scores;
+}
+
 }  // namespace cflrun::local

@@ -14,7 +14,7 @@
 namespace cflrun::run::detail {
 
 algo::AlgorithmState Checkpointer::rank_state(const CheckpointParts& parts) const {
-  auto state = parts.clients.state();
+  auto state = parts.clients.hosted().state();
   for (auto& [name, tensor] : parts.stability.state()) {
     state.emplace(name, tensor);
   }
@@ -23,7 +23,7 @@ algo::AlgorithmState Checkpointer::rank_state(const CheckpointParts& parts) cons
 
 void Checkpointer::restore_rank_state(const CheckpointParts& parts,
                                       const algo::AlgorithmState& state) const {
-  parts.clients.restore(state, parts.models.working_model(), parts.settings);
+  parts.clients.hosted().restore(state, parts.models.working_model(), parts.settings);
   parts.stability.restore(state);
 }
 

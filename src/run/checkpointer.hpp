@@ -12,7 +12,7 @@
 #include <cflrun/comm/communicator.hpp>
 #include <cflrun/local/local_update.hpp>
 #include <cflrun/run/checkpoint.hpp>
-#include <cflrun/run/client_group.hpp>
+#include <cflrun/run/clients/client_group.hpp>
 #include <cflrun/run/model_set.hpp>
 #include <cflrun/run/output_files.hpp>
 #include <cflrun/run/stability.hpp>

@@ -8,7 +8,7 @@ namespace cflrun::run::detail {
 
 std::vector<double> Experiment::answer_locally(const algo::ClientQuery& query, int round) {
   if (std::none_of(query.clients.begin(), query.clients.end(),
-                   [&](int c) { return clients_->hosts(c); })) {
+                   [&](int c) { return clients_->hosted().hosts(c); })) {
     return {};
   }
   switch (query.kind) {

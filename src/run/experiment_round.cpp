@@ -155,7 +155,7 @@ std::vector<double> Experiment::train(int round, RoundOutcome& outcome) {
 }
 
 void Experiment::deliver_reports(int round, RoundOutcome& outcome) {
-  if (!procedure_ || procedure_->report_length() == 0) {
+  if (procedure_->report_length() == 0) {
     return;
   }
   std::vector<int> clients;
@@ -256,12 +256,8 @@ std::vector<double> Experiment::evaluate(int round, const RoundOutcome& outcome)
   std::vector<double> local;
   if (clients_->size() > 0) {
     const auto evaluation =
-        procedure_ ? clients_->evaluate_each(outcome.plan.assignment,
-                                             algorithm_->traits().evaluates_local_models, *models_,
-                                             outcome.plan.payload, round, options_.seed)
-        : algorithm_->traits().evaluates_local_models
-            ? clients_->evaluate_local_models(*models_)
-            : clients_->evaluate(outcome.plan.assignment, *models_);
+        clients_->evaluate(outcome.plan.assignment, algorithm_->traits().evaluates_local_models,
+                           *models_, outcome.plan.payload, round, options_.seed);
     for (int i = 0; i < clients_->size(); ++i) {
       const auto at = static_cast<std::size_t>(i);
       local.insert(local.end(),
@@ -295,8 +291,8 @@ void Experiment::run_round(int round) {
   seconds[kLocalUpdate] = seconds_since(start);
   average(round, weighted_sums, outcome);
   seconds[kAggregate] = seconds_since(start);
-  if (procedure_) {  // the clients are scored with what this round produced (e.g. FedProto's
-                     // prototypes)
+  if (procedure_->report_length() > 0) {  // the clients are scored with what the reports
+                                          // produced (FedProto's prototypes)
     auto payload = std::move(outcome.evaluation_payload);  // rank 0's; shared with the others
     share_named_tensors(comm_, payload);
     if (!payload.empty()) {

@@ -52,13 +52,10 @@ void Experiment::set_up_data() {
   const auto hosted = hosted_by(comm_.rank());
   clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_),
                                            device_);
-  clients_->set_training_threads(options_.parallel_clients ? threads_ : 1);
-  clients_->set_client_batch(client_batch_for(options_.client_batch, device_),
-                             options_.client_batch == 0 ? kGpuClientBatchBytes : 0);
 }
 
 void Experiment::share_train_samples() {
-  const auto& hosted = clients_->train_counts();
+  const auto& hosted = clients_->hosted().train().counts();
   auto counts = comm_.gather(std::vector<double>(hosted.begin(), hosted.end()));
   counts.resize(static_cast<std::size_t>(num_clients_));
   comm_.broadcast(counts.data(), static_cast<std::int64_t>(counts.size()));
@@ -101,7 +98,7 @@ void Experiment::set_up_algorithm() {
   }
   num_models_ = algorithm_->num_models();
   const auto side = algorithm_->client_side();
-  procedure_ = side.procedure;
+  procedure_ = side.procedure ? side.procedure : std::make_shared<algo::StandardClient>();
   statistic_ = side.statistic;
   const auto hosted = hosted_by(comm_.rank());
   stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end,
@@ -173,19 +170,23 @@ void Experiment::set_up_models() {
   }
   if (algorithm_->traits().keeps_local_models &&
       !algorithm_->traits().local_models_start_from_server_model) {
-    clients_->init_local_models(client_initial_model_);  // local models start there
+    clients_->hosted().init_local_models(client_initial_model_);  // local models start there
   }
   if (algorithm_->traits().keeps_optimizers) {  // FedSoft's official client, the CFL notebook
-    clients_->keep_optimizers(local_update_settings().solver, algorithm_->traits().local_lr_decay);
+    clients_->hosted().keep_optimizers(local_update_settings().solver,
+                                       algorithm_->traits().local_lr_decay);
   }
-  if (procedure_) {
-    clients_->set_procedure(procedure_);
-    const auto settings = local_update_settings();
-    const auto& counts = clients_->train_counts();
-    for (std::size_t i = 0; i < counts.size(); ++i) {  // at set-up, not in round 1 on some rank
-      procedure_->check_client(clients_->first_client() + static_cast<int>(i), counts[i], settings);
-    }
+  const auto settings = local_update_settings();
+  const auto& hosted = clients_->hosted();
+  for (int i = 0; i < hosted.size(); ++i) {  // at set-up, not in round 1 on some rank
+    procedure_->check_client(hosted.first_client() + i, hosted.train().count(i), settings);
   }
+  ExecutionSettings execution;
+  execution.threads = options_.parallel_clients ? threads_ : 1;
+  execution.client_batch = client_batch_for(options_.client_batch, device_);
+  execution.client_batch_bytes = options_.client_batch == 0 ? kGpuClientBatchBytes : 0;
+  execution.proximal = options_.prox_mu > 0.0 || algorithm_->traits().proximal_mu > 0.0;
+  clients_->set_up(procedure_, execution, models_->working_model());
 }
 
 void Experiment::open_result_file() {
@@ -235,13 +236,13 @@ void Experiment::set_up() {
               << num_clients_ << " clients in " << options_.clusters << " clusters, " << num_models_
               << " models (" << options_.effective_model() << ", " << models_->state_size()
               << " floats each), " << comm_.size() << " rank(s) x " << threads_ << " thread(s) on "
-              << device_.str() << " -> "
+              << device_.str() << ", clients " << clients_->execution() << " -> "
               << (options_.dry_run ? "nothing (--dry-run)" : options_.out) << std::endl;
   }
   comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
   if (algorithm_->traits().keeps_local_models &&
       algorithm_->traits().local_models_start_from_server_model) {
-    clients_->init_local_models(models_->states()[0]);  // FedALA: the global model
+    clients_->hosted().init_local_models(models_->states()[0]);  // FedALA: the global model
   }
   if (!options_.dry_run) {
     // The checkpoint first: a resume that fails to restore leaves the interrupted file untouched.

@@ -25,7 +25,7 @@
 #include <cflrun/io/result_schema.hpp>
 #include <cflrun/run/checkpoint.hpp>
 #include <cflrun/run/client_data_setup.hpp>
-#include <cflrun/run/client_group.hpp>
+#include <cflrun/run/clients/client_group.hpp>
 #include <cflrun/run/collective_step.hpp>
 #include <cflrun/run/compute_setup.hpp>
 #include <cflrun/run/participation.hpp>
@@ -134,7 +134,7 @@ class Experiment {
   std::unique_ptr<ModelSet> models_;
   torch::Tensor client_initial_model_;  // [P] float32: where every local model and warm-up starts
   std::unique_ptr<ClientGroup> clients_;
-  std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's client procedure, or null
+  std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's, or algo::StandardClient
   std::shared_ptr<algo::ClientStatistic> statistic_;  // the answer to its own query, or null
   std::unique_ptr<StabilityMonitor> stability_;
 };

@@ -8,7 +8,7 @@
 ///     (loss vectors, or the algorithm's own ClientStatistic); the clients answer.
 ///  2. `plan(t)`: from the answers the server plans the round (RoundPlan): the model each client
 ///     belongs to, where each client's local update starts, and the aggregation weights W [K, M].
-///  3. The clients run their local updates (run::ClientGroup, the same code for every algorithm).
+///  3. The clients run their local updates (run::ClientGroup: each client by its algo::ClientProcedure, algo::StandardClient by default).
 ///  4. `aggregate(t)`, only for an algorithm that decides after seeing the updates (CFL): the
 ///     server gets every update and returns W (and may change the assignment).
 ///  5. The server sets model s to sum_i W[s,i] x_i / sum_i W[s,i] (x_i: client i's trained state,

@@ -1,22 +1,27 @@
 #pragma once
 /// @file
-/// The client side of an algorithm whose clients do more than the standard local update (the
-/// personalised-FL methods): their own training step (Per-FedAvg's meta-update, FedProto's and
-/// FedPAC's prototype regulariser), what they report after training (prototypes) and how they
-/// are scored (one fine-tuning step, prototype inference, FedALA's adaptive aggregation before
-/// testing). run::ClientGroup calls it for every hosted client; it lives on every rank and holds
-/// no per-client state of its own (that is LocalClient::memory, kept by the run and checkpointed
-/// with it). What clients compute for the server before it plans is a ClientStatistic
-/// (client_statistic.hpp).
+/// What a client does in a round: its training step (the standard local update, StandardClient, or
+/// the personalised-FL methods' own: Per-FedAvg's meta-update, FedProto's and FedPAC's prototype
+/// regulariser), what it reports after training (prototypes) and how it is scored (one fine-tuning
+/// step, prototype inference, FedALA's adaptive aggregation before testing). Each part has a
+/// one-client form, the reference, and may have a client-batched form that computes the same for
+/// many clients at once on a model::ClientBatchedNetwork. run::ClientGroup calls it for every
+/// hosted client; it lives on every rank and holds no per-client state of its own (that is
+/// LocalClient::memory, kept by the run and checkpointed with it). What clients compute for the
+/// server before it plans is a ClientStatistic (client_statistic.hpp).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <torch/types.h>
 
 #include <cflrun/algo/algorithm.hpp>
+#include <cflrun/core/rng.hpp>
+#include <cflrun/local/batched_update.hpp>
 #include <cflrun/local/local_update.hpp>
 #include <cflrun/local/scoring.hpp>
+#include <cflrun/model/client_batched.hpp>
 #include <cflrun/model/network.hpp>
 #include <cflrun/model/objective.hpp>
 
@@ -43,6 +48,28 @@ struct LocalClient {
 
 /// What one client measured on its test data (accuracy fraction, mean loss).
 using ClientScore = local::Score;
+
+/// g hosted clients that train or are scored at once (a ClientProcedure's client-batched forms):
+/// clients[c] is client c of the model::ClientBatchedNetwork, and its samples are rows
+/// [offset, offset + count) of the rank's stacked samples, which the batched forms gather from in
+/// one index_select per step instead of one per client.
+struct ClientBatch {
+  std::vector<LocalClient*> clients;  ///< [g] the clients, in non-increasing order of their
+                                      ///< training samples (clients still training are a prefix).
+  torch::Tensor train_inputs;   ///< [n, ...sample shape] every hosted client's training inputs.
+  torch::Tensor train_targets;  ///< [n] their labels or values.
+  std::vector<std::int64_t> train_offsets;  ///< [g] first row of client c's training samples.
+  torch::Tensor test_inputs;                ///< [t, ...sample shape] the hosted test inputs.
+  torch::Tensor test_targets;               ///< [t].
+  std::vector<std::int64_t> test_offsets;   ///< [g] first row of client c's test samples.
+
+  /// g, the clients at once.
+  std::int64_t size() const { return static_cast<std::int64_t>(clients.size()); }
+  /// n_c, client c's training samples.
+  std::int64_t train_count(std::int64_t c) const;
+  /// t_c, client c's test samples.
+  std::int64_t test_count(std::int64_t c) const;
+};
 
 /// The client side of an algorithm (see the file comment). Every method is called with the
 /// run's working model, which the procedure may change freely.
@@ -85,6 +112,57 @@ class ClientProcedure {
   /// model and memory (FedALA prepares the next round's model here). Default: local::score.
   virtual ClientScore evaluate(LocalClient& client, model::Network& model,
                                const AlgorithmState& payload);
+  /// Whether evaluate() is local::score of the model as it is, so that the run may score all
+  /// hosted clients in stacked forward passes (one per model) instead. Default: false.
+  virtual bool scores_as_is() const { return false; }
+
+  // --- The client-batched form (model::ClientBatchedNetwork, issue 42) ---
+
+  /// "" when train_batched, report_batched and evaluate_batched compute what train, report and
+  /// evaluate compute client by client (up to float rounding), so the run may use them
+  /// (--client-batch); otherwise why not, and the run trains one client at a time. Default: no
+  /// client-batched form.
+  virtual std::string not_batched() const { return "it has no client-batched form"; }
+
+  /// train() of every client of `batch` at once: client c of `network` holds its start state, is
+  /// trained in place, and is then aggregated and kept as one client's train() would be.
+  /// @return [g] each client's train() loss.
+  /// @throws ConfigError by default (no client-batched form).
+  virtual std::vector<double> train_batched(ClientBatch& batch,
+                                            model::ClientBatchedNetwork& network,
+                                            const local::LocalUpdateSettings& settings,
+                                            const AlgorithmState& payload);
+  /// report() of every client of `batch`, `network` holding their trained states.
+  /// @return [g] rows of report_length() floats. Default: empty rows (report_length() is 0).
+  virtual std::vector<std::vector<double>> report_batched(ClientBatch& batch,
+                                                          model::ClientBatchedNetwork& network);
+  /// evaluate() of every client of `batch`, `network` holding the models evaluate() would get.
+  /// Default: local::batched_scores of those models, the client-batched local::score.
+  virtual std::vector<ClientScore> evaluate_batched(ClientBatch& batch,
+                                                    model::ClientBatchedNetwork& network,
+                                                    const AlgorithmState& payload);
 };
+
+/// The standard local update as a client procedure (CLoVE Alg. 1 lines 11-12): local::local_update
+/// with mini-batches from the client's (seed, kLocalUpdate, id, round) stream, or under gradient
+/// averaging (Option II) local::local_gradient; scored as it is. What clients do unless their
+/// algorithm brings its own procedure. Its client-batched form is local::batched_local_update and
+/// local::batched_local_gradient.
+class StandardClient : public ClientProcedure {
+ public:
+  bool runs_concurrently() const override { return true; }
+  /// @return the mean training loss of the last epoch (the objective's units).
+  double train(LocalClient& client, model::Network& model,
+               const local::LocalUpdateSettings& settings, const AlgorithmState& payload) override;
+  bool scores_as_is() const override { return true; }
+  std::string not_batched() const override { return ""; }
+  std::vector<double> train_batched(ClientBatch& batch, model::ClientBatchedNetwork& network,
+                                    const local::LocalUpdateSettings& settings,
+                                    const AlgorithmState& payload) override;
+};
+
+/// local::batched_local_update's clients for `batch`: each client's rows and its (seed, `purpose`,
+/// id, round) mini-batch stream and dropout seed, as its one-client update draws them.
+std::vector<local::BatchedClient> batched_clients(const ClientBatch& batch, core::Purpose purpose);
 
 }  // namespace cflrun::algo

@@ -7,6 +7,9 @@
 
 #include <torch/types.h>
 
+#include <vector>
+
+#include <cflrun/model/client_batched.hpp>
 #include <cflrun/model/network.hpp>
 #include <cflrun/model/objective.hpp>
 
@@ -54,5 +57,19 @@ struct Score {
 /// @throws ShapeError if inputs and targets disagree in n or n == 0.
 Score score(model::Network& model, model::Objective objective, const torch::Tensor& inputs,
             const torch::Tensor& targets);
+
+/// score() of clients [0, g) of `network` at once, each on its own samples: client c's model on
+/// rows [offsets[c], offsets[c] + counts[c]) of `inputs`/`targets`, in eval mode without
+/// gradients, eval_chunk(device) / g rows of every client per forward pass (a client with fewer
+/// rows left is padded with its first row, which counts for nothing).
+/// @param inputs, targets  stacked samples [n, ...] and [n] on the network's device.
+/// @param offsets, counts  [g] each client's first row and rows, counts[c] >= 1.
+/// @return [g] scores, as score() of each client's own model.
+/// @throws ShapeError if offsets and counts differ in length, g is 0 or above the network's
+///         capacity, or a client has no rows.
+std::vector<Score> batched_scores(model::ClientBatchedNetwork& network, model::Objective objective,
+                                  const torch::Tensor& inputs, const torch::Tensor& targets,
+                                  const std::vector<std::int64_t>& offsets,
+                                  const std::vector<std::int64_t>& counts);
 
 }  // namespace cflrun::local

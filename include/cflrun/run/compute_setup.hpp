@@ -25,14 +25,14 @@ torch::Device select_device(const std::string& choice, int local_rank);
 void set_up_precision(const std::string& precision, torch::Device device);
 
 /// Clients trained at once as one client-batched model for `--client-batch requested`
-/// (ClientGroup::set_client_batch): `requested` if positive; for 0 (auto) kGpuClientBatch on a GPU
+/// (ExecutionSettings::client_batch): `requested` if positive; for 0 (auto) kGpuClientBatch on a GPU
 /// (one client at a time there is bound by kernel launches) and 1 on a CPU.
 int client_batch_for(int requested, torch::Device device);
 
 /// --client-batch auto on a GPU: clients per client-batched local update.
 inline constexpr int kGpuClientBatch = 1024;
 /// --client-batch auto: the most bytes the stacked states of one client-batched update may take
-/// (ClientGroup::set_client_batch; 2 GiB: 1 024 of the CNN's, 32 of the CIFAR CNN's).
+/// (ExecutionSettings::client_batch_bytes; 2 GiB: 1 024 of the CNN's, 32 of the CIFAR CNN's).
 inline constexpr std::int64_t kGpuClientBatchBytes = std::int64_t{2} << 30;
 
 /// Torch intra-op threads for this rank: `requested` if positive; else, when the launcher bound

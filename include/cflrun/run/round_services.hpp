@@ -10,7 +10,7 @@
 #include <torch/types.h>
 
 #include <cflrun/algo/client_statistic.hpp>
-#include <cflrun/run/client_group.hpp>
+#include <cflrun/run/clients/client_group.hpp>
 #include <cflrun/run/model_set.hpp>
 
 namespace cflrun::run {

@@ -175,7 +175,7 @@ OneAtATime one_at_a_time(const Case& c, const Data& data, const std::vector<torc
     auto generator =
         core::make_torch_generator(1, core::Purpose::kLocalUpdate, static_cast<std::uint64_t>(k));
     const auto& client = clients[static_cast<std::size_t>(k)];
-    torch::manual_seed(client.dropout_seed);  // as ClientGroup::train_client seeds it
+    torch::manual_seed(client.dropout_seed);  // as HostedClients::seed_dropout seeds it
     result.losses.push_back(local_update(*model, data.inputs.narrow(0, client.offset, client.count),
                                          data.targets.narrow(0, client.offset, client.count),
                                          settings, generator));

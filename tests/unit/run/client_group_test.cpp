@@ -1,4 +1,4 @@
-#include <cflrun/run/client_group.hpp>
+#include <cflrun/run/clients/client_group.hpp>
 
 #include <gtest/gtest.h>
 #include <torch/types.h>
@@ -85,34 +85,35 @@ TEST(ClientGroup, StateRestoresLocalModelsAndAdamMomentsExactly) {
   auto models = two_models();
   const auto initial = models.fresh_state(1, 2);
   ClientGroup original(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  original.init_local_models(initial);
-  original.keep_optimizers(local::Solver::kAdam);
+  original.hosted().init_local_models(initial);
+  original.hosted().keep_optimizers(local::Solver::kAdam);
   train_round(original, models, local_model_plan(), 0);
   train_round(original, models, local_model_plan(), 1);
-  const auto state = original.state();
+  const auto state = original.hosted().state();
   EXPECT_EQ(state.at("local_models").sizes(), (std::vector<std::int64_t>{4, kDim}));
   EXPECT_EQ(state.at("adam_step")[0].item<std::int64_t>(), 10);  // 2 rounds x 5 batches
 
   auto other_models = two_models();
   ClientGroup restored(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  restored.init_local_models(initial);
-  restored.keep_optimizers(local::Solver::kAdam);
-  restored.restore(state, other_models.working_model(), adam());
+  restored.hosted().init_local_models(initial);
+  restored.hosted().keep_optimizers(local::Solver::kAdam);
+  restored.hosted().restore(state, other_models.working_model(), adam());
   ClientGroup without_moments(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  without_moments.init_local_models(initial);
-  without_moments.keep_optimizers(local::Solver::kAdam);
+  without_moments.hosted().init_local_models(initial);
+  without_moments.hosted().keep_optimizers(local::Solver::kAdam);
   auto third_models = two_models();
-  without_moments.restore({{"local_models", state.at("local_models")},
-                           {"adam_step", torch::zeros({4}, torch::kInt64)},
-                           {"adam_exp_avg", torch::zeros_like(state.at("adam_exp_avg"))},
-                           {"adam_exp_avg_sq", torch::zeros_like(state.at("adam_exp_avg_sq"))}},
-                          third_models.working_model(), adam());
+  without_moments.hosted().restore(
+      {{"local_models", state.at("local_models")},
+       {"adam_step", torch::zeros({4}, torch::kInt64)},
+       {"adam_exp_avg", torch::zeros_like(state.at("adam_exp_avg"))},
+       {"adam_exp_avg_sq", torch::zeros_like(state.at("adam_exp_avg_sq"))}},
+      third_models.working_model(), adam());
 
   const auto next = train_round(original, models, local_model_plan(), 2);
   EXPECT_TRUE(torch::equal(train_round(restored, other_models, local_model_plan(), 2), next));
   EXPECT_FALSE(
       torch::equal(train_round(without_moments, third_models, local_model_plan(), 2), next));
-  EXPECT_THROW(restored.restore({}, other_models.working_model(), adam()), DataError);
+  EXPECT_THROW(restored.hosted().restore({}, other_models.working_model(), adam()), DataError);
 }
 
 TEST(ClientGroup, TrainedStatesBecomeLocalModelsAndFesemDistancesMeasureThem) {
@@ -126,7 +127,7 @@ TEST(ClientGroup, TrainedStatesBecomeLocalModelsAndFesemDistancesMeasureThem) {
   const auto initial = models.fresh_state(1, 2);
   EXPECT_THROW(answer(*distances, clients, models, initial, {0, 1}),
                ConfigError);  // no local models yet
-  clients.init_local_models(initial);
+  clients.hosted().init_local_models(initial);
   // Before any training every local model is the initial one: ||w0 - theta_j|| for every client.
   const auto before = answer(*distances, clients, models, initial, {1, 3});
   ASSERT_EQ(before.size(), 4U);
@@ -236,8 +237,9 @@ torch::Tensor procedure_round(int threads) {
   const auto data = four_clients();
   auto models = two_models();
   ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  clients.set_procedure(std::make_shared<ConcurrentProcedure>());
-  clients.set_training_threads(threads);
+  ExecutionSettings execution;
+  execution.threads = threads;
+  clients.set_up(std::make_shared<ConcurrentProcedure>(), execution, models.working_model());
   algo::RoundPlan plan;
   plan.assignment = plan.start = {1, 0, algo::kNoUpdate, 1};
   ConcurrentStatistic statistic;
@@ -253,7 +255,7 @@ torch::Tensor procedure_round(int threads) {
     parts.push_back(torch::tensor(report));
     EXPECT_EQ(report.back(), client);
   }
-  const auto scores = clients.evaluate_each(plan.assignment, false, models, {}, 0, 1);
+  const auto scores = clients.evaluate(plan.assignment, false, models, {}, 0, 1);
   parts.push_back(torch::tensor(scores.test_loss).nan_to_num(-1.0));
   return torch::cat(parts);
 }

@@ -1,6 +1,6 @@
 // Optimizers kept across a client's local updates with a per-update learning-rate decay: the CFL
 // notebook's solver (--cfl-solver notebook; cfl-flexcfl-fesem-setup.md Sec. 1), by hand.
-#include <cflrun/run/client_group.hpp>
+#include <cflrun/run/clients/client_group.hpp>
 
 #include <gtest/gtest.h>
 #include <torch/types.h>
@@ -41,7 +41,7 @@ local::LocalUpdateSettings notebook_sgd() {
 /// A client group of one_client() whose optimizer is kept, with the notebook's decay.
 ClientGroup notebook_client(const data::ClientData& data) {
   ClientGroup clients(data, 0, 1, model::Objective::kRegression, torch::kCPU);
-  clients.keep_optimizers(local::Solver::kSgd, algo::Cfl::kNotebookLrDecay);
+  clients.hosted().keep_optimizers(local::Solver::kSgd, algo::Cfl::kNotebookLrDecay);
   return clients;
 }
 
@@ -84,7 +84,7 @@ TEST(KeptOptimizers, NotebookSolverKeepsSgdMomentumAndDecaysTheRateByHand) {
   EXPECT_TRUE(torch::allclose(w1, torch::tensor({0.099F, 0.198F}), 0.0, 1e-7)) << w1;
   const auto w2 = train_round(clients, models, 1);
   EXPECT_TRUE(torch::allclose(w2, torch::tensor({0.27551601F, 0.49281408F}), 0.0, 1e-6)) << w2;
-  const auto state = clients.state();
+  const auto state = clients.hosted().state();
   EXPECT_EQ(state.at("optimizer_updates")[0].item<std::int64_t>(), 2);
   EXPECT_TRUE(torch::allclose(state.at("sgd_momentum_buffer"), torch::tensor({{-1.801F, -3.008F}}),
                               0.0, 1e-6))
@@ -97,7 +97,7 @@ TEST(KeptOptimizers, SgdStateRestoresMomentumAndUpdateCountsBitForBit) {
   auto original = notebook_client(data);
   auto models = one_model();
   train_round(original, models, 0);
-  const auto state = original.state();
+  const auto state = original.hosted().state();
   const auto after_one = models.states().clone();
   const auto next = train_round(original, models, 1);
 
@@ -106,7 +106,7 @@ TEST(KeptOptimizers, SgdStateRestoresMomentumAndUpdateCountsBitForBit) {
     auto clients = notebook_client(data);
     auto server = one_model();
     server.states().copy_(after_one);
-    clients.restore(checkpoint, server.working_model(), notebook_sgd());
+    clients.hosted().restore(checkpoint, server.working_model(), notebook_sgd());
     return train_round(clients, server, 1);
   };
   EXPECT_TRUE(torch::equal(resumed(state), next));
@@ -137,7 +137,7 @@ TEST(KeptOptimizers, RefusesAnUpdateOfAnotherSolverAndANonPositiveDecay) {
   EXPECT_THROW(clients.local_updates(
                    plan, models, 0, 1, adam, [](int, const torch::Tensor&) {}, loss),
                ConfigError);
-  EXPECT_THROW(clients.keep_optimizers(local::Solver::kSgd, 0.0), ConfigError);
+  EXPECT_THROW(clients.hosted().keep_optimizers(local::Solver::kSgd, 0.0), ConfigError);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include <cflrun/run/training_threads.hpp>
+#include <cflrun/run/clients/training_threads.hpp>
 
 #include <atomic>
 #include <chrono>

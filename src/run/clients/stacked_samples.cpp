@@ -1,4 +1,4 @@
-#include <cflrun/run/stacked_samples.hpp>
+#include <cflrun/run/clients/stacked_samples.hpp>
 
 namespace cflrun::run {
 

@@ -1,4 +1,4 @@
-#include <cflrun/run/kept_optimizers.hpp>
+#include <cflrun/run/clients/kept_optimizers.hpp>
 
 #include <cmath>
 #include <string>
