@@ -69,7 +69,21 @@ std::vector<double> StandardClient::train_batched(ClientBatch& batch,
                                                   model::ClientBatchedNetwork& network,
                                                   const local::LocalUpdateSettings& settings,
                                                   const AlgorithmState& /*payload*/) {
-  auto clients = batched_clients(batch, core::Purpose::kLocalUpdate);
+  return standard_train_batched(batch, network, settings);
+}
+
+std::vector<double> standard_train_batched(ClientBatch& batch, model::ClientBatchedNetwork& network,
+                                           const local::LocalUpdateSettings& settings,
+                                           core::Purpose purpose) {
+  auto clients = batched_clients(batch, purpose);
+  for (std::size_t c = 0; c < clients.size(); ++c) {
+    if (!batch.proximal_importance.empty()) {
+      clients[c].proximal_importance = batch.proximal_importance[c];
+    }
+    if (!batch.kept_optimizers.empty()) {
+      clients[c].kept = &batch.kept_optimizers[c];
+    }
+  }
   if (settings.gradient_averaging) {
     return local::batched_local_gradient(network, batch.train_inputs, batch.train_targets, clients,
                                          settings.batch_size, settings.objective);
@@ -80,15 +94,69 @@ std::vector<double> StandardClient::train_batched(ClientBatch& batch,
 
 std::vector<local::BatchedClient> batched_clients(const ClientBatch& batch, core::Purpose purpose) {
   std::vector<local::BatchedClient> clients;
+  const auto seeds = dropout_seeds(batch, purpose);
   for (std::int64_t c = 0; c < batch.size(); ++c) {
     const auto& client = *batch.clients[static_cast<std::size_t>(c)];
     const auto id = static_cast<std::uint64_t>(client.id);
     const auto round = static_cast<std::uint64_t>(client.round);
-    clients.push_back({batch.train_offsets[static_cast<std::size_t>(c)], batch.train_count(c),
-                       core::make_torch_generator(client.seed, purpose, id, round),
-                       core::dropout_seed(client.seed, purpose, id, round)});
+    local::BatchedClient batched;
+    batched.offset = batch.train_offsets[static_cast<std::size_t>(c)];
+    batched.count = batch.train_count(c);
+    batched.generator = core::make_torch_generator(client.seed, purpose, id, round);
+    batched.dropout_seed = seeds[static_cast<std::size_t>(c)];
+    clients.push_back(std::move(batched));
   }
   return clients;
+}
+
+local::ClientPasses local_update_passes(const ClientBatch& batch,
+                                        const local::LocalUpdateSettings& settings,
+                                        std::vector<std::size_t>& last_epoch) {
+  local::ClientPasses passes;
+  for (auto& client : batched_clients(batch, core::Purpose::kLocalUpdate)) {
+    std::vector<std::size_t> epochs;
+    passes.push_back(local::shuffled_batches(client.offset, client.count, settings.batch_size,
+                                             local::local_steps(client.count, settings),
+                                             client.generator, epochs));
+    last_epoch.push_back(epochs.back());
+  }
+  return passes;
+}
+
+local::ClientSchedule training_schedule(const ClientBatch& batch,
+                                        const model::ClientBatchedNetwork& network,
+                                        const local::ClientPasses& passes, core::Purpose purpose) {
+  return {passes,
+          local::draw_dropout_masks(network, passes, dropout_seeds(batch, purpose),
+                                    batch.train_inputs.device()),
+          network, batch.train_inputs, batch.train_targets};
+}
+
+std::vector<std::size_t> pass_counts(const local::ClientPasses& passes) {
+  std::vector<std::size_t> counts;
+  for (const auto& client : passes) {
+    counts.push_back(client.size());
+  }
+  return counts;
+}
+
+std::vector<std::uint64_t> dropout_seeds(const ClientBatch& batch, core::Purpose purpose) {
+  std::vector<std::uint64_t> seeds;
+  for (const auto* client : batch.clients) {
+    seeds.push_back(core::dropout_seed(client->seed, purpose,
+                                       static_cast<std::uint64_t>(client->id),
+                                       static_cast<std::uint64_t>(client->round)));
+  }
+  return seeds;
+}
+
+void descend(model::ClientBatchedNetwork& network, std::int64_t g, double step) {
+  torch::NoGradGuard no_grad;
+  for (const auto& parameter : network.parameters()) {
+    if (parameter.grad().defined()) {
+      parameter.narrow(0, 0, g).add_(parameter.grad().narrow(0, 0, g), -step);
+    }
+  }
 }
 
 }  // namespace cflrun::algo

@@ -1,5 +1,7 @@
 #include <cflrun/algo/fedala.hpp>
 
+#include "fedala_parts.hpp"
+
 #include <cmath>
 #include <deque>
 
@@ -12,10 +14,8 @@
 namespace cflrun::algo {
 namespace {
 
-constexpr int kStableLosses = 10;     // PFLlib's num_pre_loss
-constexpr double kStableStd = 0.1;    // PFLlib's threshold
-constexpr int kMaxStartPasses = 500;  // a safety cap PFLlib does not have
 constexpr const char* kStarted = "ala_started";
+constexpr const char* kWeight = "ala_weight_";
 
 /// The parameters of `model` as views into a flat state of its layout (parameters come first).
 std::vector<torch::Tensor> parameter_views(const model::Network& model, const torch::Tensor& flat) {
@@ -52,37 +52,35 @@ class FedAlaClient : public ClientProcedure {
     return ClientProcedure::evaluate(client, model, payload);
   }
 
+  std::string not_batched() const override { return ""; }
+
+  std::vector<double> train_batched(ClientBatch& batch, model::ClientBatchedNetwork& network,
+                                    const local::LocalUpdateSettings& settings,
+                                    const AlgorithmState& /*payload*/) override {
+    return standard_train_batched(batch, network, settings);
+  }
+
+  std::vector<ClientScore> evaluate_batched(ClientBatch& batch,
+                                            model::ClientBatchedNetwork& network,
+                                            const AlgorithmState& payload) override {
+    detail::batched_adaptive_aggregation(batch, network, options_, batch_size_);
+    return ClientProcedure::evaluate_batched(batch, network, payload);
+  }
+
  private:
   /// ALA of the round's global model into the client's model, which becomes the result.
   void adapt(LocalClient& client, model::Network& model) {
-    const auto n = client.train_inputs.size(0);
-    const auto m = std::max<std::int64_t>(
-        1, static_cast<std::int64_t>(options_.sample_percent / 100.0 * static_cast<double>(n)));
-    auto engine = core::make_engine(client.seed, core::Purpose::kAdaptiveAggregation,
-                                    static_cast<std::uint64_t>(client.id),
-                                    static_cast<std::uint64_t>(client.round));
-    const auto start = static_cast<std::int64_t>(
-        core::uniform_index(engine, static_cast<std::uint64_t>(n - m + 1)));
-    std::vector<torch::Tensor> weights;
-    for (int i = 0;; ++i) {
-      const auto found = client.memory->find("ala_weight_" + std::to_string(i));
-      if (found == client.memory->end()) {
-        break;
-      }
-      weights.push_back(found->second);
-    }
-    const bool started = client.memory->count(kStarted) != 0;
+    const auto slice = detail::ala_slice(client, options_.sample_percent);
+    auto weights = detail::kept_weights(client);
     const int passes = adaptive_local_aggregation(
         model, (*client.server_models)[0], *client.local_model, weights,
-        client.train_inputs.narrow(0, start, m), client.train_targets.narrow(0, start, m),
-        batch_size_, options_.eta, options_.layers, !started, client.objective);
+        client.train_inputs.narrow(0, slice.start, slice.count),
+        client.train_targets.narrow(0, slice.start, slice.count), batch_size_, options_.eta,
+        options_.layers, !detail::ala_started(client), client.objective);
     if (passes > 0) {
-      for (std::size_t i = 0; i < weights.size(); ++i) {
-        (*client.memory)["ala_weight_" + std::to_string(i)] = weights[i];
-      }
-      (*client.memory)[kStarted] = torch::ones({1});
+      detail::keep_weights(client, weights);
     }
-    client.local_model->copy_(model::flatten_state(model));
+    client.local_model->copy_(model::flatten_state(model, client.local_model->scalar_type()));
   }
 
   FedAlaOptions options_;
@@ -137,7 +135,7 @@ int adaptive_local_aggregation(model::Network& model, const torch::Tensor& globa
   const auto global_views = parameter_views(model, global.to(device));
   const auto local_views = parameter_views(model, local.to(device));
   model::load_flat_state(model, local);
-  if (torch::equal(global_views.front().sum(), local_views.front().sum())) {
+  if (detail::untrained(global, local, model.parameters().front().numel())) {
     return 0;  // PFLlib: an untrained client (its first tensor sums to the global one's)
   }
   const auto count = global_views.size();
@@ -172,12 +170,11 @@ int adaptive_local_aggregation(model::Network& model, const torch::Tensor& globa
   do {
     losses.push_back(ala_pass(model, global_views, local_views, weights, first_higher, inputs,
                               targets, batch_size, eta, objective));
-    if (losses.size() > static_cast<std::size_t>(kStableLosses)) {
+    if (losses.size() > static_cast<std::size_t>(detail::kStableLosses)) {
       losses.pop_front();
     }
     ++passes;
-  } while (until_stable && passes < kMaxStartPasses &&
-           (passes <= kStableLosses || spread(losses) >= kStableStd));
+  } while (detail::another_pass(until_stable, passes, losses));
   for (auto& p : parameters) {
     p.requires_grad_(true);
   }
@@ -206,5 +203,51 @@ RoundPlan FedAla::plan(const RoundInput& input) {
   }
   return plan;
 }
+
+namespace detail {
+
+AlaSlice ala_slice(const LocalClient& client, double sample_percent) {
+  const auto n = client.train_inputs.size(0);
+  const auto m = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(sample_percent / 100.0 * static_cast<double>(n)));
+  auto engine = core::make_engine(client.seed, core::Purpose::kAdaptiveAggregation,
+                                  static_cast<std::uint64_t>(client.id),
+                                  static_cast<std::uint64_t>(client.round));
+  return {
+      static_cast<std::int64_t>(core::uniform_index(engine, static_cast<std::uint64_t>(n - m + 1))),
+      m};
+}
+
+std::vector<torch::Tensor> kept_weights(const LocalClient& client) {
+  std::vector<torch::Tensor> weights;
+  for (int i = 0;; ++i) {
+    const auto found = client.memory->find(kWeight + std::to_string(i));
+    if (found == client.memory->end()) {
+      return weights;
+    }
+    weights.push_back(found->second);
+  }
+}
+
+void keep_weights(LocalClient& client, const std::vector<torch::Tensor>& weights) {
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    (*client.memory)[kWeight + std::to_string(i)] = weights[i];
+  }
+  (*client.memory)[kStarted] = torch::ones({1});
+}
+
+bool ala_started(const LocalClient& client) { return client.memory->count(kStarted) != 0; }
+
+bool another_pass(bool until_stable, int passes, const std::deque<double>& losses) {
+  return until_stable && passes < kMaxStartPasses &&
+         (passes <= kStableLosses || spread(losses) >= kStableStd);
+}
+
+bool untrained(const torch::Tensor& global, const torch::Tensor& local, std::int64_t floats) {
+  return torch::equal(global.narrow(0, 0, floats).to(local.device()).sum(),
+                      local.narrow(0, 0, floats).sum());
+}
+
+}  // namespace detail
 
 }  // namespace cflrun::algo

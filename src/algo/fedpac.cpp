@@ -1,5 +1,7 @@
 #include <cflrun/algo/fedpac.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include <torch/nn/functional/loss.h>
@@ -10,6 +12,8 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
 #include <cflrun/local/batches.hpp>
+#include <cflrun/local/client_schedule.hpp>
+#include <cflrun/local/stacked_optimizer.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::algo {
@@ -47,8 +51,8 @@ std::pair<std::vector<torch::Tensor>, std::vector<torch::Tensor>> head_and_body(
 }
 
 /// FedPAC Sec. 4.2, the client side of the query: V_i and h_i with the global body (server
-/// model 0 of the round), [1 + C d] per client; each client on its own thread where the run
-/// trains clients on several.
+/// model 0 of the round), [1 + C d] per client, from the features of all the rank's clients in
+/// stacked forward passes (ClientServices::training_features).
 class FeatureStatistics : public ClientStatistic {
  public:
   FeatureStatistics(int num_classes, int feature_size)
@@ -60,15 +64,18 @@ class FeatureStatistics : public ClientStatistic {
 
   std::vector<double> compute(std::vector<LocalClient>& clients,
                               ClientServices& services) override {
-    std::vector<torch::Tensor> rows(clients.size());
-    services.for_each_client(
-        clients.size(), /*concurrent=*/true, [&](std::size_t n, model::Network& model) {
-          model::load_flat_state(model, (*clients[n].server_models)[0]);
-          model.train();
-          const auto [v, h] = feature_statistics(all_features(model, clients[n].train_inputs),
-                                                 clients[n].train_targets, num_classes_);
-          rows[n] = torch::cat({v, h.flatten()}).to(torch::kCPU);
-        });
+    std::vector<torch::Tensor> rows;
+    const auto features =
+        clients.empty() ? torch::Tensor()
+                        : services.training_features(clients, (*clients.front().server_models)[0]);
+    std::int64_t offset = 0;  // the clients' features, one after another
+    for (const auto& client : clients) {
+      const auto n = client.train_inputs.size(0);
+      const auto [v, h] = feature_statistics(features.narrow(0, offset, n),
+                                             client.train_targets.to(torch::kCPU), num_classes_);
+      rows.push_back(torch::cat({v, h.flatten()}));
+      offset += n;
+    }
     const auto table =
         rows.empty() ? torch::empty({0}, torch::kFloat64) : torch::cat(rows).contiguous();
     return std::vector<double>(table.data_ptr<double>(), table.data_ptr<double>() + table.numel());
@@ -136,7 +143,126 @@ class FedPacClient : public ClientProcedure {
     return std::vector<double>(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
   }
 
+  std::string not_batched() const override { return ""; }
+
+  /// train() of the batch's clients at once: every client's head epoch (its head phase), then
+  /// every client's body epochs, each phase a lockstep schedule with its own stacked optimizer.
+  std::vector<double> train_batched(ClientBatch& batch, model::ClientBatchedNetwork& network,
+                                    const local::LocalUpdateSettings& settings,
+                                    const AlgorithmState& payload) override {
+    local::ClientPasses head_passes;
+    local::ClientPasses body_passes;
+    std::vector<std::size_t> last_epoch;
+    for (auto& client : batched_clients(batch, core::Purpose::kLocalUpdate)) {
+      std::vector<std::size_t> epochs;  // the same stream: the head's epoch, then the body's
+      head_passes.push_back(local::shuffled_batches(
+          client.offset, client.count, settings.batch_size,
+          local::local_steps(client.count, one_epoch(settings)), client.generator, epochs));
+      epochs.clear();
+      body_passes.push_back(local::shuffled_batches(
+          client.offset, client.count, settings.batch_size,
+          local::local_steps(client.count, settings), client.generator, epochs));
+      last_epoch.push_back(epochs.back());
+    }
+    auto [head_masks, body_masks] = phase_masks(batch, network, head_passes, body_passes);
+    const auto head = network.head_parameters();
+    std::vector<torch::Tensor> head_parameters;
+    std::vector<torch::Tensor> body_parameters;
+    for (std::size_t i = 0; i < network.parameters().size(); ++i) {
+      const bool in_head = std::find(head.begin(), head.end(), i) != head.end();
+      (in_head ? head_parameters : body_parameters).push_back(network.parameters()[i]);
+    }
+    run_phase(
+        network,
+        {head_passes, std::move(head_masks), network, batch.train_inputs, batch.train_targets},
+        local::StackedOptimizer(head_parameters, settings), false, payload);
+    const auto losses = run_phase(
+        network,
+        {body_passes, std::move(body_masks), network, batch.train_inputs, batch.train_targets},
+        local::StackedOptimizer(body_parameters, settings), true, payload);
+    return local::last_epoch_means(losses, pass_counts(body_passes), last_epoch);
+  }
+
+  std::vector<std::vector<double>> report_batched(ClientBatch& batch,
+                                                  model::ClientBatchedNetwork& network) override {
+    const auto g = batch.size();
+    const auto device = batch.train_inputs.device();
+    const auto options = torch::TensorOptions(device).dtype(torch::kFloat64);
+    auto sums = torch::zeros({g, num_classes_, feature_size_}, options);
+    auto counts = torch::zeros({g, num_classes_}, options);
+    std::vector<std::int64_t> rows;
+    for (std::int64_t c = 0; c < g; ++c) {
+      rows.push_back(batch.train_count(c));
+    }
+    torch::NoGradGuard no_grad;  // eval mode: all_features
+    local::for_each_padded_chunk(
+        batch.train_inputs, batch.train_targets, batch.train_offsets, rows,
+        std::max<std::int64_t>(1, local::eval_chunk(device) / g),
+        [&](const torch::Tensor& inputs, const torch::Tensor& labels, const torch::Tensor& valid) {
+          add_class_sums(sums, counts, network.features(inputs), labels, valid);
+        });
+    return class_mean_rows(sums, counts);
+  }
+
  private:
+  /// The settings of one epoch (the head phase's).
+  static local::LocalUpdateSettings one_epoch(local::LocalUpdateSettings settings) {
+    settings.local_epochs = 1;
+    settings.max_steps = 0;
+    return settings;
+  }
+
+  /// Each client's dropout masks for its head passes then its body passes, from its one stream,
+  /// split into the two phases'.
+  static std::pair<local::ClientMasks, local::ClientMasks> phase_masks(
+      const ClientBatch& batch, const model::ClientBatchedNetwork& network,
+      const local::ClientPasses& head_passes, const local::ClientPasses& body_passes) {
+    local::ClientPasses all = head_passes;
+    for (std::size_t c = 0; c < all.size(); ++c) {
+      all[c].insert(all[c].end(), body_passes[c].begin(), body_passes[c].end());
+    }
+    auto masks =
+        local::draw_dropout_masks(network, all, dropout_seeds(batch, core::Purpose::kLocalUpdate),
+                                  batch.train_inputs.device());
+    local::ClientMasks head_masks(masks.size());
+    for (std::size_t c = 0; c < masks.size() && !masks[c].empty(); ++c) {
+      const auto split = masks[c].begin() + static_cast<std::ptrdiff_t>(head_passes[c].size());
+      head_masks[c].assign(std::make_move_iterator(masks[c].begin()),
+                           std::make_move_iterator(split));
+      masks[c].erase(masks[c].begin(), split);
+    }
+    return {std::move(head_masks), std::move(masks)};
+  }
+
+  /// One phase of train() for every client: the head's (align false: the body frozen, its
+  /// features detached) or the body's (align true: the head frozen, the features aligned to the
+  /// global prototypes), `optimizer` stepping only that part. Returns each step's [g_s] losses.
+  std::vector<torch::Tensor> run_phase(model::ClientBatchedNetwork& network,
+                                       const local::ClientSchedule& schedule,
+                                       local::StackedOptimizer optimizer, bool align,
+                                       const AlgorithmState& payload) const {
+    std::vector<torch::Tensor> losses;
+    for (std::size_t s = 0; s < schedule.size(); ++s) {
+      const auto step = schedule.gather(s);
+      auto features = network.features(step.inputs, step.pass);
+      if (!align) {
+        features = features.detach();
+      }
+      const auto flat = features.reshape({step.clients * step.width, -1});
+      auto loss = step.mean(torch::nn::functional::cross_entropy(
+          network.head(features).reshape({flat.size(0), -1}), step.targets,
+          torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone)));
+      if (align && lambda_ > 0.0) {
+        const auto targets = prototype_targets(flat, step.targets, payload);
+        loss = loss + lambda_ * step.mean((flat - targets).square().mean(1));
+      }
+      network.set_gradients(loss.sum());
+      optimizer.step(step.clients, static_cast<std::int64_t>(s) + 1);
+      losses.push_back(loss.detach());
+    }
+    return losses;
+  }
+
   double lambda_;
   int num_classes_;
   int feature_size_;

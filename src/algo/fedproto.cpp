@@ -6,6 +6,8 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
 #include <cflrun/local/batches.hpp>
+#include <cflrun/local/client_schedule.hpp>
+#include <cflrun/local/stacked_optimizer.hpp>
 
 namespace cflrun::algo {
 namespace {
@@ -58,10 +60,92 @@ class FedProtoClient : public ClientProcedure {
   }
 
   std::vector<double> report(LocalClient& client, model::Network& /*model*/) override {
-    const auto report = client.memory->at("report").contiguous();
-    client.memory->erase("report");
-    return std::vector<double>(report.data_ptr<double>(),
-                               report.data_ptr<double>() + report.numel());
+    return take_report(client);
+  }
+
+  std::string not_batched() const override { return ""; }
+
+  std::vector<double> train_batched(ClientBatch& batch, model::ClientBatchedNetwork& network,
+                                    const local::LocalUpdateSettings& settings,
+                                    const AlgorithmState& payload) override {
+    const auto g = batch.size();
+    const auto options = torch::TensorOptions(batch.train_inputs.device()).dtype(torch::kFloat64);
+    auto sums = torch::zeros({g, num_classes_, feature_size_}, options);
+    auto counts = torch::zeros({g, num_classes_}, options);
+    std::vector<std::size_t> last_epoch;
+    const auto passes = local_update_passes(batch, settings, last_epoch);
+    const auto schedule = training_schedule(batch, network, passes, core::Purpose::kLocalUpdate);
+    local::StackedOptimizer optimizer(network.parameters(), settings);
+    std::vector<torch::Tensor> losses;
+    for (std::size_t s = 0; s < schedule.size(); ++s) {
+      const auto step = schedule.gather(s);
+      const auto features = network.features(step.inputs, step.pass);  // [g_s, w, d]
+      const auto flat = features.reshape({step.clients * step.width, -1});
+      auto objective = step.mean(torch::nn::functional::cross_entropy(
+          network.head(features).reshape({flat.size(0), -1}), step.targets,
+          torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone)));
+      if (lambda_ > 0.0) {
+        const auto targets = prototype_targets(flat, step.targets, payload);
+        objective = objective + lambda_ * step.mean((flat - targets).square().mean(1));
+      }
+      network.set_gradients(objective.sum());
+      optimizer.step(step.clients, static_cast<std::int64_t>(s) + 1);
+      add_class_sums(sums, counts, features.detach(), step.targets, step.valid);
+      losses.push_back(objective.detach());
+    }
+    const auto rows = class_mean_rows(sums, counts);
+    for (std::int64_t c = 0; c < g; ++c) {
+      (*batch.clients[static_cast<std::size_t>(c)]->memory)["report"] =
+          torch::tensor(rows[static_cast<std::size_t>(c)], torch::kFloat64);
+    }
+    return local::last_epoch_means(losses, pass_counts(passes), last_epoch);
+  }
+
+  std::vector<std::vector<double>> report_batched(
+      ClientBatch& batch, model::ClientBatchedNetwork& /*network*/) override {
+    std::vector<std::vector<double>> rows;
+    for (auto* client : batch.clients) {
+      rows.push_back(take_report(*client));
+    }
+    return rows;
+  }
+
+  std::vector<ClientScore> evaluate_batched(ClientBatch& batch,
+                                            model::ClientBatchedNetwork& network,
+                                            const AlgorithmState& payload) override {
+    auto scores = ClientProcedure::evaluate_batched(batch, network, payload);  // the head's CE
+    const auto found = payload.find("prototypes");
+    if (found == payload.end()) {
+      for (auto& score : scores) {
+        score.accuracy = 0.0;  // no prototypes yet (PFLlib reports 0)
+      }
+      return scores;
+    }
+    const auto device = batch.test_inputs.device();
+    const auto g = batch.size();
+    auto hits = torch::zeros({g}, torch::TensorOptions(device).dtype(torch::kFloat64));
+    std::vector<std::int64_t> counts;
+    for (std::int64_t c = 0; c < g; ++c) {
+      counts.push_back(batch.test_count(c));
+    }
+    torch::NoGradGuard no_grad;
+    local::for_each_padded_chunk(
+        batch.test_inputs, batch.test_targets, batch.test_offsets, counts,
+        std::max<std::int64_t>(1, local::eval_chunk(device) / g),
+        [&](const torch::Tensor& inputs, const torch::Tensor& targets, const torch::Tensor& valid) {
+          const auto features = network.features(inputs).flatten(0, 1).to(torch::kFloat64);
+          const auto predicted = nearest_prototype(features, found->second.to(device),
+                                                   payload.at("present").to(device));
+          hits.add_(
+              (predicted.eq(targets).to(torch::kFloat64).view_as(valid) * valid.to(torch::kFloat64))
+                  .sum(1));
+        });
+    const auto on_cpu = hits.cpu();
+    for (std::int64_t c = 0; c < g; ++c) {
+      scores[static_cast<std::size_t>(c)].accuracy =
+          on_cpu[c].item<double>() / static_cast<double>(counts[static_cast<std::size_t>(c)]);
+    }
+    return scores;
   }
 
   ClientScore evaluate(LocalClient& client, model::Network& model,
@@ -84,6 +168,14 @@ class FedProtoClient : public ClientProcedure {
   }
 
  private:
+  /// The prototypes and class counts train() left in the client's memory, taken out of it.
+  static std::vector<double> take_report(LocalClient& client) {
+    const auto report = client.memory->at("report").contiguous();
+    client.memory->erase("report");
+    return std::vector<double>(report.data_ptr<double>(),
+                               report.data_ptr<double>() + report.numel());
+  }
+
   double lambda_;
   int num_classes_;
   int feature_size_;

@@ -54,18 +54,12 @@ class WarmUpUpdate : public ClientStatistic {
     warm_up.max_steps = steps_;
     warm_up.gradient_averaging = false;
     const auto& initial = services.client_initial_model();
-    const auto start = initial.to(torch::kFloat64);
-    std::vector<double> rows;
-    services.for_each_client(
-        clients.size(), /*concurrent=*/false, [&](std::size_t n, model::Network& model) {
-          model::load_flat_state(model, initial);
-          services.local_update(clients[n], model, warm_up, core::Purpose::kWarmUp);
-          const auto update =
-              (model::flatten_state(model).to(torch::kFloat64) - start).contiguous();
-          rows.insert(rows.end(), update.data_ptr<double>(),
-                      update.data_ptr<double>() + update.numel());
-        });
-    return rows;
+    const auto updates = (services.local_updates(clients, initial, warm_up, core::Purpose::kWarmUp)
+                              .to(torch::kFloat64) -
+                          initial.to(torch::kFloat64))
+                             .contiguous();
+    return std::vector<double>(updates.data_ptr<double>(),
+                               updates.data_ptr<double>() + updates.numel());
   }
 
  private:

@@ -40,7 +40,40 @@ class ScoredAfterLocalUpdate : public ClientProcedure {
     if (kept == client.memory->end()) {
       return ClientProcedure::evaluate(client, model, payload);
     }
-    const auto values = kept->second.accessor<double, 1>();
+    return kept_score(kept->second);
+  }
+
+  std::string not_batched() const override { return ""; }
+
+  std::vector<double> train_batched(ClientBatch& batch, model::ClientBatchedNetwork& network,
+                                    const local::LocalUpdateSettings& settings,
+                                    const AlgorithmState& payload) override {
+    const auto losses = standard_train_batched(batch, network, settings);
+    const auto scores = ClientProcedure::evaluate_batched(batch, network, payload);
+    for (std::size_t c = 0; c < scores.size(); ++c) {
+      (*batch.clients[c]->memory)[kAfterUpdateScore] =
+          torch::tensor({scores[c].accuracy, scores[c].loss}, torch::kFloat64);
+    }
+    return losses;
+  }
+
+  std::vector<ClientScore> evaluate_batched(ClientBatch& batch,
+                                            model::ClientBatchedNetwork& network,
+                                            const AlgorithmState& payload) override {
+    auto scores = ClientProcedure::evaluate_batched(batch, network, payload);
+    for (std::size_t c = 0; c < scores.size(); ++c) {
+      const auto kept = batch.clients[c]->memory->find(kAfterUpdateScore);
+      if (kept != batch.clients[c]->memory->end()) {
+        scores[c] = kept_score(kept->second);
+      }
+    }
+    return scores;
+  }
+
+ private:
+  /// The score kept in memory by train(): [accuracy, loss].
+  static ClientScore kept_score(const torch::Tensor& kept) {
+    const auto values = kept.accessor<double, 1>();
     return {values[0], values[1]};
   }
 };

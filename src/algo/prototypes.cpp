@@ -54,6 +54,34 @@ std::pair<torch::Tensor, torch::Tensor> class_means(const torch::Tensor& feature
   return {sums / counts.clamp_min(1.0).unsqueeze(1), counts};
 }
 
+void add_class_sums(torch::Tensor& sums, torch::Tensor& counts, const torch::Tensor& features,
+                    const torch::Tensor& labels, const torch::Tensor& valid) {
+  const auto g = features.size(0);
+  const auto width = features.size(1);
+  const auto classes = sums.size(1);
+  const auto client = torch::arange(g, labels.options()).repeat_interleave(width);
+  const auto real = valid.reshape({-1}).gt(0).nonzero().flatten();
+  const auto slots = (client * classes + labels).index_select(0, real);  // client-major, row order
+  sums.view({-1, sums.size(2)})
+      .index_add_(0, slots,
+                  features.reshape({g * width, -1}).index_select(0, real).to(torch::kFloat64));
+  counts.view({-1}).index_add_(0, slots, torch::ones({slots.size(0)}, counts.options()));
+}
+
+std::vector<std::vector<double>> class_mean_rows(const torch::Tensor& sums,
+                                                 const torch::Tensor& counts) {
+  const auto means = sums / counts.clamp_min(1.0).unsqueeze(2);
+  const auto rows = torch::cat({means.flatten(1), counts}, /*dim=*/1)
+                        .to(torch::kCPU, torch::kFloat64)
+                        .contiguous();
+  std::vector<std::vector<double>> result;
+  for (std::int64_t c = 0; c < rows.size(0); ++c) {
+    const auto* row = rows[c].data_ptr<double>();
+    result.emplace_back(row, row + rows.size(1));
+  }
+  return result;
+}
+
 torch::Tensor nearest_prototype(const torch::Tensor& features, const torch::Tensor& prototypes,
                                 const torch::Tensor& present) {
   if (!present.gt(0.0).any().item<bool>()) {

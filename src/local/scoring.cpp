@@ -75,6 +75,25 @@ std::pair<torch::Tensor, torch::Tensor> padded_rows(const std::vector<std::int64
 
 }  // namespace
 
+void for_each_padded_chunk(const torch::Tensor& inputs, const torch::Tensor& targets,
+                           const std::vector<std::int64_t>& offsets,
+                           const std::vector<std::int64_t>& counts, std::int64_t width,
+                           const std::function<void(const torch::Tensor&, const torch::Tensor&,
+                                                    const torch::Tensor&)>& visit) {
+  const auto g = static_cast<std::int64_t>(offsets.size());
+  const auto longest = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
+  const auto device = inputs.device();
+  for (std::int64_t start = 0; start < longest; start += width) {
+    const auto chunk_width = std::min(width, longest - start);
+    const auto [rows_cpu, valid_cpu] = padded_rows(offsets, counts, start, chunk_width);
+    const auto rows = rows_cpu.to(device);
+    const auto chunk = inputs.index_select(0, rows);
+    std::vector<std::int64_t> shape{g, chunk_width};
+    shape.insert(shape.end(), chunk.sizes().begin() + 1, chunk.sizes().end());
+    visit(chunk.view(shape), targets.index_select(0, rows), valid_cpu.to(device));
+  }
+}
+
 std::vector<Score> batched_scores(model::ClientBatchedNetwork& network, model::Objective objective,
                                   const torch::Tensor& inputs, const torch::Tensor& targets,
                                   const std::vector<std::int64_t>& offsets,
@@ -88,29 +107,25 @@ std::vector<Score> batched_scores(model::ClientBatchedNetwork& network, model::O
                      std::to_string(counts.size()) + " counts (or a client without rows)");
   }
   torch::NoGradGuard no_grad;
-  const auto device = inputs.device();
-  const auto doubles = torch::TensorOptions(device).dtype(torch::kFloat64);
+  const auto doubles = torch::TensorOptions(inputs.device()).dtype(torch::kFloat64);
   auto loss = torch::zeros({g}, doubles);
   auto correct = torch::zeros({g}, doubles);
-  const auto longest = *std::max_element(counts.begin(), counts.end());
-  const auto width = std::min(longest, std::max<std::int64_t>(1, eval_chunk(device) / g));
-  for (std::int64_t start = 0; start < longest; start += width) {
-    const auto [rows_cpu, valid_cpu] = padded_rows(offsets, counts, start, width);
-    const auto rows = rows_cpu.to(device);
-    const auto valid = valid_cpu.to(device, torch::kFloat64);
-    const auto chunk = inputs.index_select(0, rows);
-    std::vector<std::int64_t> shape{g, width};
-    shape.insert(shape.end(), chunk.sizes().begin() + 1, chunk.sizes().end());
-    const auto outputs = network.forward(chunk.view(shape)).reshape({g * width, -1});
-    const auto chunk_targets = targets.index_select(0, rows);
-    const auto losses =
-        model::per_sample_loss(objective, outputs, chunk, chunk_targets).to(torch::kFloat64);
-    loss.add_((losses.view({g, width}) * valid).sum(1));
-    if (model::has_accuracy(objective)) {
-      const auto hits = outputs.argmax(/*dim=*/1).eq(chunk_targets).to(torch::kFloat64);
-      correct.add_((hits.view({g, width}) * valid).sum(1));
-    }
-  }
+  const auto width = std::max<std::int64_t>(1, eval_chunk(inputs.device()) / g);
+  for_each_padded_chunk(inputs, targets, offsets, counts, width,
+                        [&](const torch::Tensor& chunk, const torch::Tensor& chunk_targets,
+                            const torch::Tensor& valid) {
+                          const auto rows = chunk.size(0) * chunk.size(1);
+                          const auto outputs = network.forward(chunk).reshape({rows, -1});
+                          const auto real = valid.to(torch::kFloat64);
+                          const auto losses = model::per_sample_loss(
+                              objective, outputs, chunk.flatten(0, 1), chunk_targets);
+                          loss.add_((losses.to(torch::kFloat64).view_as(real) * real).sum(1));
+                          if (model::has_accuracy(objective)) {
+                            const auto hits =
+                                outputs.argmax(/*dim=*/1).eq(chunk_targets).to(torch::kFloat64);
+                            correct.add_((hits.view_as(real) * real).sum(1));
+                          }
+                        });
   const auto loss_cpu = loss.cpu();
   const auto correct_cpu = correct.cpu();
   std::vector<Score> scores;

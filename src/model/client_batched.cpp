@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include <ATen/Context.h>
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/types.h>
 
 #include <cflrun/core/error.hpp>
@@ -127,7 +128,8 @@ ClientBatchedNetwork::ClientBatchedNetwork(const Network& reference, int capacit
                                            torch::Device device)
     : capacity_(capacity),
       state_size_(flat_state_size(reference)),
-      layers_(batched_layers(reference)) {
+      layers_(batched_layers(reference)),
+      has_head_(reference.has_head() && !layers_.empty() && layers_.back().kind == Kind::kLinear) {
   if (capacity < 1) {
     throw ConfigError("--client-batch must be at least 1, but got " + std::to_string(capacity));
   }
@@ -206,6 +208,15 @@ torch::Tensor ClientBatchedNetwork::gradients(int g) const {
   return torch::cat(pieces, 1).to(torch::kCPU);
 }
 
+void ClientBatchedNetwork::set_gradients(const torch::Tensor& loss) {
+  const auto gradients = torch::autograd::grad({loss}, parameters_, /*grad_outputs=*/{},
+                                               /*retain_graph=*/false, /*create_graph=*/false,
+                                               /*allow_unused=*/true);
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    parameters_[i].mutable_grad() = gradients[i];
+  }
+}
+
 void ClientBatchedNetwork::zero_grad() {
   for (auto& parameter : parameters_) {
     parameter.mutable_grad() = torch::Tensor();
@@ -238,6 +249,35 @@ torch::Tensor ClientBatchedNetwork::dropout(const torch::Tensor& x, std::size_t 
 }
 
 torch::Tensor ClientBatchedNetwork::forward(const torch::Tensor& inputs, const BatchedPass& pass) {
+  return run_layers(inputs, pass, layers_.size());
+}
+
+const BatchedLayer& ClientBatchedNetwork::head_layer() const {
+  if (!has_head_) {
+    throw ConfigError(
+        "this model has no body/head split (a classifier: --model cnn, fedavg_cnn, cifar_cnn or "
+        "mlp)");
+  }
+  return layers_.back();
+}
+
+torch::Tensor ClientBatchedNetwork::features(const torch::Tensor& inputs, const BatchedPass& pass) {
+  head_layer();
+  return run_layers(inputs, pass, layers_.size() - 1);
+}
+
+torch::Tensor ClientBatchedNetwork::head(const torch::Tensor& features) {
+  return linear(parameters_, head_layer(), features);
+}
+
+std::vector<std::size_t> ClientBatchedNetwork::head_parameters() const {
+  const auto& head = head_layer();
+  return head.bias ? std::vector<std::size_t>{head.parameter, head.parameter + 1}
+                   : std::vector<std::size_t>{head.parameter};
+}
+
+torch::Tensor ClientBatchedNetwork::run_layers(const torch::Tensor& inputs, const BatchedPass& pass,
+                                               std::size_t end) {
   const auto g = inputs.size(0);
   if (g < 1 || g > capacity_) {
     throw ShapeError("ClientBatchedNetwork::forward: inputs for " + std::to_string(g) +
@@ -246,7 +286,8 @@ torch::Tensor ClientBatchedNetwork::forward(const torch::Tensor& inputs, const B
   torch::Tensor x = inputs;
   bool channels = false;  // x is [B, g * C, H, W] (else [g, B, ...])
   std::size_t dropouts = 0;
-  for (const auto& layer : layers_) {
+  for (std::size_t l = 0; l < end; ++l) {
+    const auto& layer = layers_[l];
     switch (layer.kind) {
       case Kind::kFlatten:
         x = channels ? channels_to_rows(x, g) : x.flatten(2);

@@ -185,7 +185,6 @@ void Experiment::set_up_models() {
   execution.threads = options_.parallel_clients ? threads_ : 1;
   execution.client_batch = client_batch_for(options_.client_batch, device_);
   execution.client_batch_bytes = options_.client_batch == 0 ? kGpuClientBatchBytes : 0;
-  execution.proximal = options_.prox_mu > 0.0 || algorithm_->traits().proximal_mu > 0.0;
   clients_->set_up(procedure_, execution, models_->working_model());
 }
 

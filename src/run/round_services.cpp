@@ -32,6 +32,22 @@ double RoundServices::local_update(const algo::LocalClient& client, model::Netwo
   return clients_.local_update(client, model, settings, purpose);
 }
 
+torch::Tensor RoundServices::local_updates(std::vector<algo::LocalClient>& clients,
+                                           const torch::Tensor& start,
+                                           const local::LocalUpdateSettings& settings,
+                                           core::Purpose purpose) {
+  return clients_.local_updates_from(models("local_updates"), clients, start, settings, purpose);
+}
+
+torch::Tensor RoundServices::training_features(const std::vector<algo::LocalClient>& clients,
+                                               const torch::Tensor& state) {
+  std::vector<int> ids;
+  for (const auto& client : clients) {
+    ids.push_back(client.id);
+  }
+  return clients_.training_features(models("training_features"), ids, state);
+}
+
 void RoundServices::for_each_client(std::size_t count, bool concurrent,
                                     const std::function<void(std::size_t, model::Network&)>& work) {
   clients_.for_each_client(models("for_each_client"), count, concurrent, work);

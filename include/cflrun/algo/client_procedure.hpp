@@ -19,6 +19,7 @@
 #include <cflrun/algo/algorithm.hpp>
 #include <cflrun/core/rng.hpp>
 #include <cflrun/local/batched_update.hpp>
+#include <cflrun/local/client_schedule.hpp>
 #include <cflrun/local/local_update.hpp>
 #include <cflrun/local/scoring.hpp>
 #include <cflrun/model/client_batched.hpp>
@@ -62,6 +63,12 @@ struct ClientBatch {
   torch::Tensor test_inputs;                ///< [t, ...sample shape] the hosted test inputs.
   torch::Tensor test_targets;               ///< [t].
   std::vector<std::int64_t> test_offsets;   ///< [g] first row of client c's test samples.
+  /// [g] each client's [K] importance weights of its proximal term this round (FedSoft Eq. 4,
+  /// FedProx; settings.proximal has mu and the centers), or empty: none.
+  std::vector<torch::Tensor> proximal_importance;
+  /// [g] each client's kept optimizer state (FedSoft's persistent optimizer, the CFL notebook's)
+  /// before its update, replaced by the state after; empty: fresh optimizers.
+  std::vector<local::OptimizerState> kept_optimizers;
 
   /// g, the clients at once.
   std::int64_t size() const { return static_cast<std::int64_t>(clients.size()); }
@@ -161,8 +168,41 @@ class StandardClient : public ClientProcedure {
                                     const AlgorithmState& payload) override;
 };
 
+/// The client-batched form of the standard local update (StandardClient::train_batched, and the
+/// train_batched of procedures whose train() is ClientProcedure's): local::batched_local_update,
+/// or under gradient averaging local::batched_local_gradient.
+/// @return [g] each client's loss, as local::local_update (local_gradient) returns it.
+/// @param purpose  the clients' streams (kLocalUpdate in a round; kWarmUp: FlexCFL's pre-training).
+std::vector<double> standard_train_batched(ClientBatch& batch, model::ClientBatchedNetwork& network,
+                                           const local::LocalUpdateSettings& settings,
+                                           core::Purpose purpose = core::Purpose::kLocalUpdate);
+
 /// local::batched_local_update's clients for `batch`: each client's rows and its (seed, `purpose`,
 /// id, round) mini-batch stream and dropout seed, as its one-client update draws them.
 std::vector<local::BatchedClient> batched_clients(const ClientBatch& batch, core::Purpose purpose);
+
+/// Every client's mini-batches of its local update, as local::local_update (and local::run_batches
+/// for whole epochs) draws them from its (seed, kLocalUpdate, id, round) stream.
+/// @param last_epoch  out: each client's first batch of its last epoch.
+local::ClientPasses local_update_passes(const ClientBatch& batch,
+                                        const local::LocalUpdateSettings& settings,
+                                        std::vector<std::size_t>& last_epoch);
+
+/// The lockstep schedule of the batch's clients' `passes` over their training samples, with the
+/// dropout masks of their (seed, `purpose`, id, round) streams.
+local::ClientSchedule training_schedule(const ClientBatch& batch,
+                                        const model::ClientBatchedNetwork& network,
+                                        const local::ClientPasses& passes, core::Purpose purpose);
+
+/// [g] the number of passes of each client.
+std::vector<std::size_t> pass_counts(const local::ClientPasses& passes);
+
+/// [g] core::dropout_seed of each client's (seed, `purpose`, id, round) stream: the masks its own
+/// model draws (local::draw_dropout_masks).
+std::vector<std::uint64_t> dropout_seeds(const ClientBatch& batch, core::Purpose purpose);
+
+/// The stacked parameters of clients [0, g) of `network` stepped by `-step` times their gradients
+/// (those without a gradient left alone): each client's plain gradient step w - step grad f(w).
+void descend(model::ClientBatchedNetwork& network, std::int64_t g, double step);
 
 }  // namespace cflrun::algo

@@ -42,6 +42,24 @@ class ClientServices {
                               const local::LocalUpdateSettings& settings,
                               core::Purpose purpose) = 0;
 
+  /// The standard local update of every client of `clients` from the flat state `start`, each as
+  /// local_update with `purpose` would train it (its own stream, its dropout masks), client-batched
+  /// where the run's clients are (--client-batch), else as the run trains them.
+  /// @param start  [P] float32 flat state every client starts from.
+  /// @return [p, P] float32 CPU trained flat states, rows in the order of `clients`.
+  virtual torch::Tensor local_updates(std::vector<LocalClient>& clients, const torch::Tensor& start,
+                                      const local::LocalUpdateSettings& settings,
+                                      core::Purpose purpose) = 0;
+
+  /// The body's features (model::Network::features) of every training sample of `clients` under
+  /// the flat state `state`, in eval mode without gradients, over the clients' stacked samples
+  /// (local::eval_chunk rows per forward pass) rather than client by client.
+  /// @param state  [P] float32 flat state.
+  /// @return [n, d] float64 on the CPU: clients[0]'s rows in order, then clients[1]'s...
+  /// @throws ConfigError if the model has no body/head split.
+  virtual torch::Tensor training_features(const std::vector<LocalClient>& clients,
+                                          const torch::Tensor& state) = 0;
+
   /// Calls work(n, model) for n = 0 .. count - 1, each with a working model of the run's
   /// architecture that the work loads as it needs (it holds an arbitrary state on entry). With
   /// `concurrent`, and where the run trains clients on several threads (--parallel-clients), the

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -49,6 +50,22 @@ torch::Tensor prototype_targets(const torch::Tensor& features, const torch::Tens
 /// float64 counts. @param features [n, d]; @param labels [n] int64 in [0, C).
 std::pair<torch::Tensor, torch::Tensor> class_means(const torch::Tensor& features,
                                                     const torch::Tensor& labels, int num_classes);
+
+/// class_means' sums for g clients at once (their client-batched form): adds each real row of
+/// `features` to sums[c, label] and 1 to counts[c, label], c being the row's client.
+/// @param sums      [g', C, d] float64 (g' >= g), updated in place.
+/// @param counts    [g', C] float64, updated in place.
+/// @param features  [g, w, d] any float type.
+/// @param labels    [g * w] int64 in [0, C).
+/// @param valid     [g, w] 1 for a real row, 0 for padding.
+void add_class_sums(torch::Tensor& sums, torch::Tensor& counts, const torch::Tensor& features,
+                    const torch::Tensor& labels, const torch::Tensor& valid);
+
+/// Each client's class means as a report row, as from class_means: [C d] means (sums over
+/// counts, 0 for an empty class), then the [C] counts.
+/// @param sums [g, C, d], @param counts [g, C]. @return [g] rows of C d + C floats.
+std::vector<std::vector<double>> class_mean_rows(const torch::Tensor& sums,
+                                                 const torch::Tensor& counts);
 
 /// FedProto's inference: for each row of `features` [n, d], the class whose prototype is nearest
 /// in mean squared distance among the classes with present[k] > 0. @return [n] int64 classes;

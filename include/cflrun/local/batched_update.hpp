@@ -14,6 +14,7 @@
 #include <torch/types.h>
 
 #include <cflrun/local/local_update.hpp>
+#include <cflrun/local/stacked_optimizer.hpp>
 #include <cflrun/model/client_batched.hpp>
 
 namespace cflrun::local {
@@ -28,22 +29,32 @@ struct BatchedClient {
   /// as its own model's forward passes draw them (core::dropout_seed of its stream), so that they
   /// equal that model's draws whichever clients share the batch.
   std::uint64_t dropout_seed = 0;
+  /// The client's kept optimizer (FedSoft's persistent one, the CFL notebook's): its state before
+  /// this update, replaced by its state after. Null: a fresh optimizer of the settings.
+  OptimizerState* kept = nullptr;
+  /// [K] float64 importance weights u_s of the client's proximal term (settings.proximal, FedSoft
+  /// Eq. 4, FedProx); undefined: none.
+  torch::Tensor proximal_importance;
 };
 
 /// local_update (CLoVE Alg. 1 line 11) for clients [0, g) of `network` at once: client c trains
 /// its stacked parameters on rows [offset, offset + count) of `inputs`/`targets` with a fresh
-/// optimizer of settings.solver (Adam or SGD with momentum and weight decay, as torch::optim's),
-/// mini-batches in the order its generator draws (one randperm per epoch), its batch norm over
-/// its own batch and its dropout masks drawn as local_update's forward passes would draw them
-/// from model::dropout_generator(dropout_seed).
+/// optimizer of settings.solver (Adam or SGD with momentum and weight decay, as torch::optim's) or
+/// its kept one, plus its proximal term (mu/2) sum_s u_s ||w - c_s||^2 where it has importance
+/// weights (mu and the centers c_s from settings.proximal), mini-batches in the order its generator
+/// draws (one randperm per epoch), its batch norm over its own batch and its dropout masks drawn as
+/// local_update's forward passes would draw them from model::dropout_generator(dropout_seed).
 /// @param network   clients [0, g) loaded (ClientBatchedNetwork::load), trained in place.
 /// @param inputs    [n, ...sample shape] float32 on the network's device, all clients' samples.
 /// @param targets   [n] int64 labels or float32 values.
 /// @param clients   g clients with local_steps non-increasing in c (sort by count, descending).
-/// @param settings  the local solver; proximal terms and kept optimizers are not supported.
-/// @return          [g] each client's mean mini-batch loss over its last epoch.
-/// @throws ConfigError if settings has a proximal term or a kept optimizer; ShapeError if a
-///         client has no samples, their steps increase, or g exceeds the network's capacity.
+/// @param settings  the local solver; settings.optimizer (a one-client kept optimizer) must be
+/// null.
+/// @return          [g] each client's mean mini-batch loss over its last epoch (without the
+///                  proximal term).
+/// @throws ConfigError if settings.optimizer is set; ShapeError if a client has no samples, their
+///         steps increase, g exceeds the network's capacity, or the proximal centers are not
+///         [K, P] with K importance weights.
 std::vector<double> batched_local_update(model::ClientBatchedNetwork& network,
                                          const torch::Tensor& inputs, const torch::Tensor& targets,
                                          std::vector<BatchedClient>& clients,

@@ -7,6 +7,7 @@
 
 #include <torch/types.h>
 
+#include <functional>
 #include <vector>
 
 #include <cflrun/model/client_batched.hpp>
@@ -57,6 +58,17 @@ struct Score {
 /// @throws ShapeError if inputs and targets disagree in n or n == 0.
 Score score(model::Network& model, model::Objective objective, const torch::Tensor& inputs,
             const torch::Tensor& targets);
+
+/// Calls visit(inputs, targets, valid) on every client's rows [offsets[c], offsets[c] + counts[c])
+/// of `inputs`/`targets`, `width` rows of each client at a time: inputs [g, width, ...], targets
+/// [g * width] and valid [g, width] float32 on their device (1 for a real row; a client with fewer
+/// rows left is padded with its first row, valid 0). For client-batched passes over ragged sets.
+/// @param width  >= 1 rows per client and call (eval_chunk(device) / g keeps a call cache-sized).
+void for_each_padded_chunk(const torch::Tensor& inputs, const torch::Tensor& targets,
+                           const std::vector<std::int64_t>& offsets,
+                           const std::vector<std::int64_t>& counts, std::int64_t width,
+                           const std::function<void(const torch::Tensor&, const torch::Tensor&,
+                                                    const torch::Tensor&)>& visit);
 
 /// score() of clients [0, g) of `network` at once, each on its own samples: client c's model on
 /// rows [offsets[c], offsets[c] + counts[c]) of `inputs`/`targets`, in eval mode without

@@ -123,6 +123,20 @@ class ClientBatchedNetwork {
   ///         shape [g, B, features] for a dropout layer.
   torch::Tensor forward(const torch::Tensor& inputs, const BatchedPass& pass = {});
 
+  /// Whether the architecture is a classifier with a body and a head (Network::has_head): then
+  /// features() and head() split forward() at the head, its last (linear) layer.
+  bool has_head() const { return has_head_; }
+  /// The body of clients [0, g) (every layer but the head), as each client's
+  /// Network::features: [g, B, d] of dtype(). Arguments and errors as forward().
+  /// @throws ConfigError if !has_head().
+  torch::Tensor features(const torch::Tensor& inputs, const BatchedPass& pass = {});
+  /// The head of clients [0, g) on their features: [g, B, d] -> [g, B, C] logits, as each
+  /// client's Network::head. @throws ConfigError if !has_head().
+  torch::Tensor head(const torch::Tensor& features);
+  /// Positions in parameters() of the head's weight and bias (the body's are the others).
+  /// @throws ConfigError if !has_head().
+  std::vector<std::size_t> head_parameters() const;
+
   /// The stacked parameters, each [G, ...parameter shape], in flat-state order, requiring
   /// gradients.
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
@@ -130,18 +144,29 @@ class ClientBatchedNetwork {
   /// Clears the gradients of every stacked parameter.
   void zero_grad();
 
+  /// Sets each stacked parameter's grad() to the gradient of `loss` (a scalar, usually the sum of
+  /// the clients' losses), replacing what was there; undefined for a parameter `loss` does not
+  /// depend on. Unlike loss.backward(), no gradient is copied into its parameter's memory layout
+  /// (a linear layer's weight gradient comes transposed): one pass less over every parameter.
+  void set_gradients(const torch::Tensor& loss);
+
  private:
   /// Batch norm of clients [0, g) over x [B, g * C, H, W] (see forward).
   torch::Tensor batch_norm(const BatchedLayer& layer, const torch::Tensor& x, std::int64_t g,
                            const BatchedPass& pass);
   /// x times the pass's mask for dropout layer `index` (training), else x.
   torch::Tensor dropout(const torch::Tensor& x, std::size_t index, const BatchedPass& pass) const;
+  /// Layers [0, end) of clients [0, g) on [g, B, ...] inputs (see forward).
+  torch::Tensor run_layers(const torch::Tensor& inputs, const BatchedPass& pass, std::size_t end);
+  /// The head layer. @throws ConfigError if !has_head().
+  const BatchedLayer& head_layer() const;
 
   int capacity_;
   std::int64_t state_size_ = 0;
   std::vector<torch::Tensor> parameters_;  // [G, ...] each, leaves requiring grad
   std::vector<torch::Tensor> buffers_;     // [G, ...] each: running averages, in flat-state order
   std::vector<BatchedLayer> layers_;
+  bool has_head_ = false;
 };
 
 }  // namespace cflrun::model

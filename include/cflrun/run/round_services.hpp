@@ -32,6 +32,13 @@ class RoundServices final : public algo::ClientServices {
   /// ClientGroup::local_update.
   double local_update(const algo::LocalClient& client, model::Network& model,
                       const local::LocalUpdateSettings& settings, core::Purpose purpose) override;
+  /// ClientGroup::local_updates_from. @throws ConfigError at set-up.
+  torch::Tensor local_updates(std::vector<algo::LocalClient>& clients, const torch::Tensor& start,
+                              const local::LocalUpdateSettings& settings,
+                              core::Purpose purpose) override;
+  /// ClientGroup::training_features. @throws ConfigError at set-up.
+  torch::Tensor training_features(const std::vector<algo::LocalClient>& clients,
+                                  const torch::Tensor& state) override;
   /// ClientGroup::for_each_client. @throws ConfigError at set-up.
   void for_each_client(std::size_t count, bool concurrent,
                        const std::function<void(std::size_t, model::Network&)>& work) override;

@@ -95,8 +95,10 @@ std::vector<TrainedClient> BatchedExecutor::train(const TrainingRound& round,
   each_chunk(round.models, round.round, round.seed, starts,
              [&](const std::vector<std::size_t>& chunk, algo::ClientBatch& clients,
                  model::ClientBatchedNetwork& stacked) {
+               begin_updates(round, clients);
                const auto losses =
                    procedure_.train_batched(clients, stacked, round.settings, round.plan.payload);
+               end_updates(round, clients);
                auto reports = procedure_.report_batched(clients, stacked);
                const auto g = static_cast<int>(chunk.size());
                const auto results =
@@ -124,6 +126,58 @@ std::vector<algo::ClientScore> BatchedExecutor::evaluate(const ScoringRound& rou
                }
              });
   return scores;
+}
+
+void BatchedExecutor::begin_updates(const TrainingRound& round, algo::ClientBatch& batch) {
+  auto& kept = clients_.kept_optimizers();
+  for (const auto* client : batch.clients) {
+    const int i = client->id - clients_.first_client();
+    if (round.plan.proximal_weights.defined()) {
+      batch.proximal_importance.push_back(round.plan.proximal_weights[client->id]);
+    }
+    if (kept.enabled()) {
+      batch.kept_optimizers.push_back(kept.begin_update(i, round.settings));
+    }
+  }
+}
+
+void BatchedExecutor::end_updates(const TrainingRound& round, const algo::ClientBatch& batch) {
+  auto& kept = clients_.kept_optimizers();
+  for (std::size_t c = 0; c < batch.kept_optimizers.size(); ++c) {
+    kept.end_update(batch.clients[c]->id - clients_.first_client(), batch.kept_optimizers[c],
+                    round.models.working_model(), round.settings);
+  }
+}
+
+torch::Tensor BatchedExecutor::standard_updates(ModelSet& models,
+                                                std::vector<algo::LocalClient>& clients,
+                                                const torch::Tensor& start,
+                                                const local::LocalUpdateSettings& settings,
+                                                core::Purpose purpose) {
+  std::vector<ClientStart> starts;
+  for (const auto& client : clients) {
+    starts.push_back({client.id - clients_.first_client(), 0});
+  }
+  std::vector<torch::Tensor> trained(clients.size());
+  if (clients.empty()) {
+    return stacked_rows(trained, start);
+  }
+  auto& stacked = network(models, clients.size());
+  for (const auto& chunk : chunks(starts, stacked.capacity())) {
+    std::vector<algo::LocalClient> views;
+    for (const auto n : chunk) {
+      views.push_back(clients[n]);
+    }
+    const auto g = static_cast<std::int64_t>(chunk.size());
+    stacked.load(start.reshape({1, -1}).expand({g, -1}));
+    auto batch_of_chunk = batch(views);
+    algo::standard_train_batched(batch_of_chunk, stacked, settings, purpose);
+    const auto states = stacked.states(static_cast<int>(g));
+    for (std::size_t c = 0; c < chunk.size(); ++c) {
+      trained[chunk[c]] = states[static_cast<std::int64_t>(c)].to(torch::kFloat32);
+    }
+  }
+  return torch::stack(trained);
 }
 
 void BatchedExecutor::for_each_client(ModelSet& models, std::size_t count, bool /*concurrent*/,

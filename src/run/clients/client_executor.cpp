@@ -9,19 +9,13 @@ namespace cflrun::run {
 namespace {
 
 /// Why the clients cannot train client-batched ("" if they can).
-std::string why_not_batched(const HostedClients& clients, const algo::ClientProcedure& procedure,
-                            const ExecutionSettings& execution, const model::Network& reference) {
+std::string why_not_batched(const algo::ClientProcedure& procedure,
+                            const model::Network& reference) {
   if (!model::ClientBatchedNetwork::supports(reference)) {
     return "the model has no client-batched form";
   }
   if (!procedure.not_batched().empty()) {
     return "the algorithm's clients: " + procedure.not_batched();
-  }
-  if (clients.kept_optimizers().enabled()) {
-    return "the clients keep their optimizers across rounds";
-  }
-  if (execution.proximal) {
-    return "the local updates have a proximal term";
   }
   return "";
 }
@@ -49,7 +43,7 @@ std::unique_ptr<ClientExecutor> make_client_executor(HostedClients& clients,
                                                      std::string& why) {
   why.clear();
   if (execution.client_batch > 1) {
-    const auto refused = why_not_batched(clients, procedure, execution, reference);
+    const auto refused = why_not_batched(procedure, reference);
     if (refused.empty()) {
       return std::make_unique<detail::BatchedExecutor>(clients, procedure, execution.client_batch,
                                                        execution.client_batch_bytes);

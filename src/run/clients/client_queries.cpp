@@ -70,6 +70,32 @@ double ClientGroup::local_update(const algo::LocalClient& client, model::Network
   return detail::standard_update(clients_, client, model, settings, purpose);
 }
 
+torch::Tensor ClientGroup::local_updates_from(ModelSet& models,
+                                              std::vector<algo::LocalClient>& clients,
+                                              const torch::Tensor& start,
+                                              const local::LocalUpdateSettings& settings,
+                                              core::Purpose purpose) {
+  return executor_->standard_updates(models, clients, start, settings, purpose);
+}
+
+torch::Tensor ClientGroup::training_features(ModelSet& models, const std::vector<int>& clients,
+                                             const torch::Tensor& state) {
+  const auto& train = clients_.train();
+  const auto rows = train.rows(clients_.hosted_among(clients));
+  auto& model = models.working_model();
+  model::load_flat_state(model, state);
+  model.eval();
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> chunks;
+  const auto rows_per_pass = local::eval_chunk(clients_.device());
+  for (std::int64_t start = 0; start < rows.size(0); start += rows_per_pass) {
+    const auto chunk = rows.narrow(0, start, std::min(rows_per_pass, rows.size(0) - start));
+    chunks.push_back(model.features(train.inputs().index_select(0, chunk)).to(torch::kFloat64));
+  }
+  model.train();
+  return chunks.empty() ? torch::empty({0, 0}, torch::kFloat64) : torch::cat(chunks).cpu();
+}
+
 void ClientGroup::for_each_client(ModelSet& models, std::size_t count, bool concurrent,
                                   const ClientExecutor::Work& work) {
   executor_->for_each_client(models, count, concurrent, work);

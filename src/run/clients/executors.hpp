@@ -11,6 +11,9 @@
 
 namespace cflrun::run::detail {
 
+/// [p, P] float32: the rows stacked ([0, P] for none, P the floats of `like`).
+torch::Tensor stacked_rows(const std::vector<torch::Tensor>& rows, const torch::Tensor& like);
+
 /// work(n, working model) for n < count, one after another.
 void one_after_another(ModelSet& models, std::size_t count, const ClientExecutor::Work& work);
 
@@ -24,6 +27,10 @@ class SerialExecutor : public ClientExecutor {
                                    const std::vector<ClientStart>& starts) override;
   std::vector<algo::ClientScore> evaluate(const ScoringRound& round,
                                           const std::vector<ClientStart>& scored) override;
+  torch::Tensor standard_updates(ModelSet& models, std::vector<algo::LocalClient>& clients,
+                                 const torch::Tensor& start,
+                                 const local::LocalUpdateSettings& settings,
+                                 core::Purpose purpose) override;
   void for_each_client(ModelSet& models, std::size_t count, bool concurrent,
                        const Work& work) override;
 
@@ -43,6 +50,10 @@ class ThreadedExecutor : public ClientExecutor {
                                    const std::vector<ClientStart>& starts) override;
   std::vector<algo::ClientScore> evaluate(const ScoringRound& round,
                                           const std::vector<ClientStart>& scored) override;
+  torch::Tensor standard_updates(ModelSet& models, std::vector<algo::LocalClient>& clients,
+                                 const torch::Tensor& start,
+                                 const local::LocalUpdateSettings& settings,
+                                 core::Purpose purpose) override;
   void for_each_client(ModelSet& models, std::size_t count, bool concurrent,
                        const Work& work) override;
 
@@ -72,6 +83,10 @@ class BatchedExecutor : public ClientExecutor {
                                    const std::vector<ClientStart>& starts) override;
   std::vector<algo::ClientScore> evaluate(const ScoringRound& round,
                                           const std::vector<ClientStart>& scored) override;
+  torch::Tensor standard_updates(ModelSet& models, std::vector<algo::LocalClient>& clients,
+                                 const torch::Tensor& start,
+                                 const local::LocalUpdateSettings& settings,
+                                 core::Purpose purpose) override;
   void for_each_client(ModelSet& models, std::size_t count, bool concurrent,
                        const Work& work) override;
 
@@ -87,6 +102,11 @@ class BatchedExecutor : public ClientExecutor {
                                        model::ClientBatchedNetwork&)>;
   void each_chunk(ModelSet& models, int round, std::uint64_t seed,
                   const std::vector<ClientStart>& starts, const ChunkWork& work);
+  /// The round's per-client parts of a client-batched update: proximal importance weights, kept
+  /// optimizer states (each client's update counted).
+  void begin_updates(const TrainingRound& round, algo::ClientBatch& batch);
+  /// Keeps the clients' optimizer states after the update.
+  void end_updates(const TrainingRound& round, const algo::ClientBatch& batch);
   /// The batch of the clients `views` (which must outlive it).
   algo::ClientBatch batch(std::vector<algo::LocalClient>& views) const;
 

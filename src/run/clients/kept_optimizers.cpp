@@ -134,17 +134,80 @@ torch::optim::Optimizer* KeptOptimizers::optimizer(int i, model::Network& model,
   return optimizer.get();
 }
 
+double KeptOptimizers::rate(const local::LocalUpdateSettings& settings, std::int64_t r) const {
+  // The notebook multiplies lr by 0.99 at every call; lr * decay^r from the count alone is what a
+  // resumed run recomputes bit for bit (decay 1 leaves lr exactly as it is).
+  return settings.learning_rate * std::pow(local_lr_decay_, static_cast<double>(r));
+}
+
 torch::optim::Optimizer* KeptOptimizers::for_update(int i, model::Network& model,
                                                     const local::LocalUpdateSettings& settings) {
   auto* kept = optimizer(i, model, settings);
-  const auto r = ++updates_[static_cast<std::size_t>(i)];
-  // The notebook multiplies lr by 0.99 at every call; lr * decay^r from the count alone is what a
-  // resumed run recomputes bit for bit (decay 1 leaves lr exactly as it is).
-  const double lr = settings.learning_rate * std::pow(local_lr_decay_, static_cast<double>(r));
+  const double lr = rate(settings, ++updates_[static_cast<std::size_t>(i)]);
   for (auto& group : kept->param_groups()) {
     group.options().set_lr(lr);
   }
   return kept;
+}
+
+local::OptimizerState KeptOptimizers::begin_update(int i,
+                                                   const local::LocalUpdateSettings& settings) {
+  if (settings.solver != solver_) {
+    throw ConfigError(
+        "kept optimizers: this local update's --optimizer differs from the solver the clients "
+        "keep their optimizers of; keep one solver for the whole run");
+  }
+  local::OptimizerState state;
+  state.learning_rate = rate(settings, ++updates_[static_cast<std::size_t>(i)]);
+  const auto& kept = optimizers_[static_cast<std::size_t>(i)];
+  if (!kept) {
+    return state;
+  }
+  const auto floats = parameter_floats(kept->param_groups()[0].params());
+  const auto flat = [&](const auto& read) {
+    auto row = torch::zeros({floats}, torch::kFloat32);
+    std::int64_t offset = 0;
+    for (const auto& p : kept->param_groups()[0].params()) {
+      const auto found = kept->state().find(state_key(p));
+      if (found != kept->state().end() && read(*found->second).defined()) {
+        put_flat(row, offset, p, read(*found->second));
+      }
+      offset += p.numel();
+    }
+    return row;
+  };
+  if (solver_ == local::Solver::kAdam) {
+    for (const auto& [key, param_state] : kept->state()) {
+      state.steps = std::max(state.steps,
+                             static_cast<const torch::optim::AdamParamState&>(*param_state).step());
+    }
+    state.first = flat([](const torch::optim::OptimizerParamState& s) {
+      return static_cast<const torch::optim::AdamParamState&>(s).exp_avg();
+    });
+    state.second = flat([](const torch::optim::OptimizerParamState& s) {
+      return static_cast<const torch::optim::AdamParamState&>(s).exp_avg_sq();
+    });
+    return state;
+  }
+  state.first = flat([](const torch::optim::OptimizerParamState& s) {
+    return static_cast<const torch::optim::SGDParamState&>(s).momentum_buffer();
+  });
+  state.steps = kept->state().empty() ? 0 : 1;  // the momentum buffers exist
+  return state;
+}
+
+void KeptOptimizers::end_update(int i, const local::OptimizerState& state, model::Network& model,
+                                const local::LocalUpdateSettings& settings) {
+  auto& kept = *optimizer(i, model, settings);
+  for (auto& group : kept.param_groups()) {
+    group.options().set_lr(state.learning_rate);
+  }
+  FlatOptimizerState flat;
+  flat.adam = solver_ == local::Solver::kAdam;
+  flat.steps = torch::full({1}, state.steps, torch::kInt64);
+  flat.first = state.first.to(torch::kFloat32).unsqueeze(0);
+  flat.second = flat.adam ? state.second.to(torch::kFloat32).unsqueeze(0) : torch::Tensor();
+  put_param_states(kept, 0, flat, settings.momentum);
 }
 
 void KeptOptimizers::add_state(algo::AlgorithmState& state) const {

@@ -3,6 +3,8 @@
 
 #include "client_rule.hpp"
 
+#include <cflrun/model/flat_state.hpp>
+
 namespace cflrun::run::detail {
 
 std::vector<TrainedClient> SerialExecutor::train(const TrainingRound& round,
@@ -26,6 +28,25 @@ std::vector<algo::ClientScore> SerialExecutor::evaluate(const ScoringRound& roun
     scores.push_back(score_client(clients_, procedure_, round, start.i, view, model));
   }
   return scores;
+}
+
+torch::Tensor SerialExecutor::standard_updates(ModelSet& models,
+                                               std::vector<algo::LocalClient>& clients,
+                                               const torch::Tensor& start,
+                                               const local::LocalUpdateSettings& settings,
+                                               core::Purpose purpose) {
+  std::vector<torch::Tensor> trained;
+  auto& model = models.working_model();
+  for (const auto& client : clients) {
+    model::load_flat_state(model, start);
+    standard_update(clients_, client, model, settings, purpose);
+    trained.push_back(model::flatten_state(model));
+  }
+  return stacked_rows(trained, start);
+}
+
+torch::Tensor stacked_rows(const std::vector<torch::Tensor>& rows, const torch::Tensor& like) {
+  return rows.empty() ? torch::empty({0, like.numel()}, torch::kFloat32) : torch::stack(rows);
 }
 
 void one_after_another(ModelSet& models, std::size_t count, const ClientExecutor::Work& work) {

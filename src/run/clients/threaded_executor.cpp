@@ -5,6 +5,8 @@
 
 #include "client_rule.hpp"
 
+#include <cflrun/model/flat_state.hpp>
+
 namespace cflrun::run::detail {
 
 std::string ThreadedExecutor::describe() const {
@@ -44,6 +46,22 @@ std::vector<algo::ClientScore> ThreadedExecutor::evaluate(const ScoringRound& ro
                                           network);
                });
   return scores;
+}
+
+torch::Tensor ThreadedExecutor::standard_updates(ModelSet& models,
+                                                 std::vector<algo::LocalClient>& clients,
+                                                 const torch::Tensor& start,
+                                                 const local::LocalUpdateSettings& settings,
+                                                 core::Purpose purpose) {
+  std::vector<torch::Tensor> trained(clients.size());
+  threads_.run([&] { return models.make_network(); }, clients.size(),
+               [&](std::size_t n, model::Network& network) {
+                 model::load_flat_state(network, start);
+                 network.train();
+                 standard_update(clients_, clients[n], network, settings, purpose);
+                 trained[n] = model::flatten_state(network);
+               });
+  return stacked_rows(trained, start);
 }
 
 void ThreadedExecutor::for_each_client(ModelSet& models, std::size_t count, bool concurrent,

@@ -1,7 +1,9 @@
+#include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/clove.hpp>
 #include <cflrun/algo/pacfl.hpp>
 #include <cflrun/core/error.hpp>
 
+#include "batched_procedure_check.hpp"
 #include "round_for_tests.hpp"
 
 #include <algorithm>
@@ -245,6 +247,22 @@ TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients)
   EXPECT_EQ(restored->traffic(facts).received,
             2 * 4 * 4);  // only the newcomers 4 and 5 send theirs
   EXPECT_THROW(restored->restore({}), DataError);
+}
+
+// --pacfl-evaluation after_local_update client-batched: the standard update, each client scored
+// right after it, and that score reported again at evaluation, as one client at a time.
+TEST(Pacfl, AfterUpdateScoresBatchedEqualOneAtATime) {
+  const testing::BatchedCase cnn;  // the CNN, 60, 50 and 40 samples
+  PacflOptions options;
+  options.evaluation = "after_local_update";
+  auto context = context_for(3, 1);
+  context.sample_size = 784;
+  const auto procedure = make("pacfl", context, &options)->client_side().procedure;
+  ASSERT_NE(procedure, nullptr);
+  local::LocalUpdateSettings settings;
+  settings.batch_size = 16;
+  settings.learning_rate = 1e-3;
+  testing::expect_batched_equals_one_at_a_time(*procedure, cnn, settings, {}, false);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <cflrun/algo/fedala.hpp>
 
+#include "batched_procedure_check.hpp"
 #include "round_for_tests.hpp"
 
 #include <gtest/gtest.h>
@@ -88,6 +89,38 @@ TEST(FedAla, IsFedAvgOnTheServerWithPersonalModels) {
   EXPECT_DOUBLE_EQ(plan.weights.sum().item<double>(), 200.0);
   context.num_classes = 0;
   EXPECT_THROW(FedAla(FedAlaOptions{}, context), ConfigError);
+}
+
+// The client-batched adaptive local aggregation leaves every client's model, W and scores as one
+// client at a time does: the first ALA (until stable) of clients 0 and 1, client 2 untrained (its
+// model is the global one: skipped), then a second ALA of one pass, on the CNN; a later ALA (one
+// pass) of the CIFAR CNN (batch norm, dropout) scaled down.
+TEST(FedAla, BatchedClientsEqualOneAtATime) {
+  const testing::BatchedCase cnn;  // the CNN, 60, 50 and 40 samples
+  auto context = testing::context_for(3, 1);
+  context.num_classes = 10;
+  context.batch_size = 16;  // ragged: ALA slices of 48, 40 and 32 samples
+  FedAlaOptions options;
+  options.eta = 0.5;
+  const auto procedure = FedAla(options, context).client_side().procedure;
+  local::LocalUpdateSettings settings;
+  settings.batch_size = 16;
+  settings.solver = local::Solver::kSgd;
+  settings.learning_rate = 0.05;
+  const auto client_2_untrained = [](testing::BatchedClients& clients) {
+    clients.local_models[2].copy_(clients.server_models[0]);
+  };
+  testing::expect_batched_equals_one_at_a_time(*procedure, cnn, settings, {}, true, 2,
+                                               client_2_untrained);
+  context.batch_size = 2;
+  settings.batch_size = 2;
+  testing::expect_batched_equals_one_at_a_time(
+      *FedAla(options, context).client_side().procedure, testing::cifar_case(), settings, {}, true,
+      1, [](testing::BatchedClients& clients) {
+        for (auto& memory : clients.memories) {
+          memory["ala_started"] = torch::ones({1});  // one pass: W starts at ones
+        }
+      });
 }
 
 }  // namespace

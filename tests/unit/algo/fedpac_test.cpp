@@ -1,6 +1,7 @@
 #include <cflrun/algo/fedpac.hpp>
 #include <cflrun/algo/simplex_qp.hpp>
 
+#include "batched_procedure_check.hpp"
 #include "round_for_tests.hpp"
 
 #include <algorithm>
@@ -203,6 +204,28 @@ TEST(FedPac, PflibPairingPlanPermutesThePapersHeadWeights) {
     conjugates += torch::equal(paper.index({p.unsqueeze(1), p.unsqueeze(0)}), pflib) ? 1 : 0;
   } while (std::next_permutation(pi.begin(), pi.end()));
   EXPECT_GE(conjugates, 1) << paper << "\n" << pflib;
+}
+
+// The client-batched head and body phases and the reported class means compute what one client at
+// a time does: the CNN (d = 256) with the global prototypes aligning some classes, and the CIFAR
+// CNN (batch norm, dropout) scaled down.
+TEST(FedPac, BatchedClientsEqualOneAtATime) {
+  const testing::BatchedCase cnn;  // the CNN, 60, 50 and 40 samples
+  auto context = testing::classifier_context(256);
+  const auto procedure = FedPac(FedPacOptions{}, context).client_side().procedure;
+  auto settings = testing::sgd_settings();
+  settings.local_epochs = 2;
+  settings.weight_decay = 1e-3;
+  testing::expect_batched_equals_one_at_a_time(*procedure, cnn, settings,
+                                               testing::some_prototypes(256), false);
+  settings.solver = local::Solver::kAdam;
+  settings.learning_rate = 1e-3;
+  testing::expect_batched_equals_one_at_a_time(*procedure, cnn, settings, {}, false);
+  context.feature_size = 512;
+  settings.batch_size = 2;
+  testing::expect_batched_equals_one_at_a_time(
+      *FedPac(FedPacOptions{}, context).client_side().procedure, testing::cifar_case(), settings,
+      {}, false);
 }
 
 }  // namespace

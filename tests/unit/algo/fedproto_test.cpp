@@ -1,5 +1,6 @@
 #include <cflrun/algo/fedproto.hpp>
 
+#include "batched_procedure_check.hpp"
 #include "round_for_tests.hpp"
 
 #include <gtest/gtest.h>
@@ -77,6 +78,27 @@ TEST(FedProto, SharesPrototypesNotModelsAndTheStateRestoresThem) {
   auto regression = classifier_context();
   regression.classifier_with_head = false;
   EXPECT_THROW(FedProto(FedProtoOptions{}, regression), ConfigError);
+}
+
+// The client-batched regularised update, its prototypes and the prototype inference compute what
+// one client at a time does: the CNN (d = 256), before the first prototypes and with some classes
+// present; and the CIFAR CNN (batch norm, dropout) scaled down.
+TEST(FedProto, BatchedClientsEqualOneAtATime) {
+  const testing::BatchedCase cnn;  // the CNN, 60, 50 and 40 samples
+  FedProtoOptions options;
+  options.lambda = 0.5;
+  const auto procedure =
+      FedProto(options, testing::classifier_context(256)).client_side().procedure;
+  auto settings = testing::sgd_settings();
+  testing::expect_batched_equals_one_at_a_time(*procedure, cnn, settings, {}, true);
+  testing::expect_batched_equals_one_at_a_time(*procedure, cnn, settings,
+                                               testing::some_prototypes(256), true);
+  AlgorithmState all_present = testing::some_prototypes(512);
+  all_present["present"] = torch::ones({10}, torch::kFloat64);
+  settings.batch_size = 2;
+  testing::expect_batched_equals_one_at_a_time(
+      *FedProto(options, testing::classifier_context(512)).client_side().procedure,
+      testing::cifar_case(), settings, all_present, true);
 }
 
 }  // namespace

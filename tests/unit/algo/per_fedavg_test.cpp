@@ -1,5 +1,6 @@
 #include <cflrun/algo/per_fedavg.hpp>
 
+#include "batched_procedure_check.hpp"
 #include "round_for_tests.hpp"
 
 #include <gtest/gtest.h>
@@ -39,6 +40,25 @@ TEST(PerFedAvg, IsFedAvgOnTheServerWithItsOwnClientSide) {
   EXPECT_THROW(
       check_run_options("perfedavg", PerFedAvg(PerFedAvgOptions{}, context).traits(), context),
       ConfigError);
+}
+
+// The client-batched meta-steps and fine-tuning step compute what one client at a time does: the
+// CNN, and the CIFAR CNN (batch norm, dropout) scaled down.
+TEST(PerFedAvg, BatchedClientsEqualOneAtATime) {
+  const testing::BatchedCase cnn;  // the CNN, 60, 50 and 40 samples
+  PerFedAvgOptions options;
+  options.alpha = 0.05;
+  options.beta = 0.02;
+  const auto procedure = PerFedAvg(options, testing::context_for(3, 1)).client_side().procedure;
+  local::LocalUpdateSettings settings;
+  settings.batch_size = 10;  // meta-batches of 20: 3, 2 and 2 meta-steps per pass
+  settings.local_epochs = 1;
+  const auto losses =
+      testing::expect_batched_equals_one_at_a_time(*procedure, cnn, settings, {}, false);
+  EXPECT_GT(losses[0], 0.0);
+  settings.batch_size = 1;  // meta-batches of 2: 2, 2 and 1 meta-steps per pass
+  testing::expect_batched_equals_one_at_a_time(*procedure, testing::cifar_case(), settings, {},
+                                               false);
 }
 
 }  // namespace

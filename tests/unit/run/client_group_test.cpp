@@ -267,5 +267,52 @@ TEST(ClientGroup, ConcurrentProcedureOnThreadsComputesWhatOneAfterAnotherDoes) {
   EXPECT_TRUE(torch::equal(one, three));  // bit for bit, in client order
 }
 
+/// Three rounds of local updates from local models with kept Adam optimizers and proximal terms
+/// toward both models; returns the trained states of the last round and the clients' state.
+std::pair<torch::Tensor, algo::AlgorithmState> kept_round(int client_batch) {
+  const auto data = four_clients();
+  auto models = two_models();
+  ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
+  clients.hosted().init_local_models(models.fresh_state(1, 2));
+  clients.hosted().keep_optimizers(local::Solver::kAdam, 0.9);
+  ExecutionSettings execution;
+  execution.client_batch = client_batch;
+  clients.set_up(std::make_shared<algo::StandardClient>(), execution, models.working_model());
+  auto plan = local_model_plan();
+  plan.proximal_weights =
+      torch::tensor({{1.0, 0.0}, {0.5, 0.5}, {0.0, 1.0}, {0.2, 0.8}}, torch::kFloat64);
+  auto settings = adam();
+  settings.proximal.mu = 0.5;
+  torch::Tensor trained;
+  for (int round = 0; round < 3; ++round) {
+    plan.start[1] = round == 1 ? algo::kNoUpdate : algo::kLocalModel;  // client 1 skips a round
+    std::vector<torch::Tensor> results(4, torch::zeros({kDim}, torch::kFloat64));
+    std::vector<double> train_loss;
+    clients.local_updates(
+        plan, models, round, 1, settings,
+        [&](int client, const torch::Tensor& result) {
+          results[static_cast<std::size_t>(client)] = result;
+        },
+        train_loss);
+    trained = torch::stack(results);
+  }
+  return {trained, clients.hosted().state()};
+}
+
+// Kept optimizers (moments, step counts, decayed rates: client 1 one update behind) and proximal
+// terms client-batched: the states and what a checkpoint keeps equal one client at a time.
+TEST(ClientGroup, BatchedKeptOptimizersAndProximalTermsEqualOneAtATime) {
+  const auto [one, one_state] = kept_round(1);
+  const auto [batched, batched_state] = kept_round(4);
+  EXPECT_LT((one - batched).abs().max().item<double>(), 1e-5) << one << batched;
+  EXPECT_TRUE(torch::equal(one_state.at("optimizer_updates"), torch::tensor({3, 2, 3, 3})));
+  for (const auto* name : {"optimizer_updates", "adam_step"}) {
+    EXPECT_TRUE(torch::equal(batched_state.at(name), one_state.at(name))) << name;
+  }
+  for (const auto* name : {"local_models", "adam_exp_avg", "adam_exp_avg_sq"}) {
+    EXPECT_TRUE(torch::allclose(batched_state.at(name), one_state.at(name), 1e-4, 1e-6)) << name;
+  }
+}
+
 }  // namespace
 }  // namespace cflrun::run

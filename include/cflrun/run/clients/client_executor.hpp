@@ -65,8 +65,6 @@ struct ExecutionSettings {
   /// > 0: fewer clients where their stacked states (parameters, gradients and two optimizer
   /// moments: 16 bytes per float of the flat state) would take more than this many bytes.
   std::int64_t client_batch_bytes = 0;
-  /// Whether the local updates carry a proximal term (FedProx's --prox-mu, FedSoft).
-  bool proximal = false;
 };
 
 /// Runs the hosted clients' work (see the file comment). Holds the hosted clients and their
@@ -95,6 +93,14 @@ class ClientExecutor {
   virtual std::vector<algo::ClientScore> evaluate(const ScoringRound& round,
                                                   const std::vector<ClientStart>& scored) = 0;
 
+  /// The standard local update of each of `clients` from the flat state `start` with `purpose`'s
+  /// streams (algo::ClientServices::local_updates).
+  /// @return [p, P] float32 CPU trained flat states, in the order of `clients`.
+  virtual torch::Tensor standard_updates(ModelSet& models, std::vector<algo::LocalClient>& clients,
+                                         const torch::Tensor& start,
+                                         const local::LocalUpdateSettings& settings,
+                                         core::Purpose purpose) = 0;
+
   /// Calls work(n, model) for n < count, on the training threads where this executor has them
   /// and `concurrent` allows (algo::ClientServices::for_each_client), else one after another on
   /// the working model.
@@ -104,8 +110,8 @@ class ClientExecutor {
 };
 
 /// The executor the run asked for where the procedure and model allow it: client-batched when
-/// execution.client_batch > 1, the model has a client-batched form and the procedure one
-/// (algo::ClientProcedure::not_batched), without kept optimizers or a proximal term; else on
+/// execution.client_batch > 1 and the model and the procedure have client-batched forms
+/// (model::ClientBatchedNetwork::supports, algo::ClientProcedure::not_batched); else on
 /// execution.threads threads when there are several, on the CPU, the procedure
 /// runs_concurrently and no optimizers are kept; else one client after another.
 /// @param reference  a model of the run's architecture (ModelSet::working_model).

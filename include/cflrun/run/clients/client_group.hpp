@@ -90,6 +90,17 @@ class ClientGroup {
   /// @return the mean training loss of the last epoch.
   double local_update(const algo::LocalClient& client, model::Network& model,
                       const local::LocalUpdateSettings& settings, core::Purpose purpose);
+  /// The standard local updates of `clients` from `start`, through the executor:
+  /// algo::ClientServices::local_updates. @return [p, P] float32 CPU.
+  torch::Tensor local_updates_from(ModelSet& models, std::vector<algo::LocalClient>& clients,
+                                   const torch::Tensor& start,
+                                   const local::LocalUpdateSettings& settings,
+                                   core::Purpose purpose);
+  /// The body's features of the training samples of the hosted clients among `clients` under
+  /// `state`, in eval mode, over their stacked samples: algo::ClientServices::training_features.
+  /// @return [n, d] float64 CPU, client by client in increasing id order.
+  torch::Tensor training_features(ModelSet& models, const std::vector<int>& clients,
+                                  const torch::Tensor& state);
   /// ClientExecutor::for_each_client: algo::ClientServices::for_each_client.
   void for_each_client(ModelSet& models, std::size_t count, bool concurrent,
                        const ClientExecutor::Work& work);

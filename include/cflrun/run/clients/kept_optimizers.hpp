@@ -12,6 +12,7 @@
 
 #include <cflrun/algo/algorithm.hpp>
 #include <cflrun/local/local_update.hpp>
+#include <cflrun/local/stacked_optimizer.hpp>
 #include <cflrun/model/network.hpp>
 
 namespace cflrun::run {
@@ -39,6 +40,16 @@ class KeptOptimizers {
   torch::optim::Optimizer* for_update(int i, model::Network& model,
                                       const local::LocalUpdateSettings& settings);
 
+  /// Hosted client i's optimizer state for its next local update run client-batched: counts the
+  /// update (r) like for_update, with learning rate settings.learning_rate * local_lr_decay^r, and
+  /// its steps and moments so far in the flat parameter layout (steps 0 before its first update).
+  /// @throws ConfigError if settings.solver is not the kept solver.
+  local::OptimizerState begin_update(int i, const local::LocalUpdateSettings& settings);
+  /// Keeps `state`, hosted client i's optimizer state after a client-batched update, as its
+  /// optimizer (made on `model`'s parameters, the working model, at first use).
+  void end_update(int i, const local::OptimizerState& state, model::Network& model,
+                  const local::LocalUpdateSettings& settings);
+
   /// Adds to `state`: "optimizer_updates" [m] int64, the local updates each client has run with
   /// its optimizer (0: none made yet), and the per-parameter state laid out as the flat state: for
   /// Adam "adam_step" [m] int64 (0 for a client without an optimizer yet), "adam_exp_avg" and
@@ -56,6 +67,8 @@ class KeptOptimizers {
                const local::LocalUpdateSettings& settings);
 
  private:
+  /// The learning rate of client i's r-th update.
+  double rate(const local::LocalUpdateSettings& settings, std::int64_t r) const;
   /// Client i's optimizer, made on `model`'s parameters at first use.
   torch::optim::Optimizer* optimizer(int i, model::Network& model,
                                      const local::LocalUpdateSettings& settings);
