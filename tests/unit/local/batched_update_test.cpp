@@ -109,9 +109,12 @@ std::vector<BatchedClient> batched_clients(const Case& c) {
   std::int64_t offset = 0;
   const auto sizes = counts(c);
   for (std::size_t k = 0; k < sizes.size(); ++k) {
-    clients.push_back({offset, sizes[k],
-                       core::make_torch_generator(1, core::Purpose::kLocalUpdate, k),
-                       core::dropout_seed(1, core::Purpose::kLocalUpdate, k)});
+    BatchedClient client;
+    client.offset = offset;
+    client.count = sizes[k];
+    client.generator = core::make_torch_generator(1, core::Purpose::kLocalUpdate, k);
+    client.dropout_seed = core::dropout_seed(1, core::Purpose::kLocalUpdate, k);
+    clients.push_back(std::move(client));
     offset += sizes[k];
   }
   return clients;
