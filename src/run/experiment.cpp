@@ -107,35 +107,36 @@ void run_experiment(const cli::RunOptions& options, const comm::Communicator& co
 
 namespace cflrun::run::detail {
 
-CheckpointParts Experiment::checkpoint_parts() {
-  return {*models_, *algorithm_, *clients_, *stability_, recorder_, local_update_settings()};
+CheckpointParts RunState::checkpoint_parts() {
+  return {*models, *algorithm, *clients, *stability, recorder, local_update_settings()};
 }
 
 void Experiment::end_round(int round) {
   const int next = round + 1;
-  const bool due = checkpointer_.due(next);
-  const int signal = comm_.all_max(stop_signal());  // every rank stops after the same round
+  const bool due = run_.checkpointer.due(next);
+  const int signal = run_.comm.all_max(stop_signal());  // every rank stops after the same round
   if (due || signal != 0) {
-    checkpointer_.save(next, checkpoint_parts());
+    run_.checkpointer.save(next, run_.checkpoint_parts());
   }
   if (signal == 0) {
     return;
   }
   const auto message = std::string(signal_name(signal)) + " after round " + std::to_string(next) +
-                       " of " + std::to_string(options_.rounds) + "; continue with --resume";
-  recorder_.mark_interrupted(message);
-  if (comm_.is_root()) {
+                       " of " + std::to_string(run_.options.rounds) + "; continue with --resume";
+  run_.recorder.mark_interrupted(message);
+  if (run_.comm.is_root()) {
     std::cerr << "cflrun: interrupted by " << message << " (checkpoint "
-              << paths_.checkpoint.string() << ")" << std::endl;
+              << run_.paths.checkpoint.string() << ")" << std::endl;
   }
   throw Interrupted(message);
 }
 
 void Experiment::finish() {
-  const double switch_round = stability_->switched() ? stability_->switch_round() + 1.0
-                                                     : std::numeric_limits<double>::quiet_NaN();
-  if (recorder_.complete(switch_round)) {  // rank 0: <out> is published, the checkpoint obsolete
-    checkpointer_.remove();
+  const double switch_round = run_.stability->switched() ? run_.stability->switch_round() + 1.0
+                                                         : std::numeric_limits<double>::quiet_NaN();
+  if (run_.recorder.complete(
+          switch_round)) {  // rank 0: <out> is published, the checkpoint obsolete
+    run_.checkpointer.remove();
   }
 }
 

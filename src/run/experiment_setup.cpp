@@ -6,247 +6,261 @@
 
 namespace cflrun::run::detail {
 
-void Experiment::set_up_compute() {
-  threads_ = threads_per_rank(options_.threads, comm_.local_size());
-  torch::set_num_threads(threads_);
+void RunSetUp::set_up_compute() {
+  run_.threads = threads_per_rank(run_.options.threads, run_.comm.local_size());
+  torch::set_num_threads(run_.threads);
   // FTZ/DAZ of this thread; threads made later (LibTorch's OpenMP pool, the clients' training
   // threads) inherit its floating-point environment. Measured on jobs/fmnist_label_skew1.cfg: the
   // local updates took 0.35 s at round 2 and 1.16 s at round 91 with denormals, 0.38-0.44 s
   // throughout without; accuracies and assignments identical over 100 rounds, losses within 2e-5.
-  at::globalContext().setFlushDenormal(options_.flush_denormal);
-  device_ = select_device(options_.device, comm_.local_rank());
-  set_up_precision(options_.precision, device_);
-  if (comm_.is_root() && !options_.dry_run) {
+  at::globalContext().setFlushDenormal(run_.options.flush_denormal);
+  run_.device = select_device(run_.options.device, run_.comm.local_rank());
+  set_up_precision(run_.options.precision, run_.device);
+  if (run_.comm.is_root() && !run_.options.dry_run) {
     check_output_files();
-    checkpointer_.read_if_resuming();
+    run_.checkpointer.read_if_resuming();
   }
 }
 
-void Experiment::check_output_files() const {
-  if (!options_.overwrite && std::filesystem::exists(paths_.out)) {
-    throw ConfigError("--out " + options_.out +
+void RunSetUp::check_output_files() const {
+  if (!run_.options.overwrite && std::filesystem::exists(run_.paths.out)) {
+    throw ConfigError("--out " + run_.options.out +
                       " already exists; pass --overwrite to replace it (only when this "
                       "run completes) or choose another --out");
   }
-  if (options_.resume || options_.overwrite) {
+  if (run_.options.resume || run_.options.overwrite) {
     return;
   }
-  if (std::filesystem::exists(paths_.checkpoint)) {
-    throw ConfigError("an interrupted run left " + paths_.partial.string() +
+  if (std::filesystem::exists(run_.paths.checkpoint)) {
+    throw ConfigError("an interrupted run left " + run_.paths.partial.string() +
                       " and its checkpoint; pass --resume to "
                       "continue it, or --overwrite to start again");
   }
-  if (std::filesystem::exists(paths_.partial)) {
+  if (std::filesystem::exists(run_.paths.partial)) {
     throw ConfigError("a run that failed or was killed before its first checkpoint left " +
-                      paths_.partial.string() +
+                      run_.paths.partial.string() +
                       " (nothing to resume); pass --overwrite to start again");
   }
 }
 
-void Experiment::set_up_data() {
-  architecture_ = architecture_of(options_);  // an unknown --model fails before any data is read
-  const auto data = load_client_data(options_);
-  network_shape_ = network_shape_of(data);
-  num_clients_ = data.num_clients();
-  recorder_.set_up(data, device_);  // the true clusters; rank 0 also the sources' holdout sets
-  const auto hosted = hosted_by(comm_.rank());
-  clients_ = std::make_unique<ClientGroup>(data, hosted.first, hosted.end, objective_of(options_),
-                                           device_);
+void RunSetUp::set_up_data() {
+  run_.architecture =
+      architecture_of(run_.options);  // an unknown --model fails before any data is read
+  const auto data = load_client_data(run_.options);
+  run_.network_shape = network_shape_of(data);
+  run_.num_clients = data.num_clients();
+  run_.recorder.set_up(data,
+                       run_.device);  // the true clusters; rank 0 also the sources' holdout sets
+  const auto hosted = run_.hosted_by(run_.comm.rank());
+  run_.clients = std::make_unique<ClientGroup>(data, hosted.first, hosted.end,
+                                               objective_of(run_.options), run_.device);
 }
 
-void Experiment::share_train_samples() {
-  const auto& hosted = clients_->hosted().train().counts();
-  auto counts = comm_.gather(std::vector<double>(hosted.begin(), hosted.end()));
-  counts.resize(static_cast<std::size_t>(num_clients_));
-  comm_.broadcast(counts.data(), static_cast<std::int64_t>(counts.size()));
-  train_samples_.assign(counts.begin(), counts.end());
+void RunSetUp::share_train_samples() {
+  const auto& hosted = run_.clients->hosted().train().counts();
+  auto counts = run_.comm.gather(std::vector<double>(hosted.begin(), hosted.end()));
+  counts.resize(static_cast<std::size_t>(run_.num_clients));
+  run_.comm.broadcast(counts.data(), static_cast<std::int64_t>(counts.size()));
+  run_.train_samples.assign(counts.begin(), counts.end());
 }
 
-algo::AlgorithmContext Experiment::algorithm_context() const {
+algo::AlgorithmContext RunSetUp::algorithm_context() const {
   algo::AlgorithmContext context;
-  context.num_clients = num_clients_;
-  context.num_models = options_.effective_models();
-  context.train_samples = train_samples_;
-  context.seed = options_.seed;
-  context.random_first_assignment = options_.first_assignment == "random";
-  context.gradient_averaging = options_.aggregation == "gradient";
-  context.participation = options_.participation;
-  context.newcomers = options_.newcomers;
-  context.cluster_layers = options_.cluster_layers;
-  context.stable_rounds = options_.stable_rounds;
-  context.batch_size = options_.batch_size;
-  context.optimizer = options_.optimizer;
-  context.num_classes =
-      objective_of(options_) == model::Objective::kClassification ? network_shape_.num_classes : 0;
-  context.classifier_with_head = context.num_classes > 0 && model::has_head(architecture_);
-  context.feature_size = context.classifier_with_head ? model::feature_size(architecture_) : 0;
-  context.sample_size = network_shape_.sample_size();
+  context.num_clients = run_.num_clients;
+  context.num_models = run_.options.effective_models();
+  context.train_samples = run_.train_samples;
+  context.seed = run_.options.seed;
+  context.random_first_assignment = run_.options.first_assignment == "random";
+  context.gradient_averaging = run_.options.aggregation == "gradient";
+  context.participation = run_.options.participation;
+  context.newcomers = run_.options.newcomers;
+  context.cluster_layers = run_.options.cluster_layers;
+  context.stable_rounds = run_.options.stable_rounds;
+  context.batch_size = run_.options.batch_size;
+  context.optimizer = run_.options.optimizer;
+  context.num_classes = objective_of(run_.options) == model::Objective::kClassification
+                            ? run_.network_shape.num_classes
+                            : 0;
+  context.classifier_with_head = context.num_classes > 0 && model::has_head(run_.architecture);
+  context.feature_size = context.classifier_with_head ? model::feature_size(run_.architecture) : 0;
+  context.sample_size = run_.network_shape.sample_size();
   return context;
 }
 
-void Experiment::set_up_algorithm() {
-  algorithm_ =
-      algo::make_algorithm(options_.algorithm, options_.algorithm_options, algorithm_context());
-  if (options_.prox_mu > 0.0 && algorithm_->traits().proximal_mu > 0.0) {
-    throw ConfigError("--prox-mu (FedProx) cannot be combined with " + options_.algorithm +
+void RunSetUp::set_up_algorithm() {
+  run_.algorithm = algo::make_algorithm(run_.options.algorithm, run_.options.algorithm_options,
+                                        algorithm_context());
+  if (run_.options.prox_mu > 0.0 && run_.algorithm->traits().proximal_mu > 0.0) {
+    throw ConfigError("--prox-mu (FedProx) cannot be combined with " + run_.options.algorithm +
                       ", which has its own proximal term; remove --prox-mu");
   }
-  if (algorithm_->traits().local_lr_decay != 1.0 && !algorithm_->traits().keeps_optimizers) {
-    throw Error(options_.algorithm +
+  if (run_.algorithm->traits().local_lr_decay != 1.0 &&
+      !run_.algorithm->traits().keeps_optimizers) {
+    throw Error(run_.options.algorithm +
                 ": a local learning-rate decay is kept with the clients' optimizers; the algorithm "
                 "must declare keeps_optimizers");
   }
-  num_models_ = algorithm_->num_models();
-  const auto side = algorithm_->client_side();
-  procedure_ = side.procedure ? side.procedure : std::make_shared<algo::StandardClient>();
-  statistic_ = side.statistic;
-  const auto hosted = hosted_by(comm_.rank());
-  stability_ = std::make_unique<StabilityMonitor>(comm_, hosted.first, hosted.end,
-                                                  options_.stable_rounds, options_.stable_fraction);
+  run_.num_models = run_.algorithm->num_models();
+  const auto side = run_.algorithm->client_side();
+  run_.procedure = side.procedure ? side.procedure : std::make_shared<algo::StandardClient>();
+  run_.statistic = side.statistic;
+  const auto hosted = run_.hosted_by(run_.comm.rank());
+  run_.stability =
+      std::make_unique<StabilityMonitor>(run_.comm, hosted.first, hosted.end,
+                                         run_.options.stable_rounds, run_.options.stable_fraction);
 }
 
-ClientRange Experiment::hosted_by(int rank) const {
-  return hosted_clients(rank, comm_.size(), num_clients_, options_.server_hosts_clients);
+ClientRange RunState::hosted_by(int rank) const {
+  return hosted_clients(rank, comm.size(), num_clients, options.server_hosts_clients);
 }
 
-bool Experiment::is_newcomer(int client) const {
-  return client % options_.clients_per_cluster >= options_.clients_per_cluster - options_.newcomers;
+bool RunState::is_newcomer(int client) const {
+  return client % options.clients_per_cluster >= options.clients_per_cluster - options.newcomers;
 }
 
-std::vector<int> Experiment::initial_clients() const {
+std::vector<int> RunSetUp::initial_clients() const {
   std::vector<int> initial;
-  for (int c = 0; c < num_clients_; ++c) {
-    if (!is_newcomer(c)) {
+  for (int c = 0; c < run_.num_clients; ++c) {
+    if (!run_.is_newcomer(c)) {
       initial.push_back(c);
     }
   }
   return initial;
 }
 
-void Experiment::set_up_round() {
+void RunSetUp::set_up_round() {
   std::vector<algo::ClientQuery> queries;
-  collective_step(comm_, [&] {
-    if (comm_.is_root()) {
-      queries = algorithm_->set_up_queries(initial_clients());
+  collective_step(run_.comm, [&] {
+    if (run_.comm.is_root()) {
+      queries = run_.algorithm->set_up_queries(initial_clients());
     }
   });
-  queries = share_queries(comm_, queries);
+  queries = share_queries(run_.comm, queries);
   if (queries.empty()) {
     return;
   }
   std::vector<std::vector<double>>
-      local;                    // computed in a collective step: a client that cannot answer
-  collective_step(comm_, [&] {  // (e.g. too few samples) ends every rank, not only its own
+      local;                        // computed in a collective step: a client that cannot answer
+  collective_step(run_.comm, [&] {  // (e.g. too few samples) ends every rank, not only its own
     for (const auto& query : queries) {
-      local.push_back(answer_locally(query, /*round=*/0));
+      local.push_back(QueryExchange(run_).answer_locally(query, /*round=*/0));
     }
   });
-  collective_step(comm_, [&] {
-    const auto answers =
-        gather_answers(queries, local);  // every rank gathers before rank 0 may throw
-    if (comm_.is_root()) {
-      algorithm_->set_up(answers);
-      num_models_ = algorithm_->num_models();
+  collective_step(run_.comm, [&] {
+    const auto answers = QueryExchange(run_).gather_answers(
+        queries, local);  // every rank gathers before rank 0 may throw
+    if (run_.comm.is_root()) {
+      run_.algorithm->set_up(answers);
+      run_.num_models = run_.algorithm->num_models();
     }
   });
-  comm_.broadcast(&num_models_, 1);  // the other ranks size their models by what set-up decided
+  run_.comm.broadcast(&run_.num_models,
+                      1);  // the other ranks size their models by what set-up decided
 }
 
-void Experiment::set_up_models() {
-  const int per_round = participants_per_round(num_clients_, options_.participation);
-  if (algorithm_->traits().clusters_clients && per_round < num_models_) {
-    throw ConfigError("--participation " + std::to_string(options_.participation) + " gives " +
+void RunSetUp::set_up_models() {
+  const int per_round = participants_per_round(run_.num_clients, run_.options.participation);
+  if (run_.algorithm->traits().clusters_clients && per_round < run_.num_models) {
+    throw ConfigError("--participation " + std::to_string(run_.options.participation) + " gives " +
                       std::to_string(per_round) + " clients per round, fewer than the " +
-                      std::to_string(num_models_) + " models to assign; raise --participation");
+                      std::to_string(run_.num_models) + " models to assign; raise --participation");
   }
-  models_ = std::make_unique<ModelSet>(num_models_, architecture_, network_shape_, device_);
-  if (options_.cluster_layers > 0) {  // allowed by algo::check_run_options
-    models_->share_all_but_last_layers(options_.cluster_layers);
+  run_.models = std::make_unique<ModelSet>(run_.num_models, run_.architecture, run_.network_shape,
+                                           run_.device);
+  if (run_.options.cluster_layers > 0) {  // allowed by algo::check_run_options
+    run_.models->share_all_but_last_layers(run_.options.cluster_layers);
   }
-  if (algorithm_->traits()
+  if (run_.algorithm->traits()
           .builds_client_initial_model()) {  // one client initial model, separate from the K models
-    client_initial_model_ =
-        models_->fresh_state(options_.seed, static_cast<std::uint64_t>(num_models_));
+    run_.client_initial_model =
+        run_.models->fresh_state(run_.options.seed, static_cast<std::uint64_t>(run_.num_models));
   }
-  if (algorithm_->traits().keeps_local_models &&
-      !algorithm_->traits().local_models_start_from_server_model) {
-    clients_->hosted().init_local_models(client_initial_model_);  // local models start there
+  if (run_.algorithm->traits().keeps_local_models &&
+      !run_.algorithm->traits().local_models_start_from_server_model) {
+    run_.clients->hosted().init_local_models(
+        run_.client_initial_model);  // local models start there
   }
-  if (algorithm_->traits().keeps_optimizers) {  // FedSoft's official client, the CFL notebook
-    clients_->hosted().keep_optimizers(local_update_settings().solver,
-                                       algorithm_->traits().local_lr_decay);
+  if (run_.algorithm->traits().keeps_optimizers) {  // FedSoft's official client, the CFL notebook
+    run_.clients->hosted().keep_optimizers(run_.local_update_settings().solver,
+                                           run_.algorithm->traits().local_lr_decay);
   }
-  const auto settings = local_update_settings();
-  const auto& hosted = clients_->hosted();
+  const auto settings = run_.local_update_settings();
+  const auto& hosted = run_.clients->hosted();
   for (int i = 0; i < hosted.size(); ++i) {  // at set-up, not in round 1 on some rank
-    procedure_->check_client(hosted.first_client() + i, hosted.train().count(i), settings);
+    run_.procedure->check_client(hosted.first_client() + i, hosted.train().count(i), settings);
   }
   ExecutionSettings execution;
-  execution.threads = options_.parallel_clients ? threads_ : 1;
-  execution.client_batch = client_batch_for(options_.client_batch, device_);
-  execution.client_batch_bytes = options_.client_batch == 0 ? kGpuClientBatchBytes : 0;
-  clients_->set_up(procedure_, execution, models_->working_model());
+  execution.threads = run_.options.parallel_clients ? run_.threads : 1;
+  execution.client_batch = client_batch_for(run_.options.client_batch, run_.device);
+  execution.client_batch_bytes = run_.options.client_batch == 0 ? kGpuClientBatchBytes : 0;
+  run_.clients->set_up(run_.procedure, execution, run_.models->working_model());
 }
 
-void Experiment::open_result_file() {
-  if (!comm_.is_root()) {
+void RunSetUp::open_result_file() {
+  if (!run_.comm.is_root()) {
     return;
   }
   // --resume: the partial file is written afresh from the checkpoint's rounds, so a file a kill
   // left half written (or that is damaged or swapped) cannot carry into the result.
-  const auto old_partial = checkpointer_.partial_difference();
-  checkpointer_.note_build();
-  recorder_.open(*algorithm_, num_models_, config_attributes());
-  checkpointer_.append_rows(recorder_, old_partial);
+  const auto old_partial = run_.checkpointer.partial_difference();
+  run_.checkpointer.note_build();
+  run_.recorder.open(*run_.algorithm, run_.num_models, config_attributes());
+  run_.checkpointer.append_rows(run_.recorder, old_partial);
 }
 
-std::vector<std::pair<std::string, std::string>> Experiment::config_attributes() const {
-  auto attributes = options_.to_attributes();
+std::vector<std::pair<std::string, std::string>> RunSetUp::config_attributes() const {
+  auto attributes = run_.options.to_attributes();
   attributes.emplace_back("version", core::version());
   attributes.emplace_back("git_commit", core::git_commit());
   attributes.emplace_back("torch_version", core::torch_version());
   attributes.emplace_back("cuda", core::cuda_support());
   attributes.emplace_back("cpu_kernels", core::cpu_kernels());
-  attributes.emplace_back("ranks", std::to_string(comm_.size()));
-  attributes.emplace_back("threads_per_rank", std::to_string(threads_));
-  attributes.emplace_back("device", device_.str());
-  attributes.emplace_back("clients", std::to_string(num_clients_));
-  attributes.emplace_back("build_history", checkpointer_.build_history());
+  attributes.emplace_back("ranks", std::to_string(run_.comm.size()));
+  attributes.emplace_back("threads_per_rank", std::to_string(run_.threads));
+  attributes.emplace_back("device", run_.device.str());
+  attributes.emplace_back("clients", std::to_string(run_.num_clients));
+  attributes.emplace_back("build_history", run_.checkpointer.build_history());
   // The algorithm's model count is the root attribute num_models; /config/models stays the option
   // (--models, or --clusters when 0), so that --skip-complete and --resume compare like with like.
   return attributes;
 }
 
-void Experiment::set_up() {
-  collective_step(comm_, [&] { set_up_compute(); });
-  checkpointer_.share_first_round();
-  collective_step(comm_, [&] { set_up_data(); });
+void RunSetUp::announce() const {
+  const auto& options = run_.options;
+  std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
+            << core::torch_version() << ", CPU kernels " << core::cpu_kernels() << "\n"
+            << options.algorithm << " on " << options.dataset << " "
+            << data::find_dataset(options.dataset).layout(data_request(options)) << ": "
+            << run_.num_clients << " clients in " << options.clusters << " clusters, "
+            << run_.num_models << " models (" << options.effective_model() << ", "
+            << run_.models->state_size() << " floats each), " << run_.comm.size() << " rank(s) x "
+            << run_.threads << " thread(s) on " << run_.device.str() << ", clients "
+            << run_.clients->execution() << " -> "
+            << (options.dry_run ? "nothing (--dry-run)" : options.out) << std::endl;
+}
+
+void RunSetUp::set_up() {
+  collective_step(run_.comm, [&] { set_up_compute(); });
+  run_.checkpointer.share_first_round();
+  collective_step(run_.comm, [&] { set_up_data(); });
   share_train_samples();
-  collective_step(comm_, [&] { set_up_algorithm(); });
+  collective_step(run_.comm, [&] { set_up_algorithm(); });
   set_up_round();
-  collective_step(comm_, [&] { set_up_models(); });
-  if (comm_.is_root()) {
-    models_->initialize(options_.seed,
-                        options_.init == "same" || algorithm_->traits().same_initial_models);
-    std::cout << "cflrun " << core::version() << " (" << core::git_commit() << "), LibTorch "
-              << core::torch_version() << ", CPU kernels " << core::cpu_kernels() << "\n"
-              << options_.algorithm << " on " << options_.dataset << " "
-              << data::find_dataset(options_.dataset).layout(data_request(options_)) << ": "
-              << num_clients_ << " clients in " << options_.clusters << " clusters, " << num_models_
-              << " models (" << options_.effective_model() << ", " << models_->state_size()
-              << " floats each), " << comm_.size() << " rank(s) x " << threads_ << " thread(s) on "
-              << device_.str() << ", clients " << clients_->execution() << " -> "
-              << (options_.dry_run ? "nothing (--dry-run)" : options_.out) << std::endl;
+  collective_step(run_.comm, [&] { set_up_models(); });
+  if (run_.comm.is_root()) {
+    run_.models->initialize(run_.options.seed, run_.options.init == "same" ||
+                                                   run_.algorithm->traits().same_initial_models);
+    announce();
   }
-  comm_.broadcast(models_->states().data_ptr<float>(), models_->states().numel());
-  if (algorithm_->traits().keeps_local_models &&
-      algorithm_->traits().local_models_start_from_server_model) {
-    clients_->hosted().init_local_models(models_->states()[0]);  // FedALA: the global model
+  run_.comm.broadcast(run_.models->states().data_ptr<float>(), run_.models->states().numel());
+  if (run_.algorithm->traits().keeps_local_models &&
+      run_.algorithm->traits().local_models_start_from_server_model) {
+    run_.clients->hosted().init_local_models(run_.models->states()[0]);  // FedALA: the global model
   }
-  if (!options_.dry_run) {
+  if (!run_.options.dry_run) {
     // The checkpoint first: a resume that fails to restore leaves the interrupted file untouched.
-    collective_step(comm_, [&] { checkpointer_.restore(checkpoint_parts()); });
-    collective_step(comm_, [&] { open_result_file(); });
+    collective_step(run_.comm, [&] { run_.checkpointer.restore(run_.checkpoint_parts()); });
+    collective_step(run_.comm, [&] { open_result_file(); });
   }
 }
 

@@ -1,9 +1,10 @@
 #pragma once
-// Private to src/run: the round driver of one experiment on one rank, shared by
-// experiment_setup.cpp (set-up: data, the algorithm's set-up round, models, result file),
-// experiment_round.cpp (the round protocol of algo/algorithm.hpp), experiment_exchange.cpp (queries
-// and plans between ranks) and experiment.cpp (the end of a round and of the run). What rank 0
-// records is round_recorder.hpp's; the checkpoints are checkpointer.hpp's.
+// Private to src/run: one experiment on one rank. RunState holds what a run has once set up;
+// RunSetUp (experiment_setup.cpp) sets it up (compute, data, the algorithm's set-up round, models,
+// result file), RoundDriver (experiment_round.cpp) runs the round protocol of algo/algorithm.hpp,
+// QueryExchange (experiment_exchange.cpp) answers the server's queries and gathers the answers, and
+// Experiment (experiment.cpp) ends rounds and the run. What rank 0 records is round_recorder.hpp's;
+// the checkpoints are checkpointer.hpp's.
 #include <cflrun/run/experiment.hpp>
 
 #include <algorithm>
@@ -42,37 +43,81 @@
 
 namespace cflrun::run::detail {
 
-/// The round driver of a run on one rank: sets the run up (compute, data, the algorithm and its
-/// set-up round, models, result file), runs the round protocol of algo/algorithm.hpp (queries,
-/// plan, local updates, aggregation, evaluation) and the exchange between ranks, and hands each
-/// round to its recorder (rank 0's record) and its checkpointer. Every function is collective:
-/// every rank calls it in the same order; decisions and writes are rank 0's.
-/// @throws ReportedError from set_up on every rank if a set-up step failed on any rank;
-///         Interrupted from end_round on every rank after a signal; Error from a round.
-class Experiment {
- public:
-  Experiment(const cli::RunOptions& options, const comm::Communicator& comm)
-      : options_(options),
-        comm_(comm),
-        paths_(output_paths(options.out)),
-        recorder_(options, comm, paths_),
-        checkpointer_(options, comm, paths_) {}
+/// What a run holds on one rank once set up (every rank; decisions and writes are rank 0's), and
+/// the rules several steps share. Filled by RunSetUp, used by RoundDriver, QueryExchange and
+/// Experiment.
+struct RunState {
+  RunState(const cli::RunOptions& run_options, const comm::Communicator& communicator)
+      : options(run_options),
+        comm(communicator),
+        paths(output_paths(run_options.out)),
+        recorder(run_options, communicator, paths),
+        checkpointer(run_options, communicator, paths) {}
 
-  void set_up();
-  /// The first round to run: 0, or the checkpoint's next round with --resume.
-  int first_round() const { return checkpointer_.first_round(); }
-  /// One round of the protocol of algo/algorithm.hpp.
-  void run_round(int round);
-  /// After a round: the checkpoint when due, and the stop on a signal (throws Interrupted).
-  void end_round(int round);
-  /// After the last round: rank 0 writes the summary, publishes <out> and removes the checkpoint.
-  void finish();
-  /// After an error in a round: rank 0 marks the result file failed (removed if it has no round).
-  void fail(const std::string& message) { recorder_.fail(message); }
+  /// The clients `rank` hosts in this run's layout (--server-hosts-clients), the one rule every
+  /// set-up step and gather uses.
+  ClientRange hosted_by(int rank) const;
+  /// Whether `client` joins late (--newcomers: the last of every cluster's clients).
+  bool is_newcomer(int client) const;
+  /// The clients' local solver from the options and the algorithm's proximal term.
+  local::LocalUpdateSettings local_update_settings() const;
+  /// M, K and P of this run's plans.
+  PlanShape plan_shape() const;
+  /// What a checkpoint holds of this rank's run (checkpointer.hpp).
+  CheckpointParts checkpoint_parts();
+
+  const cli::RunOptions& options;
+  const comm::Communicator& comm;
+  OutputPaths paths;          // --out and the files beside it
+  RoundRecorder recorder;     // rank 0's record: the result file, series, true clusters
+  Checkpointer checkpointer;  // --resume and the checkpoints
+  torch::Device device{torch::kCPU};
+  int threads = 1;
+  std::unique_ptr<algo::Algorithm> algorithm;  // every rank; decisions on rank 0
+  int num_clients = 0;                         // M, the same on every rank
+  int num_models = 0;                          // K, the same on every rank
+  model::Architecture architecture = model::Architecture::kCnn;
+  model::NetworkShape network_shape;
+  std::vector<std::int64_t> train_samples;  // [M] n_i of every client, every rank
+  std::unique_ptr<ModelSet> models;
+  torch::Tensor client_initial_model;  // [P] float32: where every local model and warm-up starts
+  std::unique_ptr<ClientGroup> clients;
+  std::shared_ptr<algo::ClientProcedure> procedure;  // the algorithm's, or algo::StandardClient
+  std::shared_ptr<algo::ClientStatistic> statistic;  // the answer to its own query, or null
+  std::unique_ptr<StabilityMonitor> stability;
+};
+
+/// The clients' answers to the server's queries on this rank (loss vectors, or the algorithm's own
+/// statistic through the run's services), gathered to rank 0 (round_exchange.hpp). Collective.
+class QueryExchange {
+ public:
+  explicit QueryExchange(RunState& run) : run_(run) {}
+  /// This rank's answers to `query` for round `round` ([p, L] row-major, p its hosted clients
+  /// among the query's; empty where it hosts none).
+  std::vector<double> answer_locally(const algo::ClientQuery& query, int round);
+  /// Every rank's answers to `queries`, gathered on rank 0.
+  std::vector<algo::QueryAnswer> answer_queries(const std::vector<algo::ClientQuery>& queries,
+                                                int round);
+  /// Rank 0: every rank's answers (`local`, one per query) gathered into QueryAnswers.
+  std::vector<algo::QueryAnswer> gather_answers(const std::vector<algo::ClientQuery>& queries,
+                                                const std::vector<std::vector<double>>& local);
 
  private:
-  // set-up (experiment_setup.cpp)
+  RunState& run_;
+};
+
+/// Sets a run up on every rank (experiment_setup.cpp): compute, data, the algorithm and its
+/// set-up round, models, the clients' execution, the result file. Every step is collective.
+/// @throws ReportedError on every rank if a step failed on any rank.
+class RunSetUp {
+ public:
+  explicit RunSetUp(RunState& run) : run_(run) {}
+  /// The whole set-up, step after step.
+  void set_up();
+
+ private:
   void set_up_compute();
+  void check_output_files() const;
   void set_up_data();
   void share_train_samples();
   algo::AlgorithmContext algorithm_context() const;
@@ -82,23 +127,29 @@ class Experiment {
   /// The clients present from the start (not newcomers), increasing ids.
   std::vector<int> initial_clients() const;
   void set_up_models();
-  bool is_newcomer(int client) const;
-  /// The clients `rank` hosts in this run's layout (--server-hosts-clients), the one rule every
-  /// set-up step and gather uses.
-  ClientRange hosted_by(int rank) const;
-  void check_output_files() const;
+  /// Rank 0: the run's one line on stdout (what runs where).
+  void announce() const;
   /// Rank 0: the result file, written afresh (with the checkpoint's rounds when resuming).
   void open_result_file();
   /// The run's /config attributes: its options, the build, the machine and the build history.
   std::vector<std::pair<std::string, std::string>> config_attributes() const;
-  /// What a checkpoint holds of this rank's run (checkpointer.hpp).
-  CheckpointParts checkpoint_parts();
-  // one round (experiment_round.cpp)
+
+  RunState& run_;
+};
+
+/// One round of the protocol of algo/algorithm.hpp on every rank (experiment_round.cpp): queries,
+/// plan, local updates, aggregation, evaluation, record. Every function is collective.
+class RoundDriver {
+ public:
+  explicit RoundDriver(RunState& run) : run_(run) {}
+  /// Round `round` (0-based), recorded by rank 0.
+  void run_round(int round);
+
+ private:
   std::vector<int> draw_round_participants(int round) const;
   algo::RoundInput round_input(int round, const std::vector<int>& participants) const;
   void plan_round(int round, RoundOutcome& outcome, Clock& start);
   void plan_stable_round(RoundOutcome& outcome, Clock& start);
-  local::LocalUpdateSettings local_update_settings() const;
   void add_fedprox_anchors(algo::RoundPlan& plan) const;
   std::vector<double> train(int round, RoundOutcome& outcome);
   std::vector<double> train_then_aggregate(int round, RoundOutcome& outcome);
@@ -108,35 +159,33 @@ class Experiment {
   /// step, FedPAC's heads from their own sums) and which models any client trained.
   void average_weighted_sums(const std::vector<double>& weighted_sums, RoundOutcome& outcome);
   std::vector<double> evaluate(int round, const RoundOutcome& outcome);
-  // the clients' answers (experiment_exchange.cpp; the wire format is round_exchange.hpp)
-  std::vector<double> answer_locally(const algo::ClientQuery& query, int round);
-  std::vector<algo::QueryAnswer> answer_queries(const std::vector<algo::ClientQuery>& queries,
-                                                int round);
-  /// Rank 0: every rank's answers (`local`, one per query) gathered into QueryAnswers. Collective.
-  std::vector<algo::QueryAnswer> gather_answers(const std::vector<algo::ClientQuery>& queries,
-                                                const std::vector<std::vector<double>>& local);
-  /// M, K and P of this run's plans.
-  PlanShape plan_shape() const;
 
-  const cli::RunOptions& options_;
-  const comm::Communicator& comm_;
-  OutputPaths paths_;          // --out and the files beside it
-  RoundRecorder recorder_;     // rank 0's record: the result file, series, true clusters
-  Checkpointer checkpointer_;  // --resume and the checkpoints
-  torch::Device device_{torch::kCPU};
-  int threads_ = 1;
-  std::unique_ptr<algo::Algorithm> algorithm_;  // every rank; decisions on rank 0
-  int num_clients_ = 0;                         // M, the same on every rank
-  int num_models_ = 0;                          // K, the same on every rank
-  model::Architecture architecture_ = model::Architecture::kCnn;
-  model::NetworkShape network_shape_;
-  std::vector<std::int64_t> train_samples_;  // [M] n_i of every client, every rank
-  std::unique_ptr<ModelSet> models_;
-  torch::Tensor client_initial_model_;  // [P] float32: where every local model and warm-up starts
-  std::unique_ptr<ClientGroup> clients_;
-  std::shared_ptr<algo::ClientProcedure> procedure_;  // the algorithm's, or algo::StandardClient
-  std::shared_ptr<algo::ClientStatistic> statistic_;  // the answer to its own query, or null
-  std::unique_ptr<StabilityMonitor> stability_;
+  RunState& run_;
+};
+
+/// One experiment on one rank: its set-up, rounds, checkpoints and end. Every function is
+/// collective: every rank calls it in the same order.
+/// @throws ReportedError from set_up on every rank if a set-up step failed on any rank;
+///         Interrupted from end_round on every rank after a signal; Error from a round.
+class Experiment {
+ public:
+  Experiment(const cli::RunOptions& options, const comm::Communicator& comm)
+      : run_(options, comm) {}
+
+  void set_up() { RunSetUp(run_).set_up(); }
+  /// The first round to run: 0, or the checkpoint's next round with --resume.
+  int first_round() const { return run_.checkpointer.first_round(); }
+  /// One round of the protocol of algo/algorithm.hpp.
+  void run_round(int round) { RoundDriver(run_).run_round(round); }
+  /// After a round: the checkpoint when due, and the stop on a signal (throws Interrupted).
+  void end_round(int round);
+  /// After the last round: rank 0 writes the summary, publishes <out> and removes the checkpoint.
+  void finish();
+  /// After an error in a round: rank 0 marks the result file failed (removed if it has no round).
+  void fail(const std::string& message) { run_.recorder.fail(message); }
+
+ private:
+  RunState run_;
 };
 
 }  // namespace cflrun::run::detail

@@ -37,7 +37,8 @@ for config in "${configs[@]}"; do
         --out "$out/$name.$b.$r.h5" >/dev/null
       printf '%-36s client-batch %-3s repeat %s: ' "$name" "$b" "$r"
       "$summary" "$out/$name.$b.$r.h5" 1 |
-        awk '/^  round /{r = $2} /%$/{p = p sprintf(" %s %s", $1, $2)} END {printf "%s s/round;%s\n", r, p}'
+        awk '/^  round /{r = $2} /%$/ && !/outside/ {p = p sprintf(" %s %s", $1, $2)}
+             END {printf "%s s/round;%s\n", r, p}'
     done
   done
 done
