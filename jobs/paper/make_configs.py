@@ -220,7 +220,7 @@ build/cflrun report results/paper_fmnist --paper
 ```
 
 Where there is no SLURM, e.g. on a lent GPU machine, `tests/gpu/sweep.sh MANIFEST DEADLINE_S` runs
-the same manifest side by side on one machine (`tests/gpu/run_manifest.py`; the top README's
+the same manifest side by side on one machine (`jobs/slurm/run_manifest.py`; the top README's
 "GPUs"); the README's "Measured" has the 100-round Fashion-MNIST table made that way.
 
 ## The configs

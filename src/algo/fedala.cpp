@@ -46,6 +46,10 @@ class FedAlaClient : public ClientProcedure {
   FedAlaClient(FedAlaOptions options, std::int64_t batch_size)
       : options_(options), batch_size_(batch_size) {}
 
+  /// evaluate() changes only the client's own local model and memory, and reads the server
+  /// models, which no client writes.
+  bool runs_concurrently() const override { return true; }
+
   ClientScore evaluate(LocalClient& client, model::Network& model,
                        const AlgorithmState& payload) override {
     adapt(client, model);

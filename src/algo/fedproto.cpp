@@ -22,6 +22,9 @@ class FedProtoClient : public ClientProcedure {
   std::int64_t report_length() const override {
     return static_cast<std::int64_t>(num_classes_) * (feature_size_ + 1);
   }
+  /// train(), report() and evaluate() touch only the client's view (its memory), its model and
+  /// the read-only payload.
+  bool runs_concurrently() const override { return true; }
 
   double train(LocalClient& client, model::Network& model,
                const local::LocalUpdateSettings& settings, const AlgorithmState& payload) override {

@@ -24,6 +24,9 @@ constexpr const char* kAfterUpdateScore = "after_update_score";
 /// The PACFL code's metric: a client is scored with its own model right after its local update.
 class ScoredAfterLocalUpdate : public ClientProcedure {
  public:
+  /// train() and evaluate() touch only the client's view (its memory) and its model.
+  bool runs_concurrently() const override { return true; }
+
   double train(LocalClient& client, model::Network& model,
                const local::LocalUpdateSettings& settings, const AlgorithmState& payload) override {
     const double loss = ClientProcedure::train(client, model, settings, payload);

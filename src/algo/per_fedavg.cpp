@@ -140,6 +140,9 @@ class PerFedAvgClient : public ClientProcedure {
 
   void set_batch_size(std::int64_t batch_size) { batch_size_ = batch_size; }
 
+  /// train() and evaluate() touch only the client's view, its model and its own streams.
+  bool runs_concurrently() const override { return true; }
+
   std::string not_batched() const override { return ""; }
 
   std::vector<double> train_batched(ClientBatch& batch, model::ClientBatchedNetwork& network,

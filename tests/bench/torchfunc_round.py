@@ -96,10 +96,13 @@ def main():
         sync()
         t0 = time.perf_counter()
         with torch.no_grad():  # loss vectors: every model on every training sample, stacked
+            flat_x, flat_y = train_x.flatten(0, 1), train_y.flatten()
+            chunk = 8192 if device.type == "cuda" else 1024
             losses = torch.stack([
-                F.cross_entropy(functional_call(net, {n: p[j] for n, p in models.items()},
-                                                (train_x.flatten(0, 1),)),
-                                train_y.flatten(), reduction="none").view(m, -1).mean(1)
+                torch.cat([F.cross_entropy(functional_call(net, {n: p[j] for n, p in models.items()},
+                                                           (flat_x[i:i + chunk],)),
+                                           flat_y[i:i + chunk], reduction="none")
+                           for i in range(0, flat_x.shape[0], chunk)]).view(m, -1).mean(1)
                 for j in range(k)], dim=1)  # [M, K]
         sync()
         t1 = time.perf_counter()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a sweep manifest on the lent GPU machine, which has no SLURM: the runs go side by side on
-# its GPU (--device cuda, one thread each) through tests/gpu/run_manifest.py, under the NVIDIA
+# its GPU (--device cuda, one thread each) through jobs/slurm/run_manifest.py, under the NVIDIA
 # Multi-Process Service where it starts (one GPU context for all processes, so their small kernels
 # overlap instead of time-slicing), until a deadline; the complete result files come back packed.
 #
@@ -28,24 +28,11 @@ probe() {  # one round of a small config on the GPU
 }
 rm -rf /tmp/gpu-sweep-probe && mkdir -p /tmp/gpu-sweep-probe  # a warm machine keeps the last call's probe files
 mps=off
-if command -v nvidia-cuda-mps-control > /dev/null; then
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  # A daemon left by an earlier call on a still-warm machine is stopped first, so every call starts
-  # its own (a precaution: the measured cause of a call without MPS was the old probe file above).
-  if echo get_server_list | nvidia-cuda-mps-control > /dev/null 2>&1; then
-    echo "sweep: stopping the MPS daemon of an earlier call"
-    echo quit | nvidia-cuda-mps-control 2> /dev/null
-    for _ in $(seq 20); do pgrep -x nvidia-cuda-mps > /dev/null || break; sleep 0.5; done
-  fi
-  nvidia-cuda-mps-control -d 2> /dev/null
-  # on: the probe ran and an MPS server serves this GPU (CUDA falls back to no MPS without one)
-  if probe 1 && [ -n "$(echo get_server_list | nvidia-cuda-mps-control 2> /dev/null)" ]; then
-    mps=on
-  else
-    echo quit | nvidia-cuda-mps-control 2> /dev/null
-    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-  fi
+# shellcheck source=../../jobs/slurm/mps.sh
+source jobs/slurm/mps.sh
+# on: the probe ran and an MPS server serves this GPU (CUDA falls back to no MPS without one)
+if mps_start probe 1; then
+  mps=on
 fi
 if [ "$mps" = off ] && ! probe 2; then
   echo "sweep: cflrun does not run on the GPU:" >&2
@@ -57,7 +44,7 @@ echo "sweep: set up in $((SECONDS - started)) s; running until $deadline s"
 
 nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 15 > "$out/gpu_samples.csv" &
 sampler=$!
-python3 tests/gpu/run_manifest.py "$manifest" --deadline "$((deadline - (SECONDS - started)))" \
+python3 jobs/slurm/run_manifest.py "$manifest" --deadline "$((deadline - (SECONDS - started)))" \
   --extra "--device cuda --threads 1 --quiet --skip-complete" --log "$out/runs.tsv" \
   --run-logs /tmp/gpu-sweep-logs "$@"
 status=$?

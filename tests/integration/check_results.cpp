@@ -5,6 +5,9 @@
 //   check_results accuracy-by FILE ROUND MIN  mean test accuracy >= MIN at ROUND (1-based)
 //   check_results same-assignments A B        /clients/assignment identical
 //   check_results identical A B               every result dataset bit-identical (timings aside)
+//   check_results same-training A B           what the clients trained bit-identical: assignments
+//                                             and training losses (not the scores: their kernels'
+//                                             sums may depend on the thread count)
 //   check_results accuracy-close A B TOL      final accuracies differ by at most TOL
 //   check_results metrics-close A B TOL [LOSS_TOL]  every round, every client: accuracies within
 //                                             TOL, test losses within LOSS_TOL (default TOL)
@@ -104,10 +107,14 @@ int accuracy_by(const std::string& file, int round, double min) {
   return 0;
 }
 
-int identical(const std::string& a, const std::string& b, bool assignments_only) {
+/// Which datasets identical() compares.
+enum class Compared { kAssignments, kTraining, kEverything };
+
+int identical(const std::string& a, const std::string& b, Compared compared) {
   const std::vector<std::string> datasets =
-      assignments_only
-          ? std::vector<std::string>{"/clients/assignment"}
+      compared == Compared::kAssignments ? std::vector<std::string>{"/clients/assignment"}
+      : compared == Compared::kTraining
+          ? std::vector<std::string>{"/clients/assignment", "/rounds/train_loss"}
           : std::vector<std::string>{
                 "/clients/assignment", "/clients/true_cluster", "/rounds/ari",
                 "/rounds/accuracy",    "/rounds/test_loss",     "/rounds/train_loss",
@@ -307,8 +314,12 @@ const std::vector<Check>& all_checks() {
        [](const Args& a) { return ari_from(a[0], std::stoi(a[1]), std::stod(a[2])); }},
       {"accuracy-by", 3, 3,
        [](const Args& a) { return accuracy_by(a[0], std::stoi(a[1]), std::stod(a[2])); }},
-      {"same-assignments", 2, 2, [](const Args& a) { return identical(a[0], a[1], true); }},
-      {"identical", 2, 2, [](const Args& a) { return identical(a[0], a[1], false); }},
+      {"same-assignments", 2, 2,
+       [](const Args& a) { return identical(a[0], a[1], Compared::kAssignments); }},
+      {"same-training", 2, 2,
+       [](const Args& a) { return identical(a[0], a[1], Compared::kTraining); }},
+      {"identical", 2, 2,
+       [](const Args& a) { return identical(a[0], a[1], Compared::kEverything); }},
       {"consistent-prefix", 2, 2, [](const Args& a) { return consistent_prefix(a[0], a[1]); }},
       {"accuracy-close", 3, 3,
        [](const Args& a) { return accuracy_close(a[0], a[1], std::stod(a[2])); }},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu/run_manifest.py on real runs: a one-rank and a two-rank run end ok and write their
+# jobs/slurm/run_manifest.py on real runs: a one-rank and a two-rank run end ok and write their
 # result files, a run past the deadline is stopped and leaves its partial file and checkpoint for
 # --resume, a run with a bad option is logged as failed (exit status 1), a run that waits for more
 # slots than the long run leaves is never started, a run expected (--expect) to take longer than

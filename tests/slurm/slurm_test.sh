@@ -8,9 +8,12 @@
 #      2 say "already complete" and their files are untouched;
 #   3. the same array resubmitted again: nothing runs, no file changes;
 #   4. one run of jobs/slurm/run.sbatch with its defaults (3 tasks, file and log named after the job);
-#   5. `cflrun report` on the sweep's results, if cflrun has that subcommand.
+#   5. `cflrun report` on the sweep's results, if cflrun has that subcommand;
+#   6. the sweep packed onto nodes: jobs/slurm/gpu_node.sbatch as a 2-task array (a part of the
+#      manifest each, 2 runs at a time, on the CPU here), every run complete, each task's progress
+#      lines, and the paper report printed by the task that saw the manifest complete.
 # Part `time-limit` (about 5 minutes, mostly waiting on SLURM's clock: label long):
-#   6. a run.sbatch job whose time limit (3 min) is shorter than the run: SLURM sends SIGUSR1 (its
+#   7. a run.sbatch job whose time limit (3 min) is shorter than the run: SLURM sends SIGUSR1 (its
 #      --signal=B:USR1@60), cflrun checkpoints and exits 75, the job requeues itself, resumes and
 #      completes with a file equal to an uninterrupted run's (check_results identical).
 # Usage: slurm_test.sh CFLRUN SOURCE_DIR CHECK_RESULTS sweep|time-limit
@@ -197,7 +200,28 @@ report() {
   grep -Eq '^\| *3 *\|' <<< "$table" || fail "cflrun report: expected one group of n = 3 runs (a row '| 3 | ...')"
 }
 
-# 6. A run longer than its time limit: signalled, checkpointed, requeued, resumed, complete, and equal
+# 6. The same sweep packed onto "nodes": gpu_node.sbatch as a 2-task array, a part of the manifest
+# each, 2 runs at once (no GPU here: on the CPU, without MPS).
+packed_on_nodes() {
+  local job log i reports=0
+  sed 's#results/sweep/#results/packed/#' sweep.txt > packed.txt
+  job="$(sbatch --parsable --array=0-1 --cpus-per-task=1 --time=10 "$src/jobs/slurm/gpu_node.sbatch" \
+         packed.txt 2)"
+  say "submitted gpu_node.sbatch as a 2-task array $job"
+  wait_for_job "$job"
+  for i in "${!kSeeds[@]}"; do expect_status "$work/results/packed/clove_seed${kSeeds[i]}.h5" complete; done
+  for i in 0 1; do
+    log="$work/results/logs/cflgpu-${job}_$i.log"
+    grep -q "gpu_node: part $i/2 of packed.txt, 2 at a time" "$log" || fail "task $i: no part line in $log"
+    grep -Eq "ok +[0-9.]+ s  1/[12]  " "$log" || fail "task $i: no progress line in $log"
+    grep -q "| Table 1 | label_skew_1 | fmnist | clove | $kRounds | accuracy | 3 |" "$log" &&
+      reports=$((reports + 1))
+  done
+  [ "$reports" -ge 1 ] || fail "no task printed the paper report of the 3 runs"
+  say "the 2 parts ran the 3 runs; the paper report of n = 3 printed"
+}
+
+# 7. A run longer than its time limit: signalled, checkpointed, requeued, resumed, complete, and equal
 # to an uninterrupted run of the same options on the same ranks and threads (mpiexec -n 2 here).
 time_limit_requeue() {
   local job out="$work/results/timelimit.h5" log
@@ -225,6 +249,7 @@ if [ "$4" = sweep ]; then
   resubmit_runs_nothing
   single_run
   report
+  packed_on_nodes
 else
   time_limit_requeue
 fi

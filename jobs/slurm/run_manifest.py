@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Runs the lines of a sweep manifest (jobs/paper/sweep.sh, `cflrun sweep`) side by side on one
-machine, for a GPU machine without SLURM: each line is one cflrun run, started as soon as enough
-of --slots are free (one slot per MPI rank), in the manifest's order, until --deadline seconds
-after the start; runs still going then are stopped (SIGTERM to their process group, SIGKILL 10 s
-later) and leave their .partial files and checkpoints for `--resume`.
+machine: a GPU node (jobs/slurm/gpu_node.sbatch; the runs share the GPU, under NVIDIA MPS where it
+starts), or a GPU machine without SLURM (tests/gpu/sweep.sh). Each line is one cflrun run, started
+as soon as enough of --slots are free (one slot per MPI rank), in the manifest's order, until
+--deadline seconds after the start; runs still going then are stopped (SIGTERM to their process
+group, SIGKILL 10 s later) and leave their .partial files and checkpoints for `--resume`. Prints a
+line as each run ends: seconds since the start, its state, its seconds, runs ended / runs, the line.
 
-    run_manifest.py MANIFEST --slots 16 --deadline 480 [--ranks REGEX=N ...] [--expect REGEX=S ...]
-                    [--extra ARGS] [--log TSV]
+    run_manifest.py MANIFEST --slots 16 --deadline 480 [--part I/N] [--ranks REGEX=N ...]
+                    [--expect REGEX=S ...] [--extra ARGS] [--log TSV]
+
+--part I/N runs only the lines whose 0-based index is I modulo N: part I of N nodes (a job array,
+gpu_node.sbatch).
 
 --ranks gives a line that matches REGEX (Python `re.search` over the line) N MPI ranks under
 --mpiexec (the first rule that matches; 1 rank, no mpiexec, otherwise). --expect gives a line that
@@ -40,7 +45,13 @@ def parse_args():
     parser.add_argument("--extra", default="")
     parser.add_argument("--log", default=None)
     parser.add_argument("--run-logs", default=None, help="directory for each run's output")
-    return parser.parse_args()
+    parser.add_argument("--part", default="0/1", help="I/N: only lines I, I + N, I + 2N, ...")
+    args = parser.parse_args()
+    match = re.fullmatch(r"(\d+)/(\d+)", args.part)
+    if not match or int(match.group(1)) >= int(match.group(2)):
+        parser.error(f"--part must be I/N with 0 <= I < N, but got {args.part!r}")
+    args.part = (int(match.group(1)), int(match.group(2)))
+    return args
 
 
 def manifest_lines(path):
@@ -109,8 +120,9 @@ class Runner:
         if log is not subprocess.DEVNULL:
             log.close()
         del self.running[i]
-        print(f"[{time.monotonic() - self.start:6.0f} s] {state:>9} {self.seconds[i]:7.1f} s  {self.lines[i]}",
-              flush=True)
+        ended = sum(1 for s in self.states if s != "not started")
+        print(f"[{time.monotonic() - self.start:6.0f} s] {state:>9} {self.seconds[i]:7.1f} s  "
+              f"{ended}/{len(self.lines)}  {self.lines[i]}", flush=True)
 
     def run(self):
         next_line = 0
@@ -140,7 +152,8 @@ def main():
     args = parse_args()
     if args.run_logs:
         os.makedirs(args.run_logs, exist_ok=True)
-    runner = Runner(manifest_lines(args.manifest), args)
+    part, parts = args.part
+    runner = Runner(manifest_lines(args.manifest)[part::parts], args)
     try:
         runner.run()
     finally:
