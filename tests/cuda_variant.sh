@@ -21,10 +21,12 @@ fi
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 "$variant" --config tests/integration/tiny_clove.cfg --rounds 3 --device auto --out "$out/tiny.h5" | tee "$out/log.txt"
-grep -q "on cpu ->" "$out/log.txt" || nvidia-smi > /dev/null 2>&1 || fail "--device auto chose a GPU on a machine without one"
+grep -Eq " on cpu(,| ->)" "$out/log.txt" || nvidia-smi > /dev/null 2>&1 || fail "--device auto chose a GPU on a machine without one"
 grep -Eq "^round +3/3 +ARI 1\.000" "$out/log.txt" || fail "the tiny CLoVE run did not reach ARI 1 by round 3"
 # The client-batched local updates (--client-batch, the GPU default) on the CPU path of this variant.
 "$variant" --config tests/integration/tiny_clove.cfg --rounds 3 --device auto --client-batch 4 \
   --out "$out/batched.h5" | tee "$out/batched.txt"
+grep -q " on cpu, clients client-batched" "$out/batched.txt" || nvidia-smi > /dev/null 2>&1 \
+  || fail "the --client-batch run does not say its clients run client-batched on the CPU"
 grep -Eq "^round +3/3 +ARI 1\.000" "$out/batched.txt" || fail "the client-batched tiny run did not reach ARI 1 by round 3"
 echo "cuda_variant: built and ran the CUDA variant $variant"

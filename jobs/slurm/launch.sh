@@ -135,5 +135,36 @@ cflrun_sweep_task() {
   echo "manifest $manifest, run line $index: $line"
   cflrun_has_option --skip-complete "${args[@]}" || args+=(--skip-complete)
   cflrun_has_option --overwrite "${args[@]}" || args+=(--overwrite)
-  cflrun_launch "${args[@]}"
+  cflrun_launch_until_written "$(cflrun_option_value --out "${args[@]}")" "${args[@]}"
+}
+
+# The value of option $1 in ARGS (`--name value` or `--name=value`; the last one given).
+cflrun_option_value() {
+  local name="$1" value="" previous=""
+  shift
+  for arg in "$@"; do
+    if [ "$previous" = "$name" ]; then value="$arg"; fi
+    if [ "${arg%%=*}" = "$name" ] && [ "$arg" != "$name" ]; then value="${arg#*=}"; fi
+    previous="$arg"
+  done
+  echo "$value"
+}
+
+# cflrun_launch_until_written OUT ARGS...: cflrun_launch ARGS, once more if the step ended with
+# status 0 but OUT does not exist (cflrun writes OUT only when the run is complete). srun can end so
+# when it fails to launch the step ("task 0 launch failed: Unspecified error", seen with pmix when
+# two jobs start their steps on a node at the same moment). Fails (status 1) if OUT is still missing.
+cflrun_launch_until_written() {
+  local out="$1" attempt status
+  shift
+  for attempt in 1 2; do
+    cflrun_launch "$@"
+    status=$?
+    if [ "$status" -ne 0 ] || [ -e "$out" ]; then return "$status"; fi
+    echo "cflrun: the job step ended with status 0 but wrote no $out (srun could not launch it?)" >&2
+    [ "$attempt" = 1 ] && echo "launching the step again" >&2
+  done
+  echo "cflrun: error: $out still missing after two launches; see srun's messages above and" \
+       "submit the array task again" >&2
+  return 1
 }

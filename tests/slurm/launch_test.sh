@@ -78,6 +78,9 @@ cat > "$manifest" <<'EOF'
 --config a.cfg --seed 2 --out 'r/with space.h5' --skip-complete
 --config a.cfg --seed 3
 EOF
+# For the sweep lines srun also writes the run's --out file, as a complete run does (cwd: $work).
+cd "$work" || exit 1
+srun() { echo "SRUN $*"; local out; out="$(cflrun_option_value --out "$@")"; mkdir -p "$(dirname "$out")" && : > "$out"; }
 expect sweep_line_0 0 "^SRUN $c $fake_cflrun --config a.cfg --seed 1 --out r/s1.h5 --skip-complete --overwrite --resume\$" \
   cflrun_sweep_task "$manifest" 0
 expect sweep_line_1_quoted_no_duplicate 0 "^SRUN $c $fake_cflrun --config a.cfg --seed 2 --out r/with space.h5 --skip-complete --overwrite --resume\$" \
@@ -87,6 +90,20 @@ expect sweep_index_out_of_range 2 "has 3 run line\(s\), so array index 3 is out 
   cflrun_sweep_task "$manifest" 3
 expect sweep_not_an_array 2 "not an array task" cflrun_sweep_task "$manifest" ""
 expect sweep_no_manifest 2 "expected a readable manifest" cflrun_sweep_task "$work/none.txt" 0
+# A step that srun could not launch ends with status 0 and no result file: launched once more.
+rm -rf r
+launches="$work/launches"
+: > "$launches"
+srun_launch_fails_once() {
+  echo x >> "$launches"
+  if [ "$(wc -l < "$launches")" -ge 2 ]; then mkdir -p r && : > r/s1.h5; fi
+  echo "SRUN $*"
+}
+expect sweep_step_not_launched_once 0 "launching the step again" \
+  eval 'srun() { srun_launch_fails_once "$@"; }; cflrun_sweep_task "$manifest" 0'
+rm -rf r
+expect sweep_step_never_launched 1 "r/s1.h5 still missing after two launches" \
+  eval 'srun() { echo "SRUN $*"; }; cflrun_sweep_task "$manifest" 0'
 
 # A run stopped by the time-limit signal (exit 75) requeues its job; other failures do not.
 scontrol() { echo "SCONTROL $*"; }
