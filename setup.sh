@@ -4,7 +4,8 @@
 # $CFLRUN_VENV; no root), whose LibTorch cflrun links. Then configures and builds a Release build in
 # ./build (or $CFLRUN_BUILD_DIR). Extra CMake options: $CFLRUN_CMAKE_ARGS (e.g. -DCFLRUN_CUDA=ON).
 # Safe to run again: installs only what is missing and rebuilds only what changed. Prints the
-# seconds each stage took (packages, torch, configure, build).
+# seconds each stage took (packages, torch, data, configure, build). The data stage installs the
+# official MNIST into datasets/mnist unless that exists (datasets/get_mnist.sh).
 # CFLRUN_SKIP_APT=1 skips the Debian packages (a cluster without root: see README, "On a cluster").
 set -euo pipefail
 
@@ -14,7 +15,7 @@ venv="${CFLRUN_VENV:-$here/.venv}"
 torch_pin="torch==2.15.0"  # PyPI's Linux wheel: LibTorch 2.15.0 built for CUDA 13.2, CPU kernels in it
 
 packages=(
-  g++ cmake make pkg-config git
+  g++ cmake make pkg-config git curl ca-certificates
   libopenmpi-dev openmpi-bin
   libhdf5-dev hdf5-tools zlib1g-dev
   libboost-program-options-dev
@@ -61,6 +62,18 @@ if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split(
 fi
 torch_prefix="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
 stage_done torch
+
+# The official MNIST for --dataset mnist (datasets/mnist), checksums verified: from $CFLRUN_MNIST_FROM
+# (a directory holding its four IDX files; default ../shared/datasets/mnist-full where that exists)
+# or downloaded (datasets/get_mnist.sh). Without it cflrun runs everything but --dataset mnist.
+mnist_from="${CFLRUN_MNIST_FROM:-}"
+[ -n "$mnist_from" ] || [ ! -d "$here/../shared/datasets/mnist-full" ] || mnist_from="$here/../shared/datasets/mnist-full"
+if [ ! -e "$here/datasets/mnist" ]; then
+  "$here/datasets/get_mnist.sh" ${mnist_from:+--from "$mnist_from"} "$here/datasets/mnist" ||
+    echo "setup: the official MNIST is not installed (see above); --dataset mnist needs it:" \
+         "datasets/get_mnist.sh [--from DIR], or --data-dir"
+fi
+stage_done data
 
 # shellcheck disable=SC2086  # CFLRUN_CMAKE_ARGS is a list of options
 cmake -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$torch_prefix" \

@@ -7,26 +7,12 @@ set -uo pipefail
 src="$(cd "$1" && pwd)"
 work="$(mktemp -d /tmp/cflrun-launch-test.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
-failures=0
+# shellcheck source=../expect.sh
+source "$src/tests/expect.sh"
 
 # shellcheck source=../../jobs/slurm/launch.sh
 source "$src/jobs/slurm/launch.sh"
 srun() { echo "SRUN $*"; }
-
-# expect NAME EXPECTED_STATUS EXPECTED_SRUN_LINE_OR_ERROR_REGEX COMMAND...: runs COMMAND in a subshell.
-expect() {
-  local name="$1" status="$2" pattern="$3" output found
-  shift 3
-  output="$( ("$@") 2>&1)"
-  found=$?
-  if [ "$found" -ne "$status" ] || ! grep -Eq -- "$pattern" <<< "$output"; then
-    echo "FAIL $name: expected status $status and a line matching: $pattern"
-    echo "  got status $found and:"; sed 's/^/    /' <<< "$output"
-    failures=$((failures + 1))
-  else
-    echo "ok   $name"
-  fi
-}
 
 # env_run VAR=VALUE... -- ARGS...: cflrun_launch ARGS with those variables set.
 env_run() {
@@ -66,8 +52,7 @@ default_binary="$( (unset CFLRUN; cflrun_launch) 2>&1)"
 if grep -Eq "^SRUN $c $src/build/cflrun --resume\$|no cflrun binary at $src/build/cflrun;" <<< "$default_binary"; then
   echo "ok   default_binary"
 else
-  echo "FAIL default_binary: expected $src/build/cflrun, got:"; sed 's/^/    /' <<< "$default_binary"
-  failures=$((failures + 1))
+  fail_check default_binary "expected $src/build/cflrun, got: $default_binary"
 fi
 
 manifest="$work/manifest.txt"
@@ -125,11 +110,10 @@ expect interrupted_run_calls_scontrol 75 "^SCONTROL requeue 42\$" stopped_run
 no_requeue() { CFLRUN_REQUEUE=0 stopped_run | grep -c SCONTROL || true; }
 cancelled_run() { srun() { return 75; }; cflrun_launch --config a.cfg; }  # SIGTERM (scancel): no requeue
 expect cancelled_run_not_requeued 75 "exit status 75" cancelled_run
-! cancelled_run 2>&1 | grep -q SCONTROL || { echo "FAIL cancelled_run_not_requeued: scontrol called"; failures=$((failures + 1)); }
+! cancelled_run 2>&1 | grep -q SCONTROL || fail_check cancelled_run_not_requeued "scontrol called"
 expect requeue_can_be_turned_off 0 "^0\$" no_requeue
 failed_run() { srun() { return 1; }; cflrun_launch --config a.cfg; }
 expect failed_run_not_requeued 1 "exit status 1" failed_run
-! failed_run 2>&1 | grep -q SCONTROL || { echo "FAIL failed_run_not_requeued: scontrol called"; failures=$((failures + 1)); }
+! failed_run 2>&1 | grep -q SCONTROL || fail_check failed_run_not_requeued "scontrol called"
 
-[ "$failures" -eq 0 ] || { echo "$failures check(s) failed"; exit 1; }
-echo "all checks passed"
+expect_summary

