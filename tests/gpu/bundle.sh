@@ -131,7 +131,7 @@ mkdir -p "$bundle/data"
 tar -C "$stage" --owner=0 --group=0 --sort=name --mtime=@1577836800 -cf - . | xz -6 -T "$(nproc)" > "$bundle/runtime.tar.xz.tmp"
 mv "$bundle/runtime.tar.xz.tmp" "$bundle/runtime.tar.xz"
 cp -rLu /usr/share/datasets/fashion-mnist "$bundle/data/"
-cp -rLu "$(dirname "$repo")/shared/datasets/mnist" "$bundle/data/"
+cp -rLu "$(dirname "$repo")/shared/datasets/mnist-full" "$bundle/data/"  # the official MNIST
 chmod -R u+w "$bundle/data"
 step "packed $bundle"
 for p in build-gpu build-gpu/cflrun "$stage" "$stage"/* "$bundle/runtime.tar.xz" "$bundle"/data/* "$bundle"; do

@@ -56,12 +56,13 @@ tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "tar"} if hasatt
     { mkdir -p "$(dirname "$data")" && ln -sfn "$bundle/data/fashion-mnist" "$data"; } 2> /dev/null ||
       echo "device_env: cannot link $data: pass --data-dir $bundle/data/fashion-mnist" >&2
   fi
-  # MNIST: cflrun's default (datasets/mnist) and the tests' (../shared/datasets/mnist).
-  [ -e datasets/mnist ] || ln -s "$bundle/data/mnist" datasets/mnist ||
+  # The official MNIST: cflrun's default (datasets/mnist, git-ignored) and the tests'
+  # (../shared/datasets/mnist-full).
+  [ -e datasets/mnist ] || { rm -f datasets/mnist; ln -s "$bundle/data/mnist-full" datasets/mnist; } ||
     echo "device_env: could not link datasets/mnist" >&2
-  [ -e ../shared/datasets/mnist ] ||
-    { mkdir -p ../shared/datasets && ln -s "$bundle/data/mnist" ../shared/datasets/mnist; } 2> /dev/null ||
-    echo "device_env: could not link ../shared/datasets/mnist" >&2
+  [ -e ../shared/datasets/mnist-full ] ||
+    { mkdir -p ../shared/datasets && ln -sfn "$bundle/data/mnist-full" ../shared/datasets/mnist-full; } 2> /dev/null ||
+    echo "device_env: could not link ../shared/datasets/mnist-full" >&2
 
   torch_lib="${CFLRUN_GPU_TORCH_LIB:-}"
   for py in python3 /opt/torch/.venv/bin/python3; do
