@@ -13,7 +13,6 @@ Usage: .venv/bin/python tests/bench/torchfunc_round.py --clients 1000 --train 60
        [--rounds 4] [--device cuda] [--threads N] [--clusters 10]
 """
 import argparse
-import gzip
 import time
 
 import numpy as np
@@ -21,16 +20,10 @@ import torch
 import torch.nn.functional as F
 from torch.func import functional_call, grad, vmap
 
-FMNIST = "/usr/share/datasets/fashion-mnist"
+# The IDX reader and the paper's CNN of the one-client-at-a-time reference, beside this file.
+from pytorch_clove_round import Cnn, read_idx
+
 LR, BATCH, BETAS, EPS = 0.01, 100, (0.9, 0.999), 1e-8
-
-
-def read_idx(name):
-    with gzip.open(f"{FMNIST}/{name}.gz") as f:
-        data = f.read()
-    dims = data[3]
-    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
-    return np.frombuffer(data, np.uint8, offset=4 + 4 * dims).reshape(shape)
 
 
 def clients_of(images, labels, clusters, clients, per_client, rng):
@@ -46,19 +39,6 @@ def clients_of(images, labels, clusters, clients, per_client, rng):
         ys.append(labels[rows])
     x = torch.from_numpy(np.concatenate(xs).astype(np.float32) / 255.0).unsqueeze(2)
     return x, torch.from_numpy(np.concatenate(ys).astype(np.int64))
-
-
-class Cnn(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = torch.nn.Conv2d(1, 6, 5)
-        self.conv2 = torch.nn.Conv2d(6, 16, 5)
-        self.fc = torch.nn.Linear(256, 10)
-
-    def forward(self, x):
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-        return self.fc(x.flatten(1))
 
 
 def main():
