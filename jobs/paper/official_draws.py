@@ -16,10 +16,12 @@ same label sets, for the test split (>= 510). One attempt shuffles every class's
 or not), draws Dirichlet shares for each held class, and shuffles every cluster's index list; a
 failed attempt has consumed all of that before the next. Only the lengths of the shuffled arrays
 matter for the counts, so the dataset is replaced by its labels (6 000 train / 1 000 test images
-per Fashion-MNIST class). The official code partitions once per invocation, with seed 1's state,
-so seeds 2 and 3 share these pools.
+per Fashion-MNIST class; the official MNIST's class sizes, 5 421-6 742 train / 892-1 135 test,
+for MNIST). The official code partitions once per invocation, with seed 1's state, so seeds 2
+and 3 share these pools.
 
-Usage: /usr/bin/python3 jobs/paper/official_draws.py [SEED]   (needs NumPy; checked with 1.24)
+Usage: /usr/bin/python3 jobs/paper/official_draws.py [SEED] [fmnist|mnist]
+(default seed 1, fmnist; needs NumPy; checked with 1.24)
 """
 import sys
 
@@ -28,7 +30,12 @@ import numpy as np
 CLASSES, CLUSTERS, LABELS_PER_CLUSTER, SHARED_LABELS = 10, 5, 4, 2
 ALPHA, RESERVE_START, RESERVE_STEP, RESERVE_MAX = 0.5, 0.1, 0.05, 1.0
 MIN_TRAIN, MIN_TEST = 5100, 510
-TRAIN_PER_CLASS, TEST_PER_CLASS = 6000, 1000
+# Images per class of the official train and test splits.
+CLASS_SIZES = {
+    "fmnist": ([6000] * 10, [1000] * 10),
+    "mnist": ([5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949],
+              [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]),
+}
 
 
 def draw_label_sets():
@@ -80,11 +87,15 @@ def rows(matrix):
 
 def main():
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    dataset = sys.argv[2] if len(sys.argv) > 2 else "fmnist"
+    if dataset not in CLASS_SIZES:
+        sys.exit(f"official_draws.py: dataset must be one of {', '.join(CLASS_SIZES)}, not {dataset!r}")
+    train_sizes, test_sizes = CLASS_SIZES[dataset]
     np.random.seed(seed)
     sets = draw_label_sets()
     holders = [[c for c, labels in enumerate(sets) if k in labels] for k in range(CLASSES)]
-    train = split_counts(np.repeat(np.arange(CLASSES), TRAIN_PER_CLASS), holders, MIN_TRAIN)
-    test = split_counts(np.repeat(np.arange(CLASSES), TEST_PER_CLASS), holders, MIN_TEST)
+    train = split_counts(np.repeat(np.arange(CLASSES), train_sizes), holders, MIN_TRAIN)
+    test = split_counts(np.repeat(np.arange(CLASSES), test_sizes), holders, MIN_TEST)
     print("label-sets = " + "/".join(",".join(str(int(v)) for v in sorted(s)) for s in sets))
     print("train-class-counts = " + rows(train))
     print("test-class-counts = " + rows(test))

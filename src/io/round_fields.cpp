@@ -42,6 +42,7 @@ const std::vector<RoundField>& round_fields() {
   static const std::vector<RoundField> fields{
       field<double>(schema::kAri, {}, false),
       field<double>(schema::kAccuracy, {}, false),
+      field<double>(schema::kAccuracyWeighted, {}, false),
       field<double>(schema::kTestLoss, {}, false),
       field<double>(schema::kTrainLoss, {}, false),
       field<double>(schema::kWorkerComputeSeconds, {}, false),

@@ -260,10 +260,11 @@ std::vector<double> RoundDriver::evaluate(int round, const RoundOutcome& outcome
     const auto evaluation = run_.clients->evaluate(
         outcome.plan.assignment, run_.algorithm->traits().evaluates_local_models, *run_.models,
         outcome.plan.payload, round, run_.options.seed);
+    const auto& test_samples = run_.clients->hosted().test().counts();
     for (int i = 0; i < run_.clients->size(); ++i) {
       const auto at = static_cast<std::size_t>(i);
-      local.insert(local.end(),
-                   {evaluation.accuracy[at], evaluation.test_loss[at], outcome.train_loss[at]});
+      local.insert(local.end(), {evaluation.accuracy[at], evaluation.test_loss[at],
+                                 outcome.train_loss[at], static_cast<double>(test_samples[at])});
     }
   }
   local.push_back(run_.clients->take_compute_seconds());

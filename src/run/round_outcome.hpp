@@ -16,8 +16,9 @@ namespace cflrun::run::detail {
 
 constexpr std::size_t kPhases = std::size(kPhaseNames);
 enum Phase : std::size_t { kQuery, kPlan, kLocalUpdate, kAggregate, kEvaluate, kIo };
-/// Values each rank reports per hosted client after evaluation: accuracy, test loss, train loss.
-constexpr std::size_t kClientFields = 3;
+/// Values each rank reports per hosted client after evaluation: accuracy, test loss, train loss,
+/// test samples.
+constexpr std::size_t kClientFields = 4;
 
 using Clock = std::chrono::steady_clock::time_point;
 

@@ -31,6 +31,22 @@ double mean_over(const std::vector<double>& values, const std::vector<int>& clie
                          : sum / static_cast<double>(clients.size());
 }
 
+/// The clients' correct test samples over their test samples, accuracy[i] x samples[i] summed
+/// over the clients i in `clients` with test samples; NaN for none.
+double weighted_mean_over(const std::vector<double>& values, const std::vector<double>& weights,
+                          const std::vector<int>& clients) {
+  double sum = 0.0;
+  double total = 0.0;
+  for (int c : clients) {
+    const auto client = static_cast<std::size_t>(c);
+    if (weights[client] > 0.0) {
+      sum += values[client] * weights[client];
+      total += weights[client];
+    }
+  }
+  return total > 0.0 ? sum / total : std::numeric_limits<double>::quiet_NaN();
+}
+
 torch::Tensor series(const std::vector<double>& values) {
   return torch::tensor(values, torch::kFloat64);
 }
@@ -60,6 +76,7 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
   std::vector<double> accuracy(m);
   std::vector<double> test_loss(m);
   std::vector<double> train_loss(m);
+  std::vector<double> test_samples(m);
   std::size_t at = 0;
   double worker_compute_seconds = 0.0;
   for (int rank = 0; rank < comm_.size(); ++rank) {
@@ -70,6 +87,7 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
       accuracy[client] = evaluations[at++];
       test_loss[client] = evaluations[at++];
       train_loss[client] = evaluations[at++];
+      test_samples[client] = evaluations[at++];
     }
     worker_compute_seconds = std::max(worker_compute_seconds, evaluations[at++]);
   }
@@ -89,6 +107,7 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
                             ? cluster::adjusted_rand_index(truth, chosen)
                             : std::numeric_limits<double>::quiet_NaN());
   rec.set(schema::kAccuracy, mean_over(accuracy, participants));
+  rec.set(schema::kAccuracyWeighted, weighted_mean_over(accuracy, test_samples, participants));
   rec.set(schema::kTestLoss, mean_over(test_loss, participants));
   // Only the clients that trained this round have a training loss (FedSoft draws some of them).
   std::vector<int> trained;
@@ -185,6 +204,7 @@ void RoundRecorder::publish(int round, RoundOutcome& outcome, ModelSet& models,
   writer_->append_round(rec);
   ari_series_.push_back(rec.number(schema::kAri));
   accuracy_series_.push_back(rec.number(schema::kAccuracy));
+  accuracy_weighted_series_.push_back(rec.number(schema::kAccuracyWeighted));
   test_loss_series_.push_back(rec.number(schema::kTestLoss));
   // The write and flush themselves (milliseconds) are outside the recorded phases; they count in
   // the printed round time and the ETA.
@@ -204,6 +224,7 @@ void RoundRecorder::publish(int round, RoundOutcome& outcome, ModelSet& models,
 algo::AlgorithmState RoundRecorder::state() const {
   return {{"ari", series(ari_series_)},
           {"accuracy", series(accuracy_series_)},
+          {"accuracy_weighted", series(accuracy_weighted_series_)},
           {"test_loss", series(test_loss_series_)},
           {"total_seconds", series({total_seconds_})}};
 }
@@ -211,6 +232,7 @@ algo::AlgorithmState RoundRecorder::state() const {
 void RoundRecorder::restore(const algo::AlgorithmState& state) {
   ari_series_ = values_of(state, "ari");
   accuracy_series_ = values_of(state, "accuracy");
+  accuracy_weighted_series_ = values_of(state, "accuracy_weighted");
   test_loss_series_ = values_of(state, "test_loss");
   total_seconds_ = values_of(state, "total_seconds").at(0);
 }

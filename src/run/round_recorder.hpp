@@ -96,7 +96,8 @@ class RoundRecorder {
   std::unique_ptr<io::ResultWriter> writer_;  // rank 0, once open
   std::unique_ptr<SourceHoldouts> holdouts_;  // rank 0, mixture partitions: every source's holdout
   std::vector<double> mixture_;               // rank 0, mixture partitions: [M * S] true shares
-  std::vector<double> ari_series_, accuracy_series_, test_loss_series_;  // per round, rank 0
+  std::vector<double> ari_series_, accuracy_series_, accuracy_weighted_series_,
+      test_loss_series_;  // per round, rank 0
   double total_seconds_ = 0.0;                                           // rank 0
 };
 

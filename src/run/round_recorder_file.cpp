@@ -51,7 +51,11 @@ bool RoundRecorder::complete(double stability_switch_round) {
   // The last round's accuracy itself: accuracy_percent / 100 need not give back the same double.
   const double final_accuracy =
       metrics.accuracy_percent ? accuracy_series_.back() : std::numeric_limits<double>::quiet_NaN();
+  const double final_accuracy_weighted = metrics.accuracy_percent
+                                             ? accuracy_weighted_series_.back()
+                                             : std::numeric_limits<double>::quiet_NaN();
   writer_->write_summary({{"final_accuracy", final_accuracy},
+                          {"final_accuracy_weighted", final_accuracy_weighted},
                           {"final_test_loss", test_loss_series_.back()},
                           {"final_ari", value(metrics.ari)},
                           {"ari_round10_percent", value(metrics.ari_round10_percent)},

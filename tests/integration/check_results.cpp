@@ -25,6 +25,9 @@
 //   check_results ari-at-most FILE MAX        every round's ARI <= MAX (no cluster recovery)
 //   check_results bytes-sent FILE ROUND BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES
 //   check_results importance-recovered FILE TOL  last importance weights = true mixture within TOL
+//   (accuracy_checks.hpp)
+//   check_results accuracy-weighted FILE COUNTS  /rounds/accuracy_weighted recomputed from the
+//                                             clients' accuracies and test sample counts
 //   (soft_checks.hpp)
 //   check_results centers-specialise FILE     every source's holdout loss is lowest on a different
 //                                             center
@@ -32,6 +35,7 @@
 //   (fixture_checks.hpp)
 //   check_results matches-fixture FILE FIXTURE  the file's datasets equal a recorded fixture
 // clang-format on
+#include "accuracy_checks.hpp"
 #include "check_failure.hpp"
 #include "fixture_checks.hpp"
 #include "soft_checks.hpp"
@@ -344,6 +348,8 @@ const std::vector<Check>& all_checks() {
       {"importance-recovered", 2, 2,
        [](const Args& a) { return checks::importance_recovered(a[0], std::stod(a[1])); }},
       {"centers-specialise", 1, 1, [](const Args& a) { return checks::centers_specialise(a[0]); }},
+      {"accuracy-weighted", 2, 2,
+       [](const Args& a) { return checks::accuracy_weighted(a[0], a[1]); }},
       {"models-used", 2, 2,
        [](const Args& a) { return checks::models_used(a[0], std::stoi(a[1])); }},
   };

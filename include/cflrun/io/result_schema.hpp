@@ -21,6 +21,9 @@ inline constexpr const char* kAlgorithmGroup = "/algorithm";
 
 inline constexpr const char* kAri = "/rounds/ari";               ///< [T] float64
 inline constexpr const char* kAccuracy = "/rounds/accuracy";     ///< [T] float64
+/// Sample-weighted test accuracy: the clients' correct test samples over their test samples (the
+/// definition of PFLlib and FlexCFL); kAccuracy is the mean over clients (the CLoVE notebook's).
+inline constexpr const char* kAccuracyWeighted = "/rounds/accuracy_weighted";  ///< [T] float64
 inline constexpr const char* kTestLoss = "/rounds/test_loss";    ///< [T] float64
 inline constexpr const char* kTrainLoss = "/rounds/train_loss";  ///< [T] float64
 inline constexpr const char* kSeconds = "/rounds/seconds";       ///< [T, P] float64
