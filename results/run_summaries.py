@@ -1,10 +1,15 @@
 #!/usr/bin/python3
 """Per-run summaries of a paper sweep, small enough to commit: one CSV row per complete result file
 under RESULTS_DIR (RESULTS_DIR/<config>/seed<S>.h5, as jobs/paper/sweep.sh lays them out) with the
-run's config name, seed, rounds, the build that ran it, and its per-round mean test accuracy and ARI
-(space-separated, one value per round; ARI "nan" where undefined). From these the final accuracy,
-final ARI, ARI at round 10 and the first round with ARI >= 0.9 of every cell can be rebuilt after
-the result files are gone. Incomplete and unreadable files are listed on stderr and left out.
+run's config name, seed, rounds, the build that ran it, its per-round mean test accuracy and ARI
+(space-separated, one value per round; ARI "nan" where undefined) and what makes it traceable:
+the sample-weighted accuracy per round (files written before it existed leave it empty), the
+device (with the CPU kernels or the CUDA it used), MPI ranks and threads per rank, the builds
+that ran its rounds, and its full options (`options`: every option of /config but the config
+file's name and the output bookkeeping, as config-file lines `key = value` joined by "; ", so
+that `tr ';' '\\n'` of it is a config that runs it again). From these the final accuracy, final
+ARI, ARI at round 10 and the first round with ARI >= 0.9 of every cell can be rebuilt after the
+result files are gone (`cflrun report` reads such a CSV). Incomplete and unreadable files are listed on stderr and left out.
 
 Usage: /usr/bin/python3 results/run_summaries.py RESULTS_DIR > RESULTS_DIR/runs.csv
 (Debian's python3-h5py; see results/requirements-debian.txt)."""
@@ -19,6 +24,29 @@ def text(value):
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+# /config attributes that are not options of the run (provenance, or where its files went).
+NOT_OPTIONS = {"version", "git_commit", "torch_version", "ranks", "cuda", "cpu_kernels", "threads_per_rank", "clients",
+               "build_history", "config", "out", "overwrite", "resume", "skip-complete"}
+
+
+def series(values):
+    return " ".join(f"{v:.6g}" for v in values)
+
+
+def options_text(config):
+    """The run's options as config-file lines joined by "; ": every option of /config with a value
+    (`... | tr ';' '\\n' > run.cfg` gives a config that runs it again)."""
+    return "; ".join(f"{key} = {text(value)}" for key, value in sorted(config.items())
+                     if key not in NOT_OPTIONS and text(value) != "")
+
+
+def device(config):
+    """The device with what ran on it: the CPU kernels, or the CUDA build."""
+    name = text(config.get("device", "cpu"))
+    detail = text(config.get("cpu_kernels" if name == "cpu" else "cuda", ""))
+    return f"{name}: {detail}" if detail else name
+
+
 def summary(path):
     with h5py.File(path, "r") as f:
         status = text(f.attrs["status"])
@@ -26,19 +54,25 @@ def summary(path):
             raise ValueError(f"status {status!r}")
         rounds = int(f.attrs["completed_rounds"])
         config = f["config"].attrs
-        accuracy = f["rounds/accuracy"][:rounds]
-        ari = f["rounds/ari"][:rounds]
+        weighted = f["rounds/accuracy_weighted"][:rounds] if "rounds/accuracy_weighted" in f else []
         return {
             "config": path.parent.name,
             "seed": text(config["seed"]),
             "rounds": rounds,
             "git_commit": text(config.get("git_commit", "")),
-            "accuracy": " ".join(f"{v:.6g}" for v in accuracy),
-            "ari": " ".join(f"{v:.6g}" for v in ari),
+            "accuracy": series(f["rounds/accuracy"][:rounds]),
+            "ari": series(f["rounds/ari"][:rounds]),
+            "accuracy_weighted": series(weighted),
+            "device": device(config),
+            "ranks": text(config.get("ranks", "")),
+            "threads_per_rank": text(config.get("threads_per_rank", "")),
+            "builds": text(config.get("build_history", "")),
+            "options": options_text(config),
         }
 
 
-FIELDS = ["config", "seed", "rounds", "git_commit", "accuracy", "ari"]
+FIELDS = ["config", "seed", "rounds", "git_commit", "accuracy", "ari", "accuracy_weighted", "device", "ranks",
+          "threads_per_rank", "builds", "options"]
 
 
 def summaries(results_dir):

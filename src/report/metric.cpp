@@ -8,6 +8,8 @@ namespace {
 // Precision as printed in the CLoVE paper: accuracy 99.1, test loss 0.014, ARI 1.00, Table 4
 // 100.0 and 2.3.
 const MetricInfo kAccuracyInfo{"accuracy", "accuracy (%)", 1, "undefined"};
+const MetricInfo kAccuracyWeightedInfo{"accuracy_weighted", "sample-weighted accuracy (%)", 1,
+                                       "undefined"};
 const MetricInfo kTestLossInfo{"test_loss", "test loss", 3, "undefined"};
 const MetricInfo kAriInfo{"ari", "ARI", 2, "undefined"};
 const MetricInfo kAriRound10Info{"ari_round10", "ARI round 10 (% of final)", 1, "undefined"};
@@ -20,6 +22,8 @@ const MetricInfo& metric_info(Metric metric) {
   switch (metric) {
     case Metric::kAccuracy:
       return kAccuracyInfo;
+    case Metric::kAccuracyWeighted:
+      return kAccuracyWeightedInfo;
     case Metric::kTestLoss:
       return kTestLossInfo;
     case Metric::kAri:
@@ -36,8 +40,8 @@ const MetricInfo& metric_info(Metric metric) {
 
 const std::vector<Metric>& all_metrics() {
   static const std::vector<Metric> metrics{
-      Metric::kAccuracy,   Metric::kTestLoss,        Metric::kAri,
-      Metric::kAriRound10, Metric::kFirstRoundAri09, Metric::kClusters};
+      Metric::kAccuracy,   Metric::kAccuracyWeighted, Metric::kTestLoss, Metric::kAri,
+      Metric::kAriRound10, Metric::kFirstRoundAri09,  Metric::kClusters};
   return metrics;
 }
 
@@ -56,6 +60,8 @@ std::optional<double> metric_value(const RunMetrics& metrics, Metric metric) {
   switch (metric) {
     case Metric::kAccuracy:
       return metrics.accuracy_percent;
+    case Metric::kAccuracyWeighted:
+      return metrics.accuracy_weighted_percent;
     case Metric::kTestLoss:
       return metrics.test_loss;
     case Metric::kAri:

@@ -1,7 +1,12 @@
 #include <cflrun/report/paper_values.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
+
+#include <cflrun/report/paper_references.hpp>
 
 namespace cflrun::report {
 namespace {
@@ -9,11 +14,18 @@ namespace {
 /// The seeds behind every cell of the paper (its Sec. 5.1: seeds 1, 2, 3).
 constexpr int kPaperSeeds = 3;
 
+/// The metrics of the paper's Tables 1 and 2, which the summary counts.
+const Metric kSummaryMetrics[] = {Metric::kAccuracy, Metric::kAri};
+
+bool matches(const PaperValue& value, const RunGroup& group) {
+  return value.partition == group.value("partition") && value.dataset == group.value("dataset") &&
+         value.algorithm == group.value("algorithm");
+}
+
 const PaperValue* find_value(const std::vector<PaperValue>& values, const RunGroup& group,
                              Metric metric) {
   for (const auto& value : values) {
-    if (value.metric == metric && value.partition == group.value("partition") &&
-        value.dataset == group.value("dataset") && value.algorithm == group.value("algorithm")) {
+    if (value.metric == metric && matches(value, group)) {
       return &value;
     }
   }
@@ -36,6 +48,20 @@ std::string difference(const Statistic& measured, const PaperValue& paper) {
   return text;
 }
 
+/// What the accuracy of a row is: the reference code's definition, or why it is not.
+std::string accuracy_words(const PaperValue& paper, Metric used,
+                           const PaperReferences& references) {
+  if (paper.metric != Metric::kAccuracy) {
+    return "";
+  }
+  if (used == Metric::kAccuracyWeighted) {
+    return "sample-weighted";
+  }
+  return references.accuracy_of(paper.algorithm) == AccuracyDefinition::kSampleWeighted
+             ? "client mean (weighted not recorded)"
+             : "client mean";
+}
+
 std::vector<Column> comparison_columns() {
   return {{"paper table", "table", false},
           {"partition", "partition", false},
@@ -43,23 +69,53 @@ std::vector<Column> comparison_columns() {
           {"algorithm", "algorithm", false},
           {"rounds", "rounds", false},
           {"metric", "metric", false},
+          {"accuracy as", "accuracy_as", false},
           {"n", "n", false},
           {"cflrun", "cflrun", true},
           {"paper", "paper", true},
-          {"difference", "difference", false}};
+          {"difference", "difference", false},
+          {"class", "class", false}};
+}
+
+/// Whether every run of `group` recorded the sample-weighted accuracy (runs of cflrun since it
+/// did, whose per-run rows also carry their options).
+bool records_weighted_accuracy(const RunGroup& group) {
+  return group.statistic(Metric::kAccuracyWeighted).defined ==
+         static_cast<int>(group.runs.size());
+}
+
+/// The group that stands for the cell (partition, dataset, algorithm) of `value`: the one with the
+/// most runs; of equals, one whose runs recorded the sample-weighted accuracy, else the first;
+/// null if none matches.
+const RunGroup* cell_group(const std::vector<RunGroup>& groups, const PaperValue& value) {
+  const RunGroup* best = nullptr;
+  for (const auto& group : groups) {
+    if (group.unsupervised() || !matches(value, group)) {
+      continue;
+    }
+    if (best == nullptr || group.runs.size() > best->runs.size() ||
+        (group.runs.size() == best->runs.size() && records_weighted_accuracy(group) &&
+         !records_weighted_accuracy(*best))) {
+      best = &group;
+    }
+  }
+  return best;
 }
 
 }  // namespace
 
 Table paper_comparison_table(const std::vector<RunGroup>& groups,
-                             const std::vector<PaperValue>& values, const std::string& source,
+                             const std::vector<PaperValue>& values,
+                             const PaperReferences& references, const std::string& source,
                              int& unmatched) {
   Table table;
   table.caption = {"cflrun beside the CLoVE paper (values: " + source +
-                       "); mean +- std over seeds; difference = cflrun mean - paper mean",
+                       "); mean +- std over seeds; difference = cflrun mean - paper mean; "
+                       "accuracy as the row's reference code computes it",
                    ""};
   table.columns = comparison_columns();
   unmatched = 0;
+  int left_out = 0;
   for (const auto& group : groups) {
     bool matched = false;
     for (const Metric metric : all_metrics()) {
@@ -68,15 +124,76 @@ Table paper_comparison_table(const std::vector<RunGroup>& groups,
         continue;
       }
       matched = true;
-      const Statistic measured = group.statistic(metric);
+      if (cell_group(groups, *paper) != &group) {
+        ++left_out;
+        continue;
+      }
+      Metric used = metric;
+      const Statistic measured = measured_for(group, *paper, references, used);
       const Statistic reference{paper->mean, paper->std, kPaperSeeds, kPaperSeeds};
-      table.rows.push_back({paper->table, group.value("partition"), group.value("dataset"),
-                            group.value("algorithm"), group.value("rounds"),
-                            metric_info(metric).name, std::to_string(group.runs.size()),
-                            StatisticCell{measured, metric, false},
-                            StatisticCell{reference, metric, false}, difference(measured, *paper)});
+      const bool classed = metric == Metric::kAccuracy || metric == Metric::kAri;
+      table.rows.push_back(
+          {paper->table, group.value("partition"), group.value("dataset"),
+           group.value("algorithm"), group.value("rounds"), metric_info(metric).name,
+           accuracy_words(*paper, used, references), std::to_string(group.runs.size()),
+           StatisticCell{measured, used, false}, StatisticCell{reference, metric, false},
+           difference(measured, *paper),
+           classed ? cell_class_name(classify(measured, *paper, references)) : ""});
     }
     unmatched += matched ? 0 : 1;
+  }
+  if (left_out > 0) {
+    table.caption.insert(table.caption.end() - 1, std::to_string(left_out) +
+                            " value(s) of other groups of the same cells left out: a cell shows "
+                            "its group with the most runs (of equals, one that recorded the "
+                            "sample-weighted accuracy)");
+  }
+  return table;
+}
+
+Table paper_summary_table(const std::vector<RunGroup>& groups,
+                          const std::vector<PaperValue>& values,
+                          const PaperReferences& references, const std::string& source) {
+  Table table;
+  table.caption = {"The CLoVE paper's Tables 1 (accuracy) and 2 (ARI), cells per class (values: " +
+                       source + "); within: |cflrun - paper| <= max(2 points, the paper's std) "
+                                "for accuracy, <= 0.10 for ARI",
+                   ""};
+  table.columns = {{"dataset", "dataset", false},
+                   {"metric", "metric", false},
+                   {"cells", "cells", false}};
+  const CellClass classes[] = {CellClass::kWithin, CellClass::kOutsideWithEvidence,
+                               CellClass::kOutside, CellClass::kMissing};
+  for (const CellClass cell_class : classes) {
+    table.columns.push_back({cell_class_name(cell_class), cell_class_name(cell_class), false});
+  }
+  std::vector<std::string> datasets;  // in the order of the values
+  for (const auto& value : values) {
+    if (std::find(datasets.begin(), datasets.end(), value.dataset) == datasets.end()) {
+      datasets.push_back(value.dataset);
+    }
+  }
+  for (const auto& dataset : datasets) {
+    for (const Metric metric : kSummaryMetrics) {
+      std::map<CellClass, int> counts;
+      int cells = 0;
+      for (const auto& value : values) {
+        if (value.dataset != dataset || value.metric != metric) {
+          continue;
+        }
+        ++cells;
+        const RunGroup* group = cell_group(groups, value);
+        Metric used = metric;
+        counts[group == nullptr
+                   ? CellClass::kMissing
+                   : classify(measured_for(*group, value, references, used), value, references)]++;
+      }
+      std::vector<Cell> row{dataset, metric_info(metric).name, std::to_string(cells)};
+      for (const CellClass cell_class : classes) {
+        row.push_back(std::to_string(counts[cell_class]));
+      }
+      table.rows.push_back(row);
+    }
   }
   return table;
 }

@@ -12,7 +12,9 @@
 #include <cflrun/core/subcommand.hpp>
 #include <cflrun/report/group_statistics.hpp>
 #include <cflrun/report/metric.hpp>
+#include <cflrun/report/paper_references.hpp>
 #include <cflrun/report/paper_values.hpp>
+#include <cflrun/report/run_rows_csv.hpp>
 #include <cflrun/report/run_summary.hpp>
 #include <cflrun/report/table_format.hpp>
 #include <cflrun/report/table_layout.hpp>
@@ -37,6 +39,8 @@ constexpr const char* kUsage =
     "Metrics per run, then mean +- std over the group's runs:\n"
     "  accuracy             last-round mean test accuracy x 100 (unsupervised and linreg runs: "
     "test loss)\n"
+    "  accuracy_weighted    last-round test accuracy x 100 as correct over test samples of all\n"
+    "                       clients (PFLlib's and FlexCFL's definition; not in older files)\n"
     "  test_loss            last-round mean test loss\n"
     "  ari                  last-round ARI ('-' where undefined: fedavg, local)\n"
     "  ari_round10          100 x ARI(round 10) / final ARI ('-' if fewer than 10 rounds)\n"
@@ -50,10 +54,19 @@ constexpr const char* kUsage =
     "\n"
     "With --paper [FILE]: one row per cell the CLoVE paper reports (Tables 1, 2, 4, 9; FILE, "
     "default\n"
-    "jobs/paper/paper_values.csv), cflrun's value beside the paper's and the difference.\n"
+    "jobs/paper/paper_values.csv), cflrun's value beside the paper's, the difference and the\n"
+    "cell's class: within (accuracy: |difference| <= max(2 points, the paper's std); ARI: <= 0.10),\n"
+    "outside with evidence (evidence.csv beside FILE names it), outside. Accuracy is compared as\n"
+    "the row's reference code computes it (accuracy_definitions.csv beside FILE: the mean over\n"
+    "clients, or correct over test samples). With --summary: only the counts per dataset and\n"
+    "class, missing cells included.\n"
+    "\n"
+    "Inputs may also be runs.csv files of per-run rows (results/run_summaries.py), e.g. the\n"
+    "committed results/paper/*/runs.csv.\n"
     "\n"
     "Example: cflrun report results/sweep --rows algorithm --columns dataset --tables partition\n"
-    "         cflrun report results/paper_fmnist --paper\n";
+    "         cflrun report results/paper_fmnist --paper\n"
+    "         cflrun report results/paper/fmnist_100_gpu/runs.csv --paper --summary\n";
 
 /// What the command line asked for.
 struct ReportOptions {
@@ -64,6 +77,7 @@ struct ReportOptions {
   bool metric_given = false;
   std::vector<std::string> filters;
   std::string paper;  ///< --paper: file of the paper's values; "" = not asked.
+  bool summary = false;  ///< --summary: with --paper, the counts of cells per class only.
   bool help = false;
 };
 
@@ -86,6 +100,9 @@ po::options_description describe(std::string& format, std::string& metric, Repor
       "paper", po::value(&o.paper)->implicit_value(kDefaultPaperValues),
       "compare with the CLoVE paper: each cell it reports beside cflrun's, with the difference "
       "(file of the paper's values; default jobs/paper/paper_values.csv)")(
+      "summary", po::bool_switch(&o.summary),
+      "with --paper: only the counts of Table 1 and 2 cells per dataset and class (within, "
+      "outside with evidence, outside, missing)")(
       "help,h", "print this help and exit");
   return options;
 }
@@ -137,6 +154,9 @@ ReportOptions parse_options(int argc, const char* const argv[], std::string& hel
         "--paper makes its own table (every metric the paper reports); leave out --rows and "
         "--metric");
   }
+  if (o.summary && o.paper.empty()) {
+    throw ConfigError("--summary counts the paper's cells; give it with --paper");
+  }
   if (o.layout.rows.empty() && (!o.layout.columns.empty() || !o.layout.tables.empty())) {
     throw ConfigError("--columns and --tables need --rows KEY (e.g. --rows algorithm)");
   }
@@ -155,7 +175,12 @@ std::vector<RunSummary> read_runs(const std::vector<std::filesystem::path>& path
   std::vector<std::string> unreadable;
   for (const auto& path : paths) {
     try {
-      runs.push_back(read_run_summary(path));
+      if (is_run_rows_csv(path)) {
+        const auto rows = read_run_rows_csv(path);
+        runs.insert(runs.end(), rows.begin(), rows.end());
+      } else {
+        runs.push_back(read_run_summary(path));
+      }
     } catch (const Error& e) {
       unreadable.push_back(path.string() + " (" + e.what() + ")");
     }
@@ -200,8 +225,13 @@ std::vector<RunSummary> complete_runs(const std::vector<RunSummary>& runs, std::
 
 /// The --paper table; notes the groups the paper has no value for on `err`.
 Table paper_table(const ReportOptions& o, const std::vector<RunGroup>& groups, std::ostream& err) {
+  const auto values = read_paper_values(o.paper);
+  const auto references = read_paper_references(o.paper);
+  if (o.summary) {
+    return paper_summary_table(groups, values, references, o.paper);
+  }
   int unmatched = 0;
-  Table table = paper_comparison_table(groups, read_paper_values(o.paper), o.paper, unmatched);
+  Table table = paper_comparison_table(groups, values, references, o.paper, unmatched);
   if (unmatched > 0) {
     err << "cflrun report: note: " << unmatched
         << " group(s) match no cell of the paper (partition, dataset, "

@@ -83,10 +83,12 @@ std::vector<fs::path> result_files_in(const fs::path& directory) {
 }  // namespace
 
 RunMetrics compute_run_metrics(const std::vector<double>& ari, const std::vector<double>& accuracy,
-                               const std::vector<double>& test_loss, bool unsupervised) {
+                               const std::vector<double>& test_loss, bool unsupervised,
+                               const std::vector<double>& accuracy_weighted) {
   RunMetrics metrics;
   if (!unsupervised) {
     metrics.accuracy_percent = last_finite(accuracy, kPercent);
+    metrics.accuracy_weighted_percent = last_finite(accuracy_weighted, kPercent);
   }
   metrics.test_loss = last_finite(test_loss);
   metrics.ari = last_finite(ari);
@@ -130,7 +132,8 @@ RunSummary read_run_summary(const fs::path& path) {
     summary.metrics = compute_run_metrics(read_rounds(reader, io::schema::kAri, rows),
                                           read_rounds(reader, io::schema::kAccuracy, rows),
                                           read_rounds(reader, io::schema::kTestLoss, rows),
-                                          summary.unsupervised());
+                                          summary.unsupervised(),
+                                          read_rounds(reader, io::schema::kAccuracyWeighted, rows));
     summary.metrics.clusters = last_finite(read_rounds(reader, io::schema::kLiveModels, rows));
   }
   return summary;

@@ -273,6 +273,7 @@ std::vector<double> RoundDriver::evaluate(int round, const RoundOutcome& outcome
 
 void RoundDriver::run_round(int round) {
   inject_test_fault(run_.comm.rank(), round);
+  hold_for_test(run_.comm.rank(), round);
   auto start = std::chrono::steady_clock::now();
   RoundOutcome outcome;
   outcome.participants = draw_round_participants(round);

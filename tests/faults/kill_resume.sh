@@ -12,13 +12,17 @@ fail() { echo "kill_resume: FAIL: $*"; exit 1; }
 
 run_reference "$work" "$check"
 
-setsid "${launch[@]}" "${args[@]}" --quiet --out "$work/run.h5" > "$work/killed.log" 2>&1 &
+# Rank 0 holds at the start of the next round (CFLRUN_TEST_HOLD), so the kill comes after exactly
+# ROUND rounds however fast they run.
+CFLRUN_TEST_HOLD="0:$((round + 1))" setsid "${launch[@]}" "${args[@]}" --quiet --out "$work/run.h5" \
+  > "$work/killed.log" 2>&1 &
 pid=$!
 rounds="$(wait_for_rounds "$work/run.h5.partial" "$round" "$pid")"
 pkill -9 -s "$pid"  # the whole session: mpiexec and every rank (ranks may have their own groups)
 wait "$pid" 2>/dev/null
 for _ in $(seq 1 100); do pgrep -s "$pid" > /dev/null || break; sleep 0.05; done
 [ -f "$work/run.h5" ] && fail "the killed run completed before it was killed; raise --rounds"
+[ "$rounds" = "$round" ] || fail "killed with ${rounds} finished round(s) in the partial file, not ${round}"
 echo "killed with ${rounds} finished round(s) in the partial file"
 
 "${launch[@]}" "${args[@]}" --quiet --out "$work/run.h5" --resume > "$work/resumed.log" 2>&1 ||

@@ -43,6 +43,7 @@ case "$group" in
   generated)
     python3 jobs/paper/make_configs.py "$work/generated"
     cp jobs/paper/make_configs.py jobs/paper/official_draws.py jobs/paper/sweep.sh jobs/paper/paper_values.csv \
+        jobs/paper/accuracy_definitions.csv jobs/paper/evidence.csv \
         "$work/generated/"
     diff -r jobs/paper "$work/generated" || {
       echo "FAIL: jobs/paper differs from what make_configs.py writes; run jobs/paper/make_configs.py" >&2

@@ -3,7 +3,7 @@
 /// Whole-file checksums of finished HDF5 files (complete result files, checkpoints): a CRC-32 of
 /// every byte after the file's first kChecksumBlockBytes, written into those bytes, which the file
 /// reserves as its HDF5 user block (HDF5 and h5py skip it). Any changed, missing or added byte
-/// after sealing makes the check fail (README "Reliability").
+/// after sealing makes the check fail (docs/reliability.md).
 
 #include <cstdint>
 #include <filesystem>

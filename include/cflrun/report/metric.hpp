@@ -13,7 +13,9 @@ namespace cflrun::report {
 
 /// One per-run final metric (see RunMetrics for how each is computed).
 enum class Metric {
-  kAccuracy,         ///< final test accuracy, percent (Table 1).
+  kAccuracy,         ///< final test accuracy, mean over clients, percent (Table 1).
+  kAccuracyWeighted,  ///< final test accuracy, correct over test samples, percent (Table 1 rows
+                      ///< of PFLlib and FlexCFL).
   kTestLoss,         ///< final test loss (Table 5, unsupervised runs).
   kAri,              ///< final ARI (Table 2).
   kAriRound10,       ///< ARI at round 10 as percent of the final ARI (Table 4, left).
@@ -35,8 +37,8 @@ const MetricInfo& metric_info(Metric metric);
 /// Every metric, in the order of the default table's columns.
 const std::vector<Metric>& all_metrics();
 
-/// The metric named `name` (accuracy | test_loss | ari | ari_round10 | first_round_ari_0.9 |
-/// clusters).
+/// The metric named `name` (accuracy | accuracy_weighted | test_loss | ari | ari_round10 |
+/// first_round_ari_0.9 | clusters).
 /// @throws ConfigError naming `name` and the accepted names.
 Metric parse_metric(const std::string& name);
 

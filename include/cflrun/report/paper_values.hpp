@@ -34,16 +34,33 @@ struct PaperValue {
 ///         unknown metric, a number that does not parse) or saying how to fix a missing file.
 std::vector<PaperValue> read_paper_values(const std::filesystem::path& path);
 
+struct PaperReferences;
+
 /// One row per (group, metric) that the paper reports, for groups of supervised runs: the paper's
-/// table, partition, dataset, algorithm, rounds, metric, n, cflrun's mean +- std over the group's
-/// seeds, the paper's mean +- std, and the difference of the means (cflrun - paper, in the
-/// metric's unit and precision). Rows follow the groups' order, metrics in all_metrics() order.
+/// table, partition, dataset, algorithm, rounds, metric, the accuracy's definition (that of the
+/// row's reference code: paper_references.hpp), n, cflrun's mean +- std over the group's seeds,
+/// the paper's mean +- std, the difference of the means (cflrun - paper, in the metric's unit and
+/// precision), and for accuracy and ARI the cell's class (classify). Rows follow the groups'
+/// order, metrics in all_metrics() order. Where several groups match one cell (partition,
+/// dataset, algorithm), the one with the most runs stands for it (of equals, one whose runs
+/// recorded the sample-weighted accuracy, else the first) and the caption counts the values left
+/// out.
 /// @param groups      groups of complete runs (group_runs).
 /// @param values      the paper's cells (read_paper_values).
+/// @param references  accuracy definitions and evidence (read_paper_references).
 /// @param source      named in the caption (the values' file).
 /// @param unmatched   set to the number of groups without any paper cell.
 Table paper_comparison_table(const std::vector<RunGroup>& groups,
-                             const std::vector<PaperValue>& values, const std::string& source,
+                             const std::vector<PaperValue>& values,
+                             const PaperReferences& references, const std::string& source,
                              int& unmatched);
+
+/// The counts of the paper's Table 1 (accuracy) and Table 2 (ARI) cells per class (within,
+/// outside with evidence, outside, missing: classify), one row per dataset and metric, datasets in
+/// the order of `values`. A cell with several matching groups is classed by the group that stands
+/// for it in paper_comparison_table; a cell without one is missing.
+Table paper_summary_table(const std::vector<RunGroup>& groups,
+                          const std::vector<PaperValue>& values,
+                          const PaperReferences& references, const std::string& source);
 
 }  // namespace cflrun::report

@@ -25,6 +25,10 @@ struct RunMetrics {
   /// 100 x /rounds/accuracy of the last round (percent; Table 1). nullopt for unsupervised runs,
   /// without rounds, or if the value is not finite.
   std::optional<double> accuracy_percent;
+  /// 100 x /rounds/accuracy_weighted of the last round: correct test samples over test samples
+  /// (PFLlib's and FlexCFL's definition), percent. nullopt as accuracy_percent, and for files
+  /// written before the dataset existed.
+  std::optional<double> accuracy_weighted_percent;
   /// /rounds/test_loss of the last round (Table 5 for unsupervised runs). nullopt without rounds
   /// or if not finite.
   std::optional<double> test_loss;
@@ -45,9 +49,11 @@ struct RunMetrics {
 /// @param accuracy      [T] mean test accuracy per round, fraction in [0, 1]; may be empty.
 /// @param test_loss     [T] mean test loss per round; may be empty.
 /// @param unsupervised  true if the run trains without labels: accuracy is then left undefined.
+/// @param accuracy_weighted  [T] sample-weighted test accuracy per round, fraction; may be empty.
 /// Series of different lengths are allowed; each metric uses its own series' last value.
 RunMetrics compute_run_metrics(const std::vector<double>& ari, const std::vector<double>& accuracy,
-                               const std::vector<double>& test_loss, bool unsupervised);
+                               const std::vector<double>& test_loss, bool unsupervised,
+                               const std::vector<double>& accuracy_weighted = {});
 
 /// One result file as the report sees it.
 struct RunSummary {
@@ -86,9 +92,9 @@ RunSummary read_run_summary(const std::filesystem::path& path);
 /// command's entry point only.
 void allow_reading_running_files();
 
-/// Expands the report's inputs: a file is taken as is; a directory contributes every regular
-/// `*.h5` file inside it or its subdirectories (a sweep of sweeps), sorted by path. A file named
-/// twice is read once.
+/// Expands the report's inputs: a file is taken as is (a result file, or a runs.csv of per-run
+/// rows: run_rows_csv.hpp); a directory contributes every regular `*.h5` file inside it or its
+/// subdirectories (a sweep of sweeps), sorted by path. A file named twice is read once.
 /// @return the files, in input order (each directory's files sorted).
 /// @throws ConfigError if an input does not exist, or if no file is found at all.
 std::vector<std::filesystem::path> expand_result_inputs(const std::vector<std::string>& inputs);

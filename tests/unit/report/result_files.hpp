@@ -63,6 +63,7 @@ inline void write_run(const fs::path& path, const FakeRun& run) {
     io::RoundRecord record;
     record.set(io::schema::kAri, run.ari[t]);
     record.set(io::schema::kAccuracy, run.accuracy[t]);
+    record.set(io::schema::kAccuracyWeighted, run.accuracy[t]);
     record.set(io::schema::kTestLoss, test_loss);
     record.set(io::schema::kTrainLoss, 0.0);
     record.set(io::schema::kWorkerComputeSeconds, 0.0);

@@ -2,7 +2,7 @@
 /// @file
 /// The threads on which a rank trains its clients at once (--parallel-clients): each thread runs
 /// one client's work at a time on its own copy of the model with LibTorch's intra-op thread count
-/// at 1, so that what a client computes does not depend on the threads (README "Threads and
+/// at 1, so that what a client computes does not depend on the threads (docs/speed.md "Threads and
 /// ranks").
 
 #include <cstddef>

@@ -1,0 +1,73 @@
+#pragma once
+/// @file
+/// What `cflrun report --paper` needs besides the paper's values: how each reference code computed
+/// a row's accuracy, the measured evidence behind cells that stay outside the paper's, and the
+/// rule that classes each cell (within, outside with evidence, outside, missing).
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <cflrun/report/group_statistics.hpp>
+#include <cflrun/report/paper_values.hpp>
+
+namespace cflrun::report {
+
+/// The file beside paper_values.csv naming each algorithm's accuracy definition.
+inline constexpr const char* kAccuracyDefinitionsFile = "accuracy_definitions.csv";
+/// The file beside paper_values.csv naming the evidence for cells outside the paper's values.
+inline constexpr const char* kEvidenceFile = "evidence.csv";
+/// A Table 1 cell is within the paper's when |cflrun - paper| <= max(this, the paper's std), in
+/// accuracy points.
+inline constexpr double kAccuracyTolerancePoints = 2.0;
+/// A Table 2 cell is within the paper's when |cflrun - paper| <= this, in ARI.
+inline constexpr double kAriTolerance = 0.10;
+
+/// How a reference code reports a row's test accuracy (Table 1).
+enum class AccuracyDefinition {
+  kClientMean,      ///< mean over clients of each client's accuracy (CLoVE notebook, PACFL, CFL).
+  kSampleWeighted,  ///< correct test samples over test samples of all clients (PFLlib, FlexCFL).
+};
+
+/// How a paper cell compares with cflrun's runs.
+enum class CellClass { kWithin, kOutsideWithEvidence, kOutside, kMissing };
+
+/// "within", "outside with evidence", "outside", "missing".
+const char* cell_class_name(CellClass cell_class);
+
+/// The accuracy definitions and the evidence of one paper_values.csv.
+struct PaperReferences {
+  std::map<std::string, AccuracyDefinition> accuracy;  ///< algorithm -> definition.
+  std::map<std::string, std::string> evidence;         ///< cell_key -> where the evidence is.
+
+  /// The definition of `algorithm`'s reference code; client mean where the file names none.
+  AccuracyDefinition accuracy_of(const std::string& algorithm) const;
+  /// The evidence written for `cell`, or "".
+  std::string evidence_for(const PaperValue& cell) const;
+};
+
+/// "metric/partition/dataset/algorithm" of a cell.
+std::string cell_key(const PaperValue& cell);
+
+/// Reads kAccuracyDefinitionsFile (header `algorithm,accuracy,source`; accuracy client_mean or
+/// sample_weighted) and kEvidenceFile (header `metric,partition,dataset,algorithm,evidence`; the
+/// evidence text may hold commas) from the directory of `values_path`; a file that is absent
+/// contributes nothing. Lines starting with # are comments.
+/// @throws DataError naming the file and line for a wrong header, a row with too few fields or an
+///         unknown definition.
+PaperReferences read_paper_references(const std::filesystem::path& values_path);
+
+/// The measured statistic of `group` for paper cell `cell`: for accuracy, the definition of the
+/// cell's reference code (the sample-weighted accuracy where that is it and the runs recorded it,
+/// else the client mean); any other metric as itself.
+/// @param used  set to the metric taken.
+Statistic measured_for(const RunGroup& group, const PaperValue& cell,
+                       const PaperReferences& references, Metric& used);
+
+/// The class of a cell whose runs give `measured`: within (accuracy: |difference| <=
+/// max(kAccuracyTolerancePoints, paper std); ARI: <= kAriTolerance; other metrics never),
+/// outside with evidence (references hold evidence for it), outside, or missing (no defined run).
+CellClass classify(const Statistic& measured, const PaperValue& cell,
+                   const PaperReferences& references);
+
+}  // namespace cflrun::report
