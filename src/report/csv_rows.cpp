@@ -26,6 +26,26 @@ std::vector<std::string> leading_fields(const std::string& line, std::size_t cou
 
 }  // namespace
 
+double parse_number(const std::string& text, const std::string& where) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used == text.size()) {
+      return value;
+    }
+  } catch (const std::exception&) {
+  }
+  throw DataError(where + ": '" + text + "' is not a number");
+}
+
+Metric parse_metric_field(const std::string& text, const std::string& where) {
+  try {
+    return parse_metric(text);
+  } catch (const ConfigError& e) {
+    throw DataError(where + ": " + e.what());
+  }
+}
+
 bool for_each_csv_row(const std::filesystem::path& path, const std::string& header,
                       const CsvRow& row) {
   std::ifstream file(path);

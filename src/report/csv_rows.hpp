@@ -1,15 +1,26 @@
 #pragma once
-// Private to src/report: the data lines of the small comma-separated files beside
-// paper_values.csv (the values, the accuracy definitions, the evidence).
+// Private to src/report: the data lines and fields of the small comma-separated files beside
+// paper_values.csv (the values, the accuracy definitions, the evidence) and of runs.csv.
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include <cflrun/report/metric.hpp>
+
 namespace cflrun::report::detail {
 
+/// The number `text` is, all of it ("nan" included).
+/// @throws DataError "<where>: '<text>' is not a number" otherwise.
+double parse_number(const std::string& text, const std::string& where);
+
+/// The metric named `text` (parse_metric).
+/// @throws DataError "<where>: <parse_metric's message>" for an unknown name.
+Metric parse_metric_field(const std::string& text, const std::string& where);
+
 /// Receives one data line's fields and "FILE line N" for messages.
-using CsvRow = std::function<void(const std::vector<std::string>& fields, const std::string& where)>;
+using CsvRow =
+    std::function<void(const std::vector<std::string>& fields, const std::string& where)>;
 
 /// Calls `row` with the fields of every data line of `path` after the line `header` (blank lines
 /// and lines starting with # skipped). A line holds as many fields as the header; the last field

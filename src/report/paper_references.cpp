@@ -60,22 +60,18 @@ PaperReferences read_paper_references(const fs::path& values_path) {
   PaperReferences references;
   const auto directory = values_path.parent_path();
   detail::for_each_csv_row(directory / kAccuracyDefinitionsFile, "algorithm,accuracy,source",
-               [&](const std::vector<std::string>& f, const std::string& where) {
-                 references.accuracy[f[0]] = parse_definition(f[1], where);
-               });
+                           [&](const std::vector<std::string>& f, const std::string& where) {
+                             references.accuracy[f[0]] = parse_definition(f[1], where);
+                           });
   detail::for_each_csv_row(directory / kEvidenceFile, "metric,partition,dataset,algorithm,evidence",
-               [&](const std::vector<std::string>& f, const std::string& where) {
-                 PaperValue cell;
-                 try {
-                   cell.metric = parse_metric(f[0]);
-                 } catch (const ConfigError& e) {
-                   throw DataError(where + ": " + e.what());
-                 }
-                 cell.partition = f[1];
-                 cell.dataset = f[2];
-                 cell.algorithm = f[3];
-                 references.evidence[cell_key(cell)] = f[4];
-               });
+                           [&](const std::vector<std::string>& f, const std::string& where) {
+                             PaperValue cell;
+                             cell.metric = detail::parse_metric_field(f[0], where);
+                             cell.partition = f[1];
+                             cell.dataset = f[2];
+                             cell.algorithm = f[3];
+                             references.evidence[cell_key(cell)] = f[4];
+                           });
   return references;
 }
 
@@ -102,10 +98,9 @@ CellClass classify(const Statistic& measured, const PaperValue& cell,
   // shown as 2.0 is within a tolerance of 2.0.
   const double unit = std::pow(10.0, -metric_info(cell.metric).decimals);
   const double difference = std::fabs(std::round(measured.mean / unit) * unit - cell.mean);
-  const bool within =
-      (cell.metric == Metric::kAccuracy &&
-       difference <= std::max(kAccuracyTolerancePoints, cell.std) + unit / 2) ||
-      (cell.metric == Metric::kAri && difference <= kAriTolerance + unit / 2);
+  const bool within = (cell.metric == Metric::kAccuracy &&
+                       difference <= std::max(kAccuracyTolerancePoints, cell.std) + unit / 2) ||
+                      (cell.metric == Metric::kAri && difference <= kAriTolerance + unit / 2);
   if (within) {
     return CellClass::kWithin;
   }

@@ -80,8 +80,7 @@ std::vector<Column> comparison_columns() {
 /// Whether every run of `group` recorded the sample-weighted accuracy (runs of cflrun since it
 /// did, whose per-run rows also carry their options).
 bool records_weighted_accuracy(const RunGroup& group) {
-  return group.statistic(Metric::kAccuracyWeighted).defined ==
-         static_cast<int>(group.runs.size());
+  return group.statistic(Metric::kAccuracyWeighted).defined == static_cast<int>(group.runs.size());
 }
 
 /// The group that stands for the cell (partition, dataset, algorithm) of `value`: the one with the
@@ -133,8 +132,8 @@ Table paper_comparison_table(const std::vector<RunGroup>& groups,
       const Statistic reference{paper->mean, paper->std, kPaperSeeds, kPaperSeeds};
       const bool classed = metric == Metric::kAccuracy || metric == Metric::kAri;
       table.rows.push_back(
-          {paper->table, group.value("partition"), group.value("dataset"),
-           group.value("algorithm"), group.value("rounds"), metric_info(metric).name,
+          {paper->table, group.value("partition"), group.value("dataset"), group.value("algorithm"),
+           group.value("rounds"), metric_info(metric).name,
            accuracy_words(*paper, used, references), std::to_string(group.runs.size()),
            StatisticCell{measured, used, false}, StatisticCell{reference, metric, false},
            difference(measured, *paper),
@@ -143,25 +142,26 @@ Table paper_comparison_table(const std::vector<RunGroup>& groups,
     unmatched += matched ? 0 : 1;
   }
   if (left_out > 0) {
-    table.caption.insert(table.caption.end() - 1, std::to_string(left_out) +
-                            " value(s) of other groups of the same cells left out: a cell shows "
-                            "its group with the most runs (of equals, one that recorded the "
-                            "sample-weighted accuracy)");
+    table.caption.insert(table.caption.end() - 1,
+                         std::to_string(left_out) +
+                             " value(s) of other groups of the same cells left out: a cell shows "
+                             "its group with the most runs (of equals, one that recorded the "
+                             "sample-weighted accuracy)");
   }
   return table;
 }
 
 Table paper_summary_table(const std::vector<RunGroup>& groups,
-                          const std::vector<PaperValue>& values,
-                          const PaperReferences& references, const std::string& source) {
+                          const std::vector<PaperValue>& values, const PaperReferences& references,
+                          const std::string& source) {
   Table table;
-  table.caption = {"The CLoVE paper's Tables 1 (accuracy) and 2 (ARI), cells per class (values: " +
-                       source + "); within: |cflrun - paper| <= max(2 points, the paper's std) "
-                                "for accuracy, <= 0.10 for ARI",
-                   ""};
-  table.columns = {{"dataset", "dataset", false},
-                   {"metric", "metric", false},
-                   {"cells", "cells", false}};
+  table.caption = {
+      "The CLoVE paper's Tables 1 (accuracy) and 2 (ARI), cells per class (values: " + source +
+          "); within: |cflrun - paper| <= max(2 points, the paper's std) "
+          "for accuracy, <= 0.10 for ARI",
+      ""};
+  table.columns = {
+      {"dataset", "dataset", false}, {"metric", "metric", false}, {"cells", "cells", false}};
   const CellClass classes[] = {CellClass::kWithin, CellClass::kOutsideWithEvidence,
                                CellClass::kOutside, CellClass::kMissing};
   for (const CellClass cell_class : classes) {

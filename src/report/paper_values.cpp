@@ -9,31 +9,15 @@ namespace {
 
 constexpr const char* kHeader = "table,metric,partition,dataset,algorithm,mean,std";
 
-double parse_number(const std::string& text, const std::string& where) {
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(text, &used);
-    if (used == text.size()) {
-      return value;
-    }
-  } catch (const std::exception&) {
-  }
-  throw DataError(where + ": '" + text + "' is not a number");
-}
-
 PaperValue parse_row(const std::vector<std::string>& fields, const std::string& where) {
   PaperValue value;
   value.table = fields[0];
-  try {
-    value.metric = parse_metric(fields[1]);
-  } catch (const ConfigError& e) {
-    throw DataError(where + ": " + e.what());
-  }
+  value.metric = detail::parse_metric_field(fields[1], where);
   value.partition = fields[2];
   value.dataset = fields[3];
   value.algorithm = fields[4];
-  value.mean = parse_number(fields[5], where);
-  value.std = parse_number(fields[6], where);
+  value.mean = detail::parse_number(fields[5], where);
+  value.std = detail::parse_number(fields[6], where);
   return value;
 }
 

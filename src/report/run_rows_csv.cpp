@@ -1,6 +1,8 @@
 // Committed per-run rows (results/run_summaries.py) read back as complete runs.
 #include <cflrun/report/run_rows_csv.hpp>
 
+#include "csv_rows.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -36,15 +38,7 @@ std::vector<double> parse_series(const std::string& text, std::size_t rounds,
   std::vector<double> values;
   std::istringstream words(text);
   for (std::string word; words >> word;) {
-    try {
-      std::size_t used = 0;
-      values.push_back(std::stod(word, &used));
-      if (used != word.size()) {
-        throw std::invalid_argument(word);
-      }
-    } catch (const std::exception&) {
-      throw DataError(where + ": '" + word + "' is not a number");
-    }
+    values.push_back(detail::parse_number(word, where));
   }
   if (values.size() != rounds) {
     throw DataError(where + ": " + std::to_string(values.size()) + " values for " +
@@ -129,7 +123,8 @@ std::vector<RunSummary> read_run_rows_csv(const fs::path& path) {
   std::ifstream file(path);
   std::string line;
   if (!file || !std::getline(file, line)) {
-    throw DataError(path.string() + ": cannot read it; give a runs.csv of results/run_summaries.py");
+    throw DataError(path.string() +
+                    ": cannot read it; give a runs.csv of results/run_summaries.py");
   }
   const auto header = csv_fields(line);
   for (const char* column : {"config", "seed", "rounds", "git_commit", "accuracy", "ari"}) {

@@ -61,8 +61,9 @@ int accuracy_weighted(const std::string& file, const std::string& counts_spec) {
     differs = differs || std::fabs(weighted[t] - mean[t]) > 1e-4;
   }
   if (!differs) {
-    return fail(file + ": the sample-weighted accuracy equals the client mean in every round; "
-                       "give clients with different test sample counts");
+    return fail(file +
+                ": the sample-weighted accuracy equals the client mean in every round; "
+                "give clients with different test sample counts");
   }
   if (reader.read_f64_attribute("/summary", "final_accuracy_weighted") != weighted.back()) {
     return fail(file + ": /summary final_accuracy_weighted is not the last round's");

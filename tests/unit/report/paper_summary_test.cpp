@@ -46,7 +46,8 @@ class PaperSummary : public testing::TempDirTest {
 TEST_F(PaperSummary, CommittedRowsReadBackAsCompleteRunsWithTheirOptions) {
   const auto csv = dir_ / "runs.csv";
   std::ofstream(csv) << kHeader
-                     << row("fmnist_label_skew_2_clove", 1, "0.5 0.8 0.9", "0.2 1 1", "0.4 0.7 0.85",
+                     << row("fmnist_label_skew_2_clove", 1, "0.5 0.8 0.9", "0.2 1 1",
+                            "0.4 0.7 0.85",
                             "algorithm = clove; dataset = fmnist; label-sets = 2,4,6,9/0,2,3,4; "
                             "partition = label_skew_2; seed = 1")
                      << row("fmnist_label_skew_1_fedavg", 2, "0.5 0.6 0.65", "nan nan nan", "", "");
@@ -88,7 +89,7 @@ TEST_F(PaperSummary, CellsAreClassedAtThePapersPrecisionWithTheReferenceDefiniti
   PaperValue accuracy{"Table 1", Metric::kAccuracy, "label_skew_1", "fmnist", "clove", 90.0, 0.5};
   PaperReferences references;
   const auto with_mean = [](double mean) { return Statistic{mean, 0.0, 3, 3}; };
-  EXPECT_EQ(classify(with_mean(92.04), accuracy, references), CellClass::kWithin);  // +2.0
+  EXPECT_EQ(classify(with_mean(92.04), accuracy, references), CellClass::kWithin);   // +2.0
   EXPECT_EQ(classify(with_mean(92.06), accuracy, references), CellClass::kOutside);  // +2.1
   accuracy.std = 3.0;  // the paper's std widens the band
   EXPECT_EQ(classify(with_mean(92.9), accuracy, references), CellClass::kWithin);
@@ -109,8 +110,9 @@ TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
     out << row("fmnist_label_skew_1_clove", seed, "0.5 0.8 0.9", "0 1 1", "", "");
     // fedpac: client mean 85 (paper 80: outside as a mean) but sample-weighted 81: within; the
     // same cell's older rows (no options, no sample-weighted accuracy) are left out.
-    out << row("fmnist_label_skew_1_fedpac", seed, "0.5 0.8 0.85", "nan nan nan", "0.5 0.8 0.81",
-               "algorithm = fedpac; dataset = fmnist; lr = 0.005; partition = label_skew_1; rounds = 3");
+    out << row(
+        "fmnist_label_skew_1_fedpac", seed, "0.5 0.8 0.85", "nan nan nan", "0.5 0.8 0.81",
+        "algorithm = fedpac; dataset = fmnist; lr = 0.005; partition = label_skew_1; rounds = 3");
     out << row("fmnist_label_skew_1_fedpac", seed, "0.5 0.8 0.84", "nan nan nan", "", "");
     // fesem: 60 against the paper's 50, outside with evidence.
     out << row("fmnist_label_skew_1_fesem", seed, "0.5 0.6 0.6", "0 0 0", "0.5 0.6 0.6", "");
