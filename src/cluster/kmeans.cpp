@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <ATen/Parallel.h>
+
 #include <cflrun/cluster/distances.hpp>
 #include <cflrun/cluster/input_checks.hpp>
 #include <cflrun/cluster/kmeans_plus_plus.hpp>
@@ -29,13 +31,6 @@ void require_options(const KMeansOptions& options) {
   }
 }
 
-template <typename T>
-std::vector<T> to_vector(const torch::Tensor& values) {
-  const torch::Tensor flat = values.contiguous();
-  const T* begin = flat.data_ptr<T>();
-  return std::vector<T>(begin, begin + flat.numel());
-}
-
 /// scikit-learn's empty-cluster relocation (_relocate_empty_clusters_dense): each empty cluster,
 /// in increasing order, takes the point farthest from its own centre (ties: lowest index).
 /// Unlike scikit-learn, a point at distance 0 or alone in its cluster is skipped, so relocation
@@ -45,6 +40,9 @@ Labels relocate_empty_clusters(Labels membership, const std::vector<double>& dis
   std::vector<std::int64_t> counts(k, 0);
   for (const std::int64_t cluster : membership) {
     ++counts[cluster];
+  }
+  if (std::find(counts.begin(), counts.end(), 0) == counts.end()) {
+    return membership;  // no empty cluster: nothing to relocate (and no sort to pay for)
   }
   std::vector<std::size_t> farthest_first(membership.size());
   std::iota(farthest_first.begin(), farthest_first.end(), 0);
@@ -71,16 +69,29 @@ Labels relocate_empty_clusters(Labels membership, const std::vector<double>& dis
   return membership;
 }
 
-/// [k, D] mean of each cluster's points; a cluster without points keeps its old centre.
+/// [k, D] mean of each cluster's points; a cluster without points keeps its old centre. Each
+/// cluster sums its points in index order (as index_add_ does, in one pass and with no threads).
 torch::Tensor cluster_means(const torch::Tensor& points, const Labels& membership,
                             const torch::Tensor& old_centres) {
-  const torch::Tensor index = torch::tensor(membership, torch::kInt64);
-  const torch::Tensor sums = torch::zeros_like(old_centres).index_add_(0, index, points);
-  const torch::Tensor ones = torch::ones({points.size(0)}, points.options());
-  const torch::Tensor counts =
-      torch::zeros({old_centres.size(0)}, points.options()).index_add_(0, index, ones);
-  const torch::Tensor means = sums / counts.clamp_min(1.0).unsqueeze(1);
-  return torch::where((counts > 0).unsqueeze(1), means, old_centres);
+  const std::int64_t width = points.size(1);
+  std::vector<double> sums(static_cast<std::size_t>(old_centres.size(0) * width), 0.0);
+  std::vector<std::int64_t> counts(old_centres.size(0), 0);
+  const double* row = points.data_ptr<double>();
+  for (const std::int64_t cluster : membership) {
+    ++counts[cluster];
+    double* sum = sums.data() + cluster * width;
+    for (std::int64_t d = 0; d < width; ++d, ++row) {
+      sum[d] += *row;
+    }
+  }
+  torch::Tensor centres = old_centres.clone(at::MemoryFormat::Contiguous);
+  double* centre = centres.data_ptr<double>();
+  for (std::size_t cluster = 0; cluster < counts.size(); ++cluster, centre += width) {
+    for (std::int64_t d = 0; counts[cluster] > 0 && d < width; ++d) {
+      centre[d] = sums[cluster * width + d] / static_cast<double>(counts[cluster]);
+    }
+  }
+  return centres;
 }
 
 struct LloydOutcome {
@@ -95,12 +106,9 @@ LloydOutcome lloyd(const torch::Tensor& points, torch::Tensor centres, int max_i
   const int k = static_cast<int>(centres.size(0));
   Labels previous;
   for (int iteration = 1; iteration <= max_iterations; ++iteration) {
-    const torch::Tensor distances = squared_distances(points, centres);
-    const torch::Tensor nearest = distances.argmin(/*dim=*/1);  // ties: lowest index
-    const torch::Tensor distance_to_own = distances.gather(1, nearest.unsqueeze(1)).squeeze(1);
-    Labels labels = to_vector<std::int64_t>(nearest);
-    const Labels membership =
-        relocate_empty_clusters(labels, to_vector<double>(distance_to_own), k);
+    NearestCentres nearest = nearest_centres_with_distances(points, centres);
+    Labels labels = std::move(nearest.centre);
+    const Labels membership = relocate_empty_clusters(labels, nearest.squared_distance, k);
     const torch::Tensor next = cluster_means(points, membership, centres);
     const double shift = (next - centres).square().sum().item<double>();
     centres = next;
@@ -114,21 +122,25 @@ LloydOutcome lloyd(const torch::Tensor& points, torch::Tensor centres, int max_i
 
 /// Labels of the final centres and their inertia.
 KMeansResult finish(const torch::Tensor& points, const LloydOutcome& run) {
-  const torch::Tensor distances = squared_distances(points, run.centres);
-  const torch::Tensor nearest = distances.argmin(/*dim=*/1);
+  NearestCentres nearest = nearest_centres_with_distances(points, run.centres);
   KMeansResult result;
-  result.labels = to_vector<int>(nearest.to(torch::kInt32));
+  result.labels.assign(nearest.centre.begin(), nearest.centre.end());
   result.centroids = run.centres;
-  result.inertia = distances.gather(1, nearest.unsqueeze(1)).sum().item<double>();
+  result.inertia = torch::from_blob(nearest.squared_distance.data(),
+                                    {static_cast<std::int64_t>(nearest.squared_distance.size())},
+                                    torch::kFloat64)
+                       .sum()
+                       .item<double>();
   result.iterations = run.iterations;
   return result;
 }
 
 }  // namespace
 
-KMeansResult kmeans(const torch::Tensor& points, int k, const KMeansOptions& options,
+KMeansResult kmeans(const torch::Tensor& input, int k, const KMeansOptions& options,
                     std::mt19937_64& engine) {
-  require_point_matrix(points, "k-means");
+  require_point_matrix(input, "k-means");
+  const torch::Tensor points = input.contiguous();
   require_cluster_count(k, points.size(0), "k-means");
   require_options(options);
   // scikit-learn's _tolerance: tol x mean over dimensions of the population variance.
@@ -137,13 +149,24 @@ KMeansResult kmeans(const torch::Tensor& points, int k, const KMeansOptions& opt
 
   const int candidates = options.seeding_candidates == 0 ? greedy_kmeans_plus_plus_candidates(k)
                                                          : options.seeding_candidates;
-  KMeansResult best;
+  // The seeding draws come first, start after start, as the engine would give them to starts run
+  // one after another (Lloyd draws nothing); the starts' Lloyd iterations then run side by side
+  // on the intra-op threads. The same result on any number of threads.
+  std::vector<torch::Tensor> seeds;
   for (int restart = 0; restart < options.restarts; ++restart) {
-    const torch::Tensor seeds = kmeans_plus_plus_centres(points, k, engine, candidates);
-    KMeansResult result =
-        finish(points, lloyd(points, seeds, options.max_iterations, shift_tolerance));
-    if (restart == 0 || result.inertia < best.inertia) {
-      best = std::move(result);
+    seeds.push_back(kmeans_plus_plus_centres(points, k, engine, candidates));
+  }
+  std::vector<KMeansResult> results(seeds.size());
+  at::parallel_for(0, options.restarts, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t restart = begin; restart < end; ++restart) {
+      results[restart] =
+          finish(points, lloyd(points, seeds[restart], options.max_iterations, shift_tolerance));
+    }
+  });
+  KMeansResult best = std::move(results.front());
+  for (std::size_t restart = 1; restart < results.size(); ++restart) {
+    if (results[restart].inertia < best.inertia) {  // ties: the earliest start
+      best = std::move(results[restart]);
     }
   }
   return best;

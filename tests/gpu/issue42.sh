@@ -9,17 +9,21 @@
 #    K = 10), cflrun client-batched against tests/bench/torchfunc_round.py, in the same call.
 # 3. 16 CLoVE paper runs of 30 rounds one after another, 16 at once, and 16 at once under NVIDIA
 #    MPS (jobs/slurm/run_manifest.py, jobs/slurm/mps.sh): wall seconds and runs per minute.
-# Usage: tests/gpu/issue42.sh [OUT_DIR] [ROUNDS=4]   env: CFLRUN, CFLRUN_GPU_PYTHON
+#    Section 2 runs cflrun twice: --client-batch auto (at most kGpuClientBatch clients at once) and
+#    every client in one batch, and prints each run's phases.
+# Usage: tests/gpu/issue42.sh [OUT_DIR] [ROUNDS=4] [SECTIONS="1 2 3"]   env: CFLRUN, CFLRUN_GPU_PYTHON
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 out="${1:-$(mktemp -d)}"
 rounds="${2:-4}"
+sections=" ${3:-1 2 3} "
 mkdir -p "$out"
 source tests/gpu/common.sh
 table="$out/issue42.txt"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$table" || true
 "$CFLRUN" --version | head -3 | tee -a "$table"
 
+if [[ $sections == *" 1 "* ]]; then
 echo "== 1. personalised rows: one at a time vs client-batched (s/round, final accuracy)" | tee -a "$table"
 for algorithm in perfedavg fedproto fedala fedpac clove; do
   for repeat in 1 2; do
@@ -34,22 +38,30 @@ for algorithm in perfedavg fedproto fedala fedpac clove; do
   done
 done
 
+fi
+
+if [[ $sections == *" 2 "* ]]; then
 echo "== 2. CLoVE rounds at scale: cflrun client-batched vs torch.func (s/round)" | tee -a "$table"
 declare -A per_cluster=([1000]=100 [10000]=1000)
 declare -A train=([1000]=60 [10000]=6)
 declare -A test=([1000]=10 [10000]=1)
 for clients in 1000 10000; do
-  name="scale_$clients"
-  run "$name" --config jobs/fmnist_label_skew1.cfg --partition class_per_cluster --clusters 10 \
-    --clients-per-cluster "${per_cluster[$clients]}" --train-samples "${train[$clients]}" \
-    --test-samples "${test[$clients]}" --rounds "$rounds" --device cuda
-  printf 'cflrun    %6s clients  %s\n' "$clients" "$(results seconds "$out/$name.h5" || echo '?')" |
-    tee -a "$table"
+  for batch in 0 "$clients"; do
+    name="scale_${clients}_$batch"
+    run "$name" --config jobs/fmnist_label_skew1.cfg --partition class_per_cluster --clusters 10 \
+      --clients-per-cluster "${per_cluster[$clients]}" --train-samples "${train[$clients]}" \
+      --test-samples "${test[$clients]}" --rounds "$rounds" --device cuda --client-batch "$batch"
+    printf 'cflrun    %6s clients, client batch %-6s %s\n' "$clients" \
+      "$([ "$batch" = 0 ] && echo auto || echo all)" "$(results phases "$out/$name.h5" || echo '?')" |
+      tee -a "$table"
+  done
   device_python tests/bench/torchfunc_round.py --clients "$clients" --train "${train[$clients]}" \
     --test "${test[$clients]}" --clusters 10 --rounds "$rounds" --device cuda | tail -n 1 |
     tee -a "$table"
 done
+fi
 
+if [[ $sections == *" 3 "* ]]; then
 echo "== 3. 16 CLoVE paper runs of 30 rounds: one after another, 16 at once, 16 at once under MPS" | tee -a "$table"
 manifest="$out/packed.txt"
 : > "$manifest"
@@ -75,5 +87,6 @@ if mps_start run mps_probe --config jobs/paper/fmnist_label_skew_1_clove.cfg --r
   mps_stop
 else
   echo "MPS did not start" | tee -a "$table"
+fi
 fi
 exit $((failures > 0))

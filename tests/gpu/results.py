@@ -5,6 +5,8 @@ Usage: results.py ari-from FILE ROUND          every round from ROUND (1-based) 
        results.py same A B TOL                 same assignments every round, accuracies within TOL
        results.py seconds FILE                 mean seconds per round after the first
        results.py final FILE                   the last round's accuracy, ARI, mean s/round
+       results.py phases FILE                  mean s/round and each phase's after the first round
+       results.py progress FILE...             rounds each (possibly .partial) file holds
 Exit status 0 when the check holds; each prints what it measured.
 """
 import sys
@@ -55,12 +57,33 @@ def final(path):
     return True
 
 
+def phases(path):
+    with h5py.File(path, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["/rounds/seconds"].attrs["phases"]]
+    per_round = rounds(path, "/rounds/seconds")
+    later = per_round[1:] if len(per_round) > 1 else per_round
+    print(f"{later.sum(axis=1).mean():.4f} s/round (" +
+          ", ".join(f"{n} {v:.4f}" for n, v in zip(names, later.mean(axis=0))) + ")")
+    return True
+
+
+def progress(*paths):
+    for path in paths:
+        try:
+            print(f"{len(rounds(path, '/rounds/seconds')):4d} rounds  {mean_seconds(path):8.4f} s/round  {path}")
+        except (OSError, KeyError) as error:
+            print(f"   ? rounds  {path}: {error}")
+    return True
+
+
 def main(args):
     checks = {"ari-from": lambda f, r: ari_from(f, int(r)),
               "accuracy-at": lambda f, r, m: accuracy_at(f, int(r), float(m)),
               "same": lambda a, b, t: same(a, b, float(t)),
               "seconds": seconds,
-              "final": final}
+              "final": final,
+              "phases": phases,
+              "progress": progress}
     if not args or args[0] not in checks:
         sys.exit(__doc__)
     return 0 if checks[args[0]](*args[1:]) else 1

@@ -46,7 +46,10 @@ struct KMeansResult {
 /// its centre moved to the point farthest from its own centre (scikit-learn's relocation), if
 /// such a point is not at distance 0 and is not alone in its cluster. With fewer distinct
 /// points than k, some clusters may therefore stay empty (their labels are unused).
-/// Deterministic given the engine state; restarts draw from `engine` one after the other.
+/// Deterministic given the engine state; restarts draw from `engine` one after the other, then
+/// run their Lloyd iterations side by side on the intra-op threads (the same result, bit for bit,
+/// on any number of threads). Cost per Lloyd step O(M k D) with no [M, k, D] temporary
+/// (tests/bench/clustering_scale: 10 000 clients, K = 10, 10 restarts in about 0.08 s on one core).
 /// @param points   [M, D] float64, finite; one row per point (CLoVE: one loss vector per client).
 /// @param k        number of clusters, 1 <= k <= M.
 /// @param options  restarts, iteration limit and tolerance.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <torch/utils.h>
 
 #include <cflrun/cluster/adjusted_rand_index.hpp>
 #include <cflrun/core/error.hpp>
@@ -94,6 +95,43 @@ TEST(KMeans, SameEngineSeedGivesSameResult) {
   EXPECT_EQ(a.inertia, b.inertia);
   EXPECT_EQ(a.iterations, b.iterations);
   EXPECT_EQ(first(), second());  // both engines advanced by the same draws
+}
+
+TEST(KMeans, RestartsSideBySideEqualStartsOneAfterAnotherOnAnyThreadCount) {
+  // 300 points in 5 overlapping blobs, so the starts end in different local optima: the result of
+  // 10 restarts is the start of lowest inertia (the earliest on ties) among 10 single starts
+  // drawn one after another from the same engine, bit for bit, on 1 and on 2 threads.
+  at::Generator generator = core::make_torch_generator(6, core::Purpose::kClustering);
+  const torch::Tensor points = torch::randn({300, 4}, generator, torch::kFloat64) * 2.0 +
+                               torch::arange(300, torch::kFloat64).remainder(5).unsqueeze(1);
+  KMeansOptions one_start;
+  one_start.restarts = 1;
+  std::mt19937_64 sequential = engine_for(9);
+  KMeansResult expected;
+  std::set<double> inertias;
+  for (int start = 0; start < 10; ++start) {
+    KMeansResult result = kmeans(points, 5, one_start, sequential);
+    inertias.insert(result.inertia);
+    if (start == 0 || result.inertia < expected.inertia) {
+      expected = std::move(result);
+    }
+  }
+  ASSERT_GT(inertias.size(), 1U) << "every start found the same optimum: the test shows nothing";
+  const int threads = torch::get_num_threads();
+  for (const int use : {1, 2}) {
+    torch::set_num_threads(use);
+    std::mt19937_64 engine = engine_for(9);
+    const KMeansResult result = kmeans(points, 5, KMeansOptions{}, engine);
+    EXPECT_EQ(result.labels, expected.labels) << use << " threads";
+    EXPECT_TRUE(torch::equal(result.centroids, expected.centroids)) << use << " threads";
+    EXPECT_EQ(result.inertia, expected.inertia) << use << " threads";
+    EXPECT_EQ(engine(), sequential()) << use << " threads";  // the same draws
+    sequential = engine_for(9);
+    for (int start = 0; start < 10; ++start) {
+      kmeans(points, 5, one_start, sequential);
+    }
+  }
+  torch::set_num_threads(threads);
 }
 
 TEST(KMeans, KEqualToNumberOfPointsGivesEachPointItsOwnCluster) {
