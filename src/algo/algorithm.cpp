@@ -111,18 +111,29 @@ void check_run_options(const std::string& algorithm, const Traits& traits,
                 ? ""
                 : "it clusters no loss vectors; the stability switch is clove's and ifca's",
             "remove --stable-rounds");
+  refuse_if(context.models_given, "models " + std::to_string(context.num_models), algorithm,
+            traits.no_model_count, "remove --models");
 }
 
-void check_model_count(int num_clients, int num_models) {
+namespace {
+
+void require_model_count(int num_clients, int num_models, const std::string& option) {
   if (num_models < 1 || num_models > num_clients) {
-    throw ConfigError("--clusters (K = " + std::to_string(num_models) +
+    throw ConfigError(option + " (K = " + std::to_string(num_models) +
                       " models) must be between 1 and the number of clients (" +
-                      std::to_string(num_clients) + "); lower --clusters or add clients");
+                      std::to_string(num_clients) + "); lower " + option + " or add clients");
   }
 }
 
+}  // namespace
+
+void check_model_count(const AlgorithmContext& context) {
+  require_model_count(context.num_clients, context.num_models,
+                      context.models_given ? "--models" : "--clusters");
+}
+
 std::vector<int> random_first_assignment(int num_clients, int num_models, std::uint64_t seed) {
-  check_model_count(num_clients, num_models);
+  require_model_count(num_clients, num_models, "--clusters");
   auto engine = core::make_engine(seed, core::Purpose::kFirstAssignment);
   std::vector<int> model(static_cast<std::size_t>(num_clients));
   std::vector<int> count(static_cast<std::size_t>(num_models), 0);

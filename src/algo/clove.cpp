@@ -41,7 +41,7 @@ std::vector<ClientQuery> loss_vector_queries(int round, const std::vector<int>& 
 
 Clove::Clove(const CloveOptions& options, const AlgorithmContext& context)
     : options_(options), context_(context) {
-  check_model_count(context.num_clients, context.num_models);
+  check_model_count(context);
 }
 
 std::vector<ClientQuery> Clove::queries(int round, const std::vector<int>& participants) {

@@ -73,7 +73,7 @@ void FedSoftOptions::visit(core::OptionVisitor& v) {
 
 FedSoft::FedSoft(const FedSoftOptions& options, const AlgorithmContext& context)
     : options_(options), context_(context) {
-  check_model_count(context.num_clients, context.num_models);
+  check_model_count(context);
   require(options.selection <= context.num_clients,
           "--fedsoft-selection must be between 0 (every client) and the " +
               std::to_string(context.num_clients) + " clients, but got " +

@@ -56,7 +56,7 @@ FeSem::FeSem(const FeSemOptions& options, const AlgorithmContext& context)
       context_(context),
       distances_(static_cast<std::size_t>(context.num_clients * context.num_models),
                  std::numeric_limits<float>::quiet_NaN()) {
-  check_model_count(context.num_clients, context.num_models);
+  check_model_count(context);
 }
 
 std::vector<ExtraDataset> FeSem::extra_datasets() const {

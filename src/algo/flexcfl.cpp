@@ -87,7 +87,7 @@ FlexCfl::FlexCfl(const FlexCflOptions& options, const AlgorithmContext& context)
     : options_(options),
       context_(context),
       group_(static_cast<std::size_t>(context.num_clients), -1) {
-  check_model_count(context.num_clients, context.num_models);
+  check_model_count(context);
 }
 
 std::vector<ExtraDataset> FlexCfl::extra_datasets() const {

@@ -7,7 +7,7 @@
 namespace cflrun::algo {
 
 Ifca::Ifca(const NoOptions& /*options*/, const AlgorithmContext& context) : context_(context) {
-  check_model_count(context.num_clients, context.num_models);
+  check_model_count(context);
 }
 
 std::vector<ClientQuery> Ifca::queries(int round, const std::vector<int>& participants) {

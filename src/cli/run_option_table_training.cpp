@@ -80,8 +80,9 @@ void declare_rounds(RunOptions& o, core::OptionVisitor& v) {
              .range = fraction},
             &o.participation);
   v.declare({.flag = "models",
-             .help = "K-hat: models clove/ifca keep (count; 0 = --clusters); with --select-k "
-                     "silhouette an upper bound",
+             .help = "K-hat: models clove, ifca, fedsoft, flexcfl and fesem keep (count; 0 = "
+                     "--clusters; the others refuse it); with --select-k silhouette an upper "
+                     "bound",
              .range = Range::at_least(0),
              .expected = "0 (= --clusters) or a positive count",
              .recorded_as = std::to_string(o.effective_models())},

@@ -77,6 +77,13 @@ void store_config_file(const std::string& path, const po::options_description& d
     text.erase(0, std::string(kUtf8ByteOrderMark)
                       .size());  // as Python's utf-8-sig: editors on Windows add it
   }
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+    throw ConfigError("config file " + path + " line " + std::to_string(line) +
+                      " holds a NUL byte, and a config file is text of `name = value` lines; "
+                      "remove it (is this the right file?)");
+  }
   std::istringstream lines(text);
   try {
     po::store(po::parse_config_file(lines, description, /*allow_unregistered=*/false), vm);
@@ -112,6 +119,43 @@ void require_finite(const po::variables_map& vm) {
   }
 }
 
+/// Walks the command line as Boost will, and names what Boost's messages leave unnamed: an option
+/// that needs a value followed by another option or by nothing (Boost takes "--out --x" as the
+/// value "--x", and "--rounds --out f" makes "f" a stray word), and a stray word with the word
+/// before it. Unknown options are left to Boost's own message.
+/// @throws ConfigError naming the option or the word, and the fix.
+void require_option_values(int argc, const char* const argv[],
+                           const po::options_description& options) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.rfind("--", 0) != 0) {
+      throw ConfigError("unexpected word '" + word + "' on the command line" +
+                        (i > 1 ? " after " + std::string(argv[i - 1]) : std::string()) +
+                        "; every option starts with -- (see cflrun --help)");
+    }
+    const std::string name = word.substr(2, word.find('=') - 2);
+    const po::option_description* option = options.find_nothrow(name, /*approx=*/false);
+    if (word.find('=') != std::string::npos ||
+        (option != nullptr && option->semantic()->max_tokens() == 0)) {
+      continue;  // a --name=value or a switch
+    }
+    const bool next_is_value = i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0;
+    // An unknown option (Boost names it) or an optional value (--parallel-clients false): a word
+    // after it is its value.
+    if (option == nullptr || option->semantic()->min_tokens() == 0) {
+      i += next_is_value ? 1 : 0;
+      continue;
+    }
+    if (i + 1 == argc || std::string(argv[i + 1]).rfind("--", 0) == 0) {
+      throw ConfigError("--" + name + " needs a value, but " +
+                        (i + 1 == argc ? std::string("it is the last word")
+                                       : "the next word is " + std::string(argv[i + 1])) +
+                        "; give it as --" + name + " VALUE or --" + name + "=VALUE");
+    }
+    ++i;  // its value
+  }
+}
+
 }  // namespace
 
 ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
@@ -120,6 +164,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   po::options_description everything;
   everything.add(descriptions.command_line_only).add(descriptions.run);
   po::variables_map vm;
+  require_option_values(argc, argv, everything);
   try {
     // No positional arguments: a stray word is an error, not silently ignored.
     po::store(po::command_line_parser(argc, argv).options(everything).positional({}).run(), vm);
@@ -196,7 +241,8 @@ void validate(const RunOptions& o) {
               ? "an autoencoder (autoencoder | conv_autoencoder) with --unsupervised"
               : "a supervised model without --unsupervised (add --unsupervised for autoencoders)",
           o.effective_model());
-  require(!o.out.empty(), "out", "a file path", "''");
+  require(o.out.find_first_not_of(" \t\n\r\f\v") != std::string::npos, "out", "a file path",
+          "'" + o.out + "'");
   if (o.out.back() == '/' || std::filesystem::is_directory(o.out)) {
     throw ConfigError("--out must name a file, but " + o.out +
                       " is a directory; give a file in it, e.g. --out " +

@@ -68,6 +68,7 @@ algo::AlgorithmContext RunSetUp::algorithm_context() const {
   algo::AlgorithmContext context;
   context.num_clients = run_.num_clients;
   context.num_models = run_.options.effective_models();
+  context.models_given = run_.options.models > 0;
   context.train_samples = run_.train_samples;
   context.seed = run_.options.seed;
   context.random_first_assignment = run_.options.first_assignment == "random";

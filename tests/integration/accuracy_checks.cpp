@@ -32,8 +32,8 @@ int accuracy_weighted(const std::string& file, const std::string& counts_spec) {
   const auto counts = expand_counts(counts_spec);
   std::vector<std::size_t> shape;
   const auto clients = reader.read_f32("/clients/accuracy", &shape);
-  const auto mean = reader.read_f64("/rounds/accuracy");
-  const auto weighted = reader.read_f64("/rounds/accuracy_weighted");
+  const auto mean = round_values(reader, "/rounds/accuracy");
+  const auto weighted = round_values(reader, "/rounds/accuracy_weighted");
   if (shape.size() != 2 || shape[1] != counts.size() || weighted.size() != shape[0] ||
       weighted.empty()) {
     return fail(file + ": " + std::to_string(counts.size()) +

@@ -54,6 +54,7 @@
 namespace {
 
 using cflrun::checks::fail;
+using cflrun::checks::round_values;
 using cflrun::io::ResultReader;
 
 std::string list(const std::vector<double>& values) {
@@ -70,8 +71,8 @@ std::string list(const std::vector<double>& values) {
 /// The /summary figures must agree with the per-round series they summarise.
 int summary_matches(const std::string& file) {
   const ResultReader reader(file);
-  const auto ari = reader.read_f64("/rounds/ari");
-  const auto accuracy = reader.read_f64("/rounds/accuracy");
+  const auto ari = round_values(reader, "/rounds/ari");
+  const auto accuracy = round_values(reader, "/rounds/accuracy");
   const auto summary = reader.read_f64_attribute("/summary", "final_accuracy");
   if (!(summary == accuracy.back() || (std::isnan(summary) && std::isnan(accuracy.back())))) {
     return fail(file + ": /summary final_accuracy " + std::to_string(summary) +
@@ -85,7 +86,7 @@ int summary_matches(const std::string& file) {
 }
 
 int ari_from(const std::string& file, int first_round, double min) {
-  const auto ari = ResultReader(file).read_f64("/rounds/ari");
+  const auto ari = round_values(ResultReader(file), "/rounds/ari");
   if (first_round < 1 || ari.size() < static_cast<std::size_t>(first_round)) {
     return fail(file + ": no round " + std::to_string(first_round) + " to check the ARI from (" +
                 std::to_string(ari.size()) + " rounds recorded)");
@@ -101,7 +102,7 @@ int ari_from(const std::string& file, int first_round, double min) {
 }
 
 int accuracy_by(const std::string& file, int round, double min) {
-  const auto accuracy = ResultReader(file).read_f64("/rounds/accuracy");
+  const auto accuracy = round_values(ResultReader(file), "/rounds/accuracy");
   if (accuracy.size() < static_cast<std::size_t>(round) ||
       !(accuracy[static_cast<std::size_t>(round - 1)] >= min)) {
     return fail(file + ": accuracy by round " + std::to_string(round) + " below " +
@@ -177,8 +178,8 @@ int consistent_prefix(const std::string& reference, const std::string& partial) 
 }
 
 int accuracy_close(const std::string& a, const std::string& b, double tolerance) {
-  const double fa = ResultReader(a).read_f64("/rounds/accuracy").back();
-  const double fb = ResultReader(b).read_f64("/rounds/accuracy").back();
+  const double fa = round_values(ResultReader(a), "/rounds/accuracy").back();
+  const double fb = round_values(ResultReader(b), "/rounds/accuracy").back();
   std::cout << "final accuracy " << fa << " vs " << fb << std::endl;
   return std::fabs(fa - fb) <= tolerance
              ? 0
@@ -217,8 +218,8 @@ int metrics_close(const std::string& a, const std::string& b, double tolerance,
 }
 
 int accuracy_above(const std::string& a, const std::string& b, double margin) {
-  const double fa = ResultReader(a).read_f64("/rounds/accuracy").back();
-  const double fb = ResultReader(b).read_f64("/rounds/accuracy").back();
+  const double fa = round_values(ResultReader(a), "/rounds/accuracy").back();
+  const double fb = round_values(ResultReader(b), "/rounds/accuracy").back();
   std::cout << "final accuracy " << fa << " vs " << fb << std::endl;
   return fa >= fb + margin
              ? 0
@@ -275,7 +276,7 @@ int rounds(const std::string& file, long expected, const std::string& status) {
 }
 
 int ari_undefined(const std::string& file) {
-  for (double ari : ResultReader(file).read_f64("/rounds/ari")) {
+  for (double ari : round_values(ResultReader(file), "/rounds/ari")) {
     if (!std::isnan(ari)) {
       return fail(file + ": ARI " + std::to_string(ari) + " where NaN (undefined) was expected");
     }
@@ -284,7 +285,7 @@ int ari_undefined(const std::string& file) {
 }
 
 int ari_at_most(const std::string& file, double bound) {
-  for (double ari : ResultReader(file).read_f64("/rounds/ari")) {
+  for (double ari : round_values(ResultReader(file), "/rounds/ari")) {
     if (!(ari <= bound)) {
       return fail(file + ": ARI " + std::to_string(ari) + " above " + std::to_string(bound));
     }

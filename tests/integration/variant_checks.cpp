@@ -34,7 +34,7 @@ int stability_switch(const std::string& file, int max_round) {
   std::vector<std::size_t> shape;
   const auto loss_vectors = reader.read_f32("/clients/loss_vectors", &shape);
   const auto assignment = reader.read_i32("/clients/assignment");
-  const auto bytes = reader.read_f64("/rounds/bytes_sent");
+  const auto bytes = round_values(reader, "/rounds/bytes_sent");
   const std::size_t width = shape.at(1) * shape.at(2);
   const std::size_t clients = shape.at(1);
   if (row_is_nan(loss_vectors, first - 1, width)) {
@@ -57,15 +57,15 @@ int stability_switch(const std::string& file, int max_round) {
 }
 
 int test_loss_at_most(const std::string& a, const std::string& b) {
-  const double la = io::ResultReader(a).read_f64("/rounds/test_loss").back();
-  const double lb = io::ResultReader(b).read_f64("/rounds/test_loss").back();
+  const double la = round_values(io::ResultReader(a), "/rounds/test_loss").back();
+  const double lb = round_values(io::ResultReader(b), "/rounds/test_loss").back();
   std::cout << "final test loss " << la << " (" << a << ") vs " << lb << " (" << b << ")"
             << std::endl;
   return la <= lb ? 0 : fail("final test loss of " + a + " is above that of " + b);
 }
 
 int final_test_loss_below(const std::string& file, double max) {
-  const auto loss = io::ResultReader(file).read_f64("/rounds/test_loss");
+  const auto loss = round_values(io::ResultReader(file), "/rounds/test_loss");
   std::cout << file << ": final test loss " << loss.back() << std::endl;
   return loss.back() <= max ? 0 : fail(file + ": final test loss above " + std::to_string(max));
 }
@@ -85,7 +85,7 @@ int models_used(const std::string& file, int expected) {
 }
 
 int bytes_sent(const std::string& file, int round, double expected) {
-  const auto bytes = io::ResultReader(file).read_f64("/rounds/bytes_sent");
+  const auto bytes = round_values(io::ResultReader(file), "/rounds/bytes_sent");
   const double got = bytes.at(static_cast<std::size_t>(round - 1));
   std::cout << file << ": round " << round << " sent " << got << " bytes" << std::endl;
   return got == expected ? 0 : fail(file + ": expected " + std::to_string(expected) + " bytes");

@@ -8,7 +8,8 @@
 ///     (loss vectors, or the algorithm's own ClientStatistic); the clients answer.
 ///  2. `plan(t)`: from the answers the server plans the round (RoundPlan): the model each client
 ///     belongs to, where each client's local update starts, and the aggregation weights W [K, M].
-///  3. The clients run their local updates (run::ClientGroup: each client by its algo::ClientProcedure, algo::StandardClient by default).
+///  3. The clients run their local updates (run::ClientGroup: each client by its
+///  algo::ClientProcedure, algo::StandardClient by default).
 ///  4. `aggregate(t)`, only for an algorithm that decides after seeing the updates (CFL): the
 ///     server gets every update and returns W (and may change the assignment).
 ///  5. The server sets model s to sum_i W[s,i] x_i / sum_i W[s,i] (x_i: client i's trained state,
@@ -145,6 +146,7 @@ using ExtraValues = std::map<std::string, std::vector<float>>;
 struct AlgorithmContext {
   int num_clients = 0;                      ///< M.
   int num_models = 0;                       ///< K-hat: --models, or --clusters.
+  bool models_given = false;                ///< whether K-hat came from --models (> 0).
   std::vector<std::int64_t> train_samples;  ///< [M] n_i, training samples of every client.
   std::uint64_t seed = 1;                   ///< --seed.
   bool random_first_assignment =
@@ -204,6 +206,7 @@ struct Traits {
   std::string no_partial_participation{};  ///< --participation below 1.
   std::string no_newcomers{};              ///< --newcomers above 0.
   std::string no_cluster_layers{};         ///< --cluster-layers above 0 (IFCA weight sharing).
+  std::string no_model_count{};            ///< --models above 0 (K-hat).
 
   /// Whether the run builds the client initial model: asked for (uses_client_initial_model), or
   /// implied by local models that start from it (keeps_local_models without
@@ -294,13 +297,14 @@ std::vector<int> random_first_assignment(int num_clients, int num_models, std::u
 /// for every algorithm.
 /// @throws ConfigError "--aggregation gradient does not apply to cfl (it clusters the clients'
 ///         weight updates); use --aggregation model", and likewise for --participation,
-///         --newcomers, --cluster-layers and --stable-rounds.
+///         --newcomers, --cluster-layers, --stable-rounds and --models.
 void check_run_options(const std::string& algorithm, const Traits& traits,
                        const AlgorithmContext& context);
 
-/// Checks that K = num_models is in [1, num_clients].
-/// @throws ConfigError naming --clusters and the number of clients otherwise.
-void check_model_count(int num_clients, int num_models);
+/// Checks that K = context.num_models is in [1, context.num_clients].
+/// @throws ConfigError naming the option K came from (--models if given, else --clusters) and the
+///         number of clients otherwise.
+void check_model_count(const AlgorithmContext& context);
 
 /// Checks that `loss_vectors` is [num_clients, num_models] float64 with finite entries.
 /// @throws ShapeError naming the expected and found shape, or Error for a non-finite loss (a

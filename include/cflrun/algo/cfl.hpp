@@ -88,7 +88,10 @@ class Cfl : public Algorithm {
             .keeps_optimizers = notebook,
             .local_lr_decay = notebook ? kNotebookLrDecay : 1.0,
             .same_initial_models = true,
-            .no_gradient_averaging = "it clusters the clients' weight updates"};
+            .no_gradient_averaging = "it clusters the clients' weight updates",
+            .no_model_count =
+                "it splits clusters until they are congruent and so finds its own "
+                "number of models"};
   }
   std::vector<ExtraDataset> extra_datasets() const override;
   /// Every participant trains its cluster's model; the weights wait for the updates.

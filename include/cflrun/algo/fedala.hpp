@@ -49,7 +49,8 @@ class FedAla : public Algorithm {
             .uses_client_initial_model = true,
             .evaluates_local_models = true,
             .local_models_start_from_server_model = true,
-            .no_gradient_averaging = "clients train their own models"};
+            .no_gradient_averaging = "clients train their own models",
+            .no_model_count = "it keeps one global model and every client its own"};
   }
   ClientSide client_side() const override;
   /// Participants train their own (ALA-initialised) model; the global model is their average.

@@ -18,7 +18,9 @@ class FedAvg : public Algorithm {
   FedAvg(const NoOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return 1; }
-  Traits traits() const override { return {.clusters_clients = false}; }
+  Traits traits() const override {
+    return {.clusters_clients = false, .no_model_count = "it keeps one global model"};
+  }
   RoundPlan plan(const RoundInput& input) override;
 
  private:

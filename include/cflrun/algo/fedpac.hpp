@@ -55,7 +55,8 @@ class FedPac : public Algorithm {
   Traits traits() const override {
     return {.clusters_clients = false,
             .same_initial_models = true,
-            .no_gradient_averaging = "bodies and heads are averaged models"};
+            .no_gradient_averaging = "bodies and heads are averaged models",
+            .no_model_count = "it keeps one shared body and a head per client"};
   }
   /// The procedure (head pass, aligned body passes, prototype reports) and the statistic (V_i and
   /// h_i with the round's global body, [1 + C d] per client).

@@ -43,7 +43,8 @@ class FedProto : public Algorithm {
             .keeps_local_models = true,
             .uses_client_initial_model = true,
             .evaluates_local_models = true,
-            .no_gradient_averaging = "clients train their own models"};
+            .no_gradient_averaging = "clients train their own models",
+            .no_model_count = "every client keeps its own model"};
   }
   ClientSide client_side() const override;
   /// Every participant trains its own model; the payload holds the global prototypes.

@@ -17,7 +17,9 @@ class LocalOnly : public Algorithm {
   LocalOnly(const NoOptions& options, const AlgorithmContext& context);
   std::string name() const override { return kName; }
   int num_models() const override { return context_.num_clients; }
-  Traits traits() const override { return {.clusters_clients = false}; }
+  Traits traits() const override {
+    return {.clusters_clients = false, .no_model_count = "every client keeps its own model"};
+  }
   RoundPlan plan(const RoundInput& input) override;
 
  private:

@@ -52,7 +52,13 @@ class Pacfl : public Algorithm {
   std::string name() const override { return kName; }
   /// Z, the number of clusters found; 1 before set_up.
   int num_models() const override { return num_clusters_; }
-  Traits traits() const override { return {.clusters_clients = true, .same_initial_models = true}; }
+  Traits traits() const override {
+    return {.clusters_clients = true,
+            .same_initial_models = true,
+            .no_model_count =
+                "its hierarchical clustering of the signatures finds the number of "
+                "clusters; --pacfl-threshold sets it"};
+  }
   /// The statistic: every client's signature (Alg. 1 line 8), cluster::data_signature of its
   /// training inputs ([d, p], d = floats of a sample) or, with --pacfl-signature per_label,
   /// cluster::per_label_data_signature ([d, p C]); flattened row-major, [d p] or [d p C] per

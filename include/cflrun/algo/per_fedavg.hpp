@@ -38,7 +38,9 @@ class PerFedAvg : public Algorithm {
   std::string name() const override { return kName; }
   int num_models() const override { return 1; }
   Traits traits() const override {
-    return {.clusters_clients = false, .no_gradient_averaging = "clients send meta-trained models"};
+    return {.clusters_clients = false,
+            .no_gradient_averaging = "clients send meta-trained models",
+            .no_model_count = "it keeps one global model"};
   }
   ClientSide client_side() const override;
   RoundPlan plan(const RoundInput& input) override;

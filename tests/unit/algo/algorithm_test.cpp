@@ -53,6 +53,47 @@ TEST(RandomFirstAssignment, RejectsMoreModelsThanClients) {
   EXPECT_THROW(random_first_assignment(3, 4, 1), ConfigError);
 }
 
+std::string error_making(const std::string& algorithm, const AlgorithmContext& context) {
+  try {
+    make(algorithm, context);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// K larger than the clients names the option K came from; an algorithm that keeps no K models
+// refuses --models instead of ignoring it.
+TEST(Algorithm, ModelCountErrorsNameTheOptionGiven) {
+  auto context = context_for(6, 7);
+  EXPECT_EQ(error_making("clove", context),
+            "--clusters (K = 7 models) must be between 1 and the number of clients (6); lower "
+            "--clusters or add clients");
+  context.models_given = true;
+  EXPECT_EQ(error_making("ifca", context),
+            "--models (K = 7 models) must be between 1 and the number of clients (6); lower "
+            "--models or add clients");
+  context = context_for(10, 100);
+  context.models_given = true;
+  EXPECT_EQ(error_making("cfl", context),
+            "--models 100 does not apply to cfl (it splits clusters until they are congruent and "
+            "so finds its own number of models); remove --models");
+  auto classifier = testing::classifier_context(16);  // the personalised methods need a classifier
+  classifier.num_models = 100;
+  classifier.models_given = true;
+  for (const char* algorithm :
+       {"pacfl", "fedavg", "local", "perfedavg", "fedproto", "fedala", "fedpac"}) {
+    const bool personalised =
+        std::string(algorithm).rfind("fed", 0) == 0 && std::string(algorithm) != "fedavg";
+    EXPECT_NE(error_making(algorithm, personalised ? classifier : context)
+                  .find(std::string("--models 100 does not apply to ") + algorithm + " ("),
+              std::string::npos)
+        << algorithm;
+  }
+  context.models_given = false;  // --clusters 100 with 10 clients: these algorithms ignore K
+  EXPECT_EQ(error_making("fedavg", context), "");
+}
+
 TEST(Ifca, PicksTheModelWithTheSmallestLoss) {
   auto ifca = make("ifca", context_for(3, 2));
   const auto losses = torch::tensor({0.5, 0.2, 0.1, 0.9, 0.3, 0.3}, torch::kFloat64).view({3, 2});

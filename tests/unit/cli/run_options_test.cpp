@@ -5,6 +5,7 @@
 #include <cflrun/cli/option_kinds.hpp>
 #include <cflrun/cli/run_options.hpp>
 #include <cflrun/core/error.hpp>
+#include <cflrun/core/printable.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -194,6 +195,47 @@ TEST(RunOptions, ErrorsNameTheOptionTheUserGave) {
             std::string::npos);
   EXPECT_NE(error_of({"--min-train-samples", "600"}).find("--min-train-samples must be between"),
             std::string::npos);
+}
+
+TEST(RunOptions, AnOptionWithoutItsValueOrAStrayWordIsNamed) {
+  EXPECT_EQ(error_of({"--rounds", "--out", "x.h5"}),
+            "--rounds needs a value, but the next word is --out; give it as --rounds VALUE or "
+            "--rounds=VALUE");
+  EXPECT_EQ(error_of({"--out", "--skip-complete"}),
+            "--out needs a value, but the next word is --skip-complete; give it as --out VALUE or "
+            "--out=VALUE");
+  EXPECT_EQ(error_of({"--seed", "2", "--rounds"}),
+            "--rounds needs a value, but it is the last word; give it as --rounds VALUE or "
+            "--rounds=VALUE");
+  EXPECT_EQ(error_of({"--rounds", "3", "4"}),
+            "unexpected word '4' on the command line after 3; every option starts with -- (see "
+            "cflrun --help)");
+  EXPECT_NE(error_of({"--out", " "}).find("--out must be a file path, but got ' '"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--clustres", "3"}).find("unrecognised option '--clustres'"),
+            std::string::npos);  // a typo is named, not its value
+  // Still values: a negative number, --name=value, a switch followed by an option.
+  EXPECT_EQ(error_of({"--train-samples", "-3"}), "--train-samples must be at least 1, but got -3");
+  EXPECT_EQ(parse({"--rounds=7", "--skip-complete", "--seed", "5"}).options.rounds, 7);
+}
+
+TEST(RunOptions, AConfigFileWithANulByteIsRefusedNamingTheLine) {
+  const auto path = write_config(std::string("rounds = 3\nout = \"a\0b.h5\"\n", 26));
+  EXPECT_EQ(error_of({"--config", path.string()}),
+            "config file " + path.string() +
+                " line 2 holds a NUL byte, and a config file is text of `name = value` lines; "
+                "remove it (is this the right file?)");
+  std::filesystem::remove(path);
+}
+
+TEST(Printable, EscapesControlBytesAndInvalidUtf8AndKeepsValidUtf8) {
+  EXPECT_EQ(core::printable("se\xff"
+                            "ed \x1b[31m\x7f"),
+            "se\\xffed \\x1b[31m\\x7f");
+  EXPECT_EQ(core::printable("r\xc3\xa9sultat \xe2\x82\xac\tok\n"),
+            "r\xc3\xa9sultat \xe2\x82\xac\tok\n");
+  EXPECT_EQ(core::printable("cut \xe2\x82"), "cut \\xe2\\x82");  // a sequence cut short
+  EXPECT_EQ(core::printable(std::string("a\0b", 3)), "a\\x00b");
 }
 
 TEST(RunOptions, HelpListsEveryOptionWithDefault) {

@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../integration/check_failure.hpp"
+
 #include <cflrun/core/error.hpp>
 #include <cflrun/io/hdf5_handle.hpp>
 #include <cflrun/io/result_schema.hpp>
@@ -120,8 +122,8 @@ void expect_rounds(const ResultReader& reader, int rounds, bool has_loss_vectors
                       rows_of<double>(schema::kAri));
   EXPECT_EQ(shape, Shape({t}));
   for (const char* path :
-       {schema::kAccuracy, schema::kAccuracyWeighted, schema::kTestLoss, schema::kTrainLoss, schema::kWorkerComputeSeconds,
-        schema::kBytesSent, schema::kBytesReceived}) {
+       {schema::kAccuracy, schema::kAccuracyWeighted, schema::kTestLoss, schema::kTrainLoss,
+        schema::kWorkerComputeSeconds, schema::kBytesSent, schema::kBytesReceived}) {
     expect_rows_bitwise(reader.read_f64(path), rounds, has_loss_vectors, rows_of<double>(path));
   }
   expect_rows_bitwise(reader.read_f64(schema::kSeconds, &shape), rounds, has_loss_vectors,
@@ -312,6 +314,25 @@ TEST_F(ResultFile, OverwriteReplacesTheExistingFile) {
   std::vector<std::size_t> shape;
   EXPECT_TRUE(reader.read_f64(schema::kSeconds, &shape).empty());
   EXPECT_EQ(shape, (std::vector<std::size_t>{0, 3}));
+}
+
+// check_results' checks over every round read through checks::round_values, which refuses a
+// file without rounds (a "for all" over none would pass and prove nothing).
+TEST_F(ResultFile, ChecksOverTheRoundsRefuseAFileWithoutRounds) {
+  { ResultWriter writer(out(), make_layout(false), /*overwrite=*/false); }
+  try {
+    checks::round_values(ResultReader(out()), schema::kAri);
+    ADD_FAILURE() << "a file without rounds passed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), std::string("the result file's ") + schema::kAri +
+                                         " holds no round; a check over the rounds needs at "
+                                         "least one");
+  }
+  {
+    ResultWriter writer(out(), make_layout(false), /*overwrite=*/true);
+    writer.append_round(make_record(0, false));
+  }
+  EXPECT_EQ(checks::round_values(ResultReader(out()), schema::kAri).size(), 1U);
 }
 
 TEST_F(ResultFile, AppendRoundWithWrongSizesThrowsShapeErrorAndWritesNothing) {
