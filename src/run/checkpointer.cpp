@@ -113,16 +113,41 @@ std::string Checkpointer::partial_difference() const {
   return first_round_ > 0 ? io::row_difference(paths_.partial, checkpoint_->rows, false) : "";
 }
 
+namespace {
+
+/// The placement options that move a run's low bits (how the clients' updates are batched and
+/// threaded, and where), as given: build_history records them with the build.
+std::string placement_of(const cli::RunOptions& options) {
+  return "client-batch " + std::to_string(options.client_batch) + ", threads " +
+         std::to_string(options.threads) + ", parallel-clients " +
+         (options.parallel_clients ? "1" : "0") + ", device " + options.device;
+}
+
+constexpr const char* kPlacementSeparator = "; ";
+
+}  // namespace
+
 void Checkpointer::note_build() {
   const auto build = std::string(core::version()) + " (" + core::git_commit() + ")";
+  const auto entry = build + kPlacementSeparator + placement_of(options_);
   builds_ = checkpoint_ ? checkpoint_->builds : decltype(builds_){};
-  if (!builds_.empty() && builds_.back().second != build) {
-    std::cout << "cflrun: warning: resuming a run begun by another build (" << builds_.back().second
-              << "); its results may differ from one build's; /config/build_history records both"
-              << std::endl;
+  if (!builds_.empty()) {
+    const auto& last = builds_.back().second;
+    const auto separator = last.find(kPlacementSeparator);
+    if (last.substr(0, separator) != build) {
+      std::cout << "cflrun: warning: resuming a run begun by another build ("
+                << last.substr(0, separator)
+                << "); its results may differ from one build's; /config/build_history records both"
+                << std::endl;
+    } else if (separator != std::string::npos && last != entry) {
+      std::cout << "cflrun: note: resuming with " << placement_of(options_)
+                << " where the rounds before ran with " << last.substr(separator + 2)
+                << "; later rounds may differ in the low bits; /config/build_history records both"
+                << std::endl;
+    }
   }
-  if (builds_.empty() || builds_.back().second != build) {
-    builds_.emplace_back(std::to_string(first_round_ + 1), build);
+  if (builds_.empty() || builds_.back().second != entry) {
+    builds_.emplace_back(std::to_string(first_round_ + 1), entry);
   }
 }
 

@@ -59,9 +59,12 @@ class Checkpointer {
   /// Rank 0, before the result file is written afresh: how the old partial file differs from the
   /// checkpoint's rows ("" when it matches, or without a checkpoint).
   std::string partial_difference() const;
-  /// Rank 0: adds this build to the builds that ran the rounds (warning if another began the run).
+  /// Rank 0: adds this build and its placement (--client-batch, --threads, --parallel-clients,
+  /// --device as given, which move the low bits) to what ran the rounds; a warning if another
+  /// build began the run, a note if the same build ran the earlier rounds placed otherwise.
   void note_build();
-  /// Rank 0: "round 1: 0.9.0 (abc123)" lines, one per build that ran the rounds from there on.
+  /// Rank 0: "round 1: 0.9.0 (abc123); client-batch 0, threads 1, parallel-clients 1, device cpu"
+  /// lines, one per build or placement that ran the rounds from there on.
   std::string build_history() const;
   /// Rank 0, resuming: the checkpoint's rounds into the recorder's fresh file; says on stdout if
   /// the old partial file (`old_partial`, partial_difference) did not match. @throws DataError if
