@@ -30,16 +30,35 @@ constexpr double kDrainSeconds = 5.0;
 // SIGCONT as mpiexec sends before ending a job): the gap does not count against the other ranks.
 constexpr std::chrono::seconds kStallSeconds{2};
 
-// CLOCK_MONOTONIC nanoseconds (steady_clock's clock on Linux) of the last SIGCONT this process got;
-// 0 = none. Written by the handler (clock_gettime is async-signal-safe), read by time_out.
+// CLOCK_MONOTONIC nanoseconds (steady_clock's clock on Linux) of the last SIGCONT this process got
+// outside a wait, and of the last one inside a wait; 0 = none. Written by the handler
+// (clock_gettime is async-signal-safe), read by time_out. mpiexec sends SIGCONT to every rank as
+// it ends a job, stopped or not: inside a wait, a SIGCONT counts as a stop of this rank only with
+// a stall of its polls (stalled_at_ns); outside one (a stop during local work) it counts alone.
 std::atomic<std::int64_t> continued_at_ns{0};
+std::atomic<std::int64_t> continued_in_wait_at_ns{0};
+std::atomic<std::int64_t> stalled_at_ns{0};
+std::atomic<bool> in_wait{false};
 static_assert(std::atomic<std::int64_t>::is_always_lock_free);
+static_assert(std::atomic<bool>::is_always_lock_free);
 
-void record_continue(int /*signal*/) {
+std::int64_t monotonic_ns() {
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
-  continued_at_ns.store(static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
+
+void record_continue(int /*signal*/) {
+  (in_wait.load() ? continued_in_wait_at_ns : continued_at_ns).store(monotonic_ns());
+}
+
+/// Marks this process as polling a wait while it lives (RAII).
+struct InWait {
+  InWait() { in_wait.store(true); }
+  ~InWait() { in_wait.store(false); }
+  InWait(const InWait&) = delete;
+  InWait& operator=(const InWait&) = delete;
+};
 
 // Installs record_continue once per process; a handler someone else installed is left alone.
 void watch_for_continue() {
@@ -72,7 +91,11 @@ std::string this_host() {
 }  // namespace
 
 Watchdog::Watchdog(MPI_Comm comm, int rank, int size)
-    : comm_(comm), rank_(rank), size_(size), last_completed_(std::chrono::steady_clock::now()) {
+    : comm_(comm),
+      rank_(rank),
+      size_(size),
+      last_completed_(std::chrono::steady_clock::now()),
+      previous_completed_(last_completed_) {
   watch_for_continue();
   std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME, '\0');
   std::string host = this_host();
@@ -162,6 +185,7 @@ void Watchdog::drain_arrivals() noexcept {
 }
 
 void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microseconds poll) {
+  const InWait polling;
   auto start = std::chrono::steady_clock::now();
   auto last_poll = start;
   int done = 0;
@@ -172,6 +196,7 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
     if (now - last_poll > kStallSeconds) {
       start += now -
                last_poll;  // this rank did not run (stopped, then continued): not the others' delay
+      stalled_at_ns.store(monotonic_ns());
     }
     last_poll = now;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
@@ -186,14 +211,25 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
       }
     }
   }
+  previous_completed_ = last_completed_;
   last_completed_ = std::chrono::steady_clock::now();
   read_arrivals();
 }
 
 bool Watchdog::continued_since_last_collective() const {
-  const auto since =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(last_completed_.time_since_epoch());
-  return continued_at_ns.load() > since.count();
+  const auto ns = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  // Continued during local work since the last collective; or continued inside a wait since the
+  // one before (a stop in the last wait, which then completed) and that wait's polls stalled
+  // with it (the handler may run on another thread, just after the poll that saw the stall): this
+  // rank was stopped. A SIGCONT alone in a wait is mpiexec ending the job.
+  const auto continued_in_wait = continued_in_wait_at_ns.load();
+  const auto stalled = stalled_at_ns.load();
+  const auto near = std::chrono::duration_cast<std::chrono::nanoseconds>(kStallSeconds).count();
+  return continued_at_ns.load() > ns(last_completed_) ||
+         (continued_in_wait > ns(previous_completed_) && stalled > 0 &&
+          stalled > continued_in_wait - near);
 }
 
 void Watchdog::check_failures() const {

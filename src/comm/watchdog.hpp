@@ -66,10 +66,11 @@ class Watchdog {
   int rank_;
   int size_;
   double timeout_seconds_ = 0.0;
-  long collective_ = 0;                                   // collectives started on this rank
-  std::chrono::steady_clock::time_point last_completed_;  // when the last wait completed
-  std::vector<std::string> hosts_;                        // [P] host name of every rank
-  std::vector<long> pids_;                                // [P] process id of every rank
+  long collective_ = 0;                                       // collectives started on this rank
+  std::chrono::steady_clock::time_point last_completed_;      // when the last wait completed
+  std::chrono::steady_clock::time_point previous_completed_;  // when the one before completed
+  std::vector<std::string> hosts_;                            // [P] host name of every rank
+  std::vector<long> pids_;                                    // [P] process id of every rank
   // rank 0: one posted receive per worker (index rank - 1) and the last collective it reached
   std::vector<MPI_Request> receives_;
   std::vector<long> incoming_;

@@ -38,6 +38,9 @@ if [ "$rank" -eq 0 ]; then
   # mpiexec continues the stopped server (SIGCONT) as it ends the job; a server that then times out
   # on the ended workers must say it was stopped itself, not blame them.
   ! grep -Eq "watchdog: rank [12] " "$work/run.log" || fail "the continued server blamed the ended workers"
+  # The workers get mpiexec's SIGCONT too, though never stopped: none may say it was stopped.
+  ! grep -Eq "this rank, rank [12] .*was stopped and continued" "$work/run.log" ||
+    fail "a worker that was never stopped says it was stopped and continued"
 else
   grep -Eq "watchdog: rank $rank \(host .*, pid $victim\) (did not reach|reached but does not answer in) collective" \
     "$work/run.log" || fail "the message does not name rank $rank and its pid"
