@@ -9,13 +9,18 @@ namespace cflrun::run {
 namespace {
 
 /// Whether --out holds a complete run that may be trusted: its status is complete and its checksum
-/// verifies (a file written before checksums is accepted unverified).
-/// @throws DataError naming the file if it is marked complete but damaged.
-bool holds_verified_complete_run(const std::string& out,
+/// verifies (a file written before checksums is accepted unverified). A damaged file under
+/// --overwrite is no complete run: the run replaces it (a sweep can redo it).
+/// @throws DataError naming the file if it is marked complete but damaged, without --overwrite.
+bool holds_verified_complete_run(const std::string& out, bool overwrite,
                                  std::vector<std::pair<std::string, std::string>>& recorded) {
   const auto check = io::check_file_checksum(out);
   if (check.state ==
       io::ChecksumState::kDamaged) {  // before reading: damage may make it unreadable
+    if (overwrite) {
+      std::cout << "cflrun: " << check.problem << "; --overwrite: running it again" << std::endl;
+      return false;
+    }
     throw DataError(check.problem +
                     "; it cannot be trusted as a complete run: run again with --overwrite to "
                     "replace it");
@@ -41,7 +46,7 @@ bool already_complete(const cli::RunOptions& options, const comm::Communicator& 
   const int complete = collective_step(comm, [&] {
     std::vector<std::pair<std::string, std::string>> recorded;
     if (!comm.is_root() || !asked || !std::filesystem::exists(options.out) ||
-        !holds_verified_complete_run(options.out, recorded)) {
+        !holds_verified_complete_run(options.out, options.overwrite, recorded)) {
       return 0;
     }
     require_same_options(options.to_attributes(), recorded,

@@ -112,9 +112,16 @@ for option in --skip-complete --resume; do
   grep -q "error: $work/damaged.h5 does not match its checksum" "$work/complete.log" ||
     { cat "$work/complete.log"; fail "$option: no clear error"; }
 done
+# With --overwrite too (as sweeps pass it), the damaged file is run again, not refused for ever.
+cp "$work/damaged.h5" "$work/redone.h5"
+"$cflrun" "${args[@]}" --out "$work/redone.h5" --skip-complete --overwrite > "$work/redone.log" 2>&1 ||
+  { cat "$work/redone.log"; fail "--skip-complete --overwrite refused a damaged file"; }
+grep -q "does not match its checksum .*; --overwrite: running it again" "$work/redone.log" ||
+  { cat "$work/redone.log"; fail "--skip-complete --overwrite did not say it runs the damaged file again"; }
+"$check" identical "$work/reference.h5" "$work/redone.h5" || fail "the file run again differs from the reference"
 "$cflrun" report "$work/damaged.h5" "$work/reference.h5" > "$work/report.txt" 2> "$work/report.err" ||
   fail "report failed with one good file"
 grep -q "$work/damaged.h5.*damaged" "$work/report.err" || { cat "$work/report.err"; fail "report does not name the damaged file"; }
 grep -q "| 1 |" "$work/report.txt" || { cat "$work/report.txt"; fail "report counted the damaged file"; }
-echo "corrupt_resume: a damaged complete file: refused by --skip-complete and --resume, left out by report"
+echo "corrupt_resume: a damaged complete file: refused by --skip-complete and --resume, run again under --overwrite, left out by report"
 echo "corrupt_resume: ok"
