@@ -128,7 +128,7 @@ void require_option_values(int argc, const char* const argv[],
                            const po::options_description& options) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
-    if (word.rfind("--", 0) != 0) {
+    if (word.rfind("--", 0) != 0 || word == "--") {  // no positional words, no "--" before them
       throw ConfigError("unexpected word '" + word + "' on the command line" +
                         (i > 1 ? " after " + std::string(argv[i - 1]) : std::string()) +
                         "; every option starts with -- (see cflrun --help)");
@@ -146,7 +146,7 @@ void require_option_values(int argc, const char* const argv[],
       i += next_is_value ? 1 : 0;
       continue;
     }
-    if (i + 1 == argc || std::string(argv[i + 1]).rfind("--", 0) == 0) {
+    if (!next_is_value) {
       throw ConfigError("--" + name + " needs a value, but " +
                         (i + 1 == argc ? std::string("it is the last word")
                                        : "the next word is " + std::string(argv[i + 1])) +
@@ -166,7 +166,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   po::variables_map vm;
   require_option_values(argc, argv, everything);
   try {
-    // No positional arguments: a stray word is an error, not silently ignored.
+    // No positional arguments (require_option_values has named any stray word).
     po::store(po::command_line_parser(argc, argv).options(everything).positional({}).run(), vm);
     if (vm.count("config") != 0) {
       store_config_file(vm["config"].as<std::string>(), descriptions.run, vm);
@@ -176,9 +176,6 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     }
     po::notify(vm);  // also checks the seeds (OptionDescriber)
     require_finite(vm);
-  } catch (const po::too_many_positional_options_error&) {
-    throw ConfigError(
-        "unexpected word on the command line; every option starts with -- (see cflrun --help)");
   } catch (const po::error& e) {
     throw ConfigError(std::string(e.what()) + " (see cflrun --help)");
   }

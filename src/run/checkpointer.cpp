@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
 #include <system_error>
 
 #include <cflrun/core/build_info.hpp>
@@ -123,13 +124,13 @@ std::string placement_of(const cli::RunOptions& options) {
          (options.parallel_clients ? "1" : "0") + ", device " + options.device;
 }
 
-constexpr const char* kPlacementSeparator = "; ";
+constexpr std::string_view kPlacementSeparator = "; ";
 
 }  // namespace
 
 void Checkpointer::note_build() {
   const auto build = std::string(core::version()) + " (" + core::git_commit() + ")";
-  const auto entry = build + kPlacementSeparator + placement_of(options_);
+  const auto entry = build + std::string(kPlacementSeparator) + placement_of(options_);
   builds_ = checkpoint_ ? checkpoint_->builds : decltype(builds_){};
   if (!builds_.empty()) {
     const auto& last = builds_.back().second;
@@ -141,7 +142,8 @@ void Checkpointer::note_build() {
                 << std::endl;
     } else if (separator != std::string::npos && last != entry) {
       std::cout << "cflrun: note: resuming with " << placement_of(options_)
-                << " where the rounds before ran with " << last.substr(separator + 2)
+                << " where the rounds before ran with "
+                << last.substr(separator + kPlacementSeparator.size())
                 << "; later rounds may differ in the low bits; /config/build_history records both"
                 << std::endl;
     }

@@ -40,10 +40,15 @@ def same(a, b, tolerance):
     return same_assignments and largest <= tolerance
 
 
+def seconds_after_first(path):
+    """[rounds, phases] seconds of the rounds after the first (the first alone if there is one)."""
+    per_round = rounds(path, "/rounds/seconds")
+    return per_round[1:] if len(per_round) > 1 else per_round
+
+
 def mean_seconds(path):
     """Mean seconds per round after the first (the first alone if there is one)."""
-    per_round = rounds(path, "/rounds/seconds").sum(axis=1)
-    return per_round[1:].mean() if len(per_round) > 1 else per_round[0]
+    return seconds_after_first(path).sum(axis=1).mean()
 
 
 def seconds(path):
@@ -60,8 +65,7 @@ def final(path):
 def phases(path):
     with h5py.File(path, "r") as f:
         names = [n.decode() if isinstance(n, bytes) else n for n in f["/rounds/seconds"].attrs["phases"]]
-    per_round = rounds(path, "/rounds/seconds")
-    later = per_round[1:] if len(per_round) > 1 else per_round
+    later = seconds_after_first(path)
     print(f"{later.sum(axis=1).mean():.4f} s/round (" +
           ", ".join(f"{n} {v:.4f}" for n, v in zip(names, later.mean(axis=0))) + ")")
     return True

@@ -212,6 +212,9 @@ TEST(RunOptions, AnOptionWithoutItsValueOrAStrayWordIsNamed) {
             "cflrun --help)");
   EXPECT_NE(error_of({"--out", " "}).find("--out must be a file path, but got ' '"),
             std::string::npos);
+  EXPECT_EQ(error_of({"--rounds", "3", "--", "4"}),
+            "unexpected word '--' on the command line after 3; every option starts with -- (see "
+            "cflrun --help)");
   EXPECT_NE(error_of({"--clustres", "3"}).find("unrecognised option '--clustres'"),
             std::string::npos);  // a typo is named, not its value
   // Still values: a negative number, --name=value, a switch followed by an option.
