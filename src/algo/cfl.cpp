@@ -87,7 +87,7 @@ void CflOptions::visit(core::OptionVisitor& v) {
            "eps1 0.4 / eps2 1.6 are set for: each client keeps one SGD with momentum for the whole "
            "run, momentum buffer carried across rounds, and its r-th local update steps with lr * "
            "0.99^r; needs --optimizer sgd, the notebook: --lr 0.1 --momentum 0.9)",
-           {"fresh", "notebook"});
+           kCflSolverWords);
   v.option("cfl-split-ids", split_ids,
            "cfl: what a split stores: clients (the two parts' client ids, the paper) | positions "
            "(the official notebook's bug: the parts' positions within the split cluster, stored "
@@ -95,7 +95,7 @@ void CflOptions::visit(core::OptionVisitor& v) {
            "clusters and others in none; every client keeps its own model, updated by the mean "
            "update of every cluster that lists it, and the ARI leaves unlisted clients out, as "
            "the CLoVE notebook's)",
-           {"clients", "positions"});
+           kSplitIdsWords);
 }
 
 Cfl::Cfl(const CflOptions& options, const AlgorithmContext& context)
@@ -113,10 +113,11 @@ Cfl::Cfl(const CflOptions& options, const AlgorithmContext& context)
                       std::to_string(context.num_clients) + " clients, but got " +
                       std::to_string(capacity_));
   }
-  if (options.solver == "notebook" && context.optimizer != "sgd") {
+  if (options.solver == CflSolver::kNotebook && context.optimizer != local::Solver::kSgd) {
     throw ConfigError(
         "--cfl-solver notebook is the notebook's SGD with momentum, but --optimizer is " +
-        context.optimizer + ": add --optimizer sgd --lr 0.1 --momentum 0.9");
+        core::word_of(context.optimizer, local::kSolverWords) +
+        ": add --optimizer sgd --lr 0.1 --momentum 0.9");
   }
 }
 

@@ -13,22 +13,22 @@ void CloveOptions::visit(core::OptionVisitor& v) {
   v.option("kmeans-init", kmeans_init,
            "clove: plus_plus | greedy: k-means++ with one candidate per step (paper) or "
            "scikit-learn's greedy 2 + ln K candidates (official code)",
-           {"plus_plus", "greedy"});
+           kKMeansInitWords);
   v.option("loss-transform", loss_transform,
            "clove: identity | sqrt: cluster and match sqrt(loss) (paper Sec. 4, Table 12)",
-           {"identity", "sqrt"});
+           kLossTransformWords);
   v.option("clustering", clustering,
            "clove: kmeans | agglomerative: how the loss vectors are clustered (agglomerative = "
            "Ward, Table 12)",
-           {"kmeans", "agglomerative"});
+           kClustererWords);
   v.option(
       "matching", matching,
       "clove: hungarian | none: how clusters map to models (none = ablation, cluster i -> model i)",
-      {"hungarian", "none"});
+      kMatchingWords);
   v.option("select-k", select_k,
            "clove: fixed | silhouette: use all K-hat models, or pick K in 2..K-hat each round by "
            "the silhouette score of Ward clusterings (selectBestK, unknown K)",
-           {"fixed", "silhouette"});
+           kKSelectionWords);
 }
 
 std::vector<ClientQuery> loss_vector_queries(int round, const std::vector<int>& participants,
@@ -70,23 +70,21 @@ RoundPlan Clove::plan(const RoundInput& input) {
 std::vector<int> Clove::assign(int round, const torch::Tensor& loss_vectors) const {
   cluster::KMeansOptions kmeans;
   kmeans.restarts = options_.kmeans_restarts;
-  kmeans.seeding_candidates = options_.kmeans_init == "greedy" ? 0 : 1;
+  kmeans.seeding_candidates = options_.kmeans_init == KMeansInit::kGreedy ? 0 : 1;
   auto engine = core::make_engine(context_.seed, core::Purpose::kClustering, 0,
                                   static_cast<std::uint64_t>(round));
   // The square-root loss vectors (SLV) of the paper's analysis (Sec. 4) are clustered and matched
   // instead of the losses when asked (official code: loss_transform = square_root).
-  const auto points = options_.loss_transform == "sqrt" ? loss_vectors.sqrt() : loss_vectors;
-  const auto matching =
-      options_.matching == "hungarian" ? cluster::Matching::kMinCost : cluster::Matching::kNone;
-  if (options_.select_k == "silhouette" && context_.num_models >= 2) {
+  const auto points =
+      options_.loss_transform == LossTransform::kSquareRoot ? loss_vectors.sqrt() : loss_vectors;
+  const auto matching = options_.matching;
+  if (options_.select_k == KSelection::kSilhouette && context_.num_models >= 2) {
     // Unknown K (ICML version): the server keeps K-hat models and picks K by silhouette each round.
     const auto chosen = cluster::select_best_k(points, context_.num_models);
     return cluster::match_clusters_to_models(points, chosen.labels, chosen.k, matching);
   }
   return cluster::assign_by_loss_vector_clustering(points, kmeans, engine, matching,
-                                                   options_.clustering == "agglomerative"
-                                                       ? cluster::Clusterer::kAgglomerativeWard
-                                                       : cluster::Clusterer::kKMeans);
+                                                   options_.clustering);
 }
 
 }  // namespace cflrun::algo

@@ -355,7 +355,7 @@ void FedPacOptions::visit(core::OptionVisitor& v) {
       "Eq. 9) | pflib (the reference code's bug, PFLlib serverpac.py: the weights of the i-th "
       "client in the selection order combine the heads in a re-shuffled upload order and go to the "
       "i-th uploader; a client gets about a third of its own head and the rest of random others')",
-      {"paper", "pflib"});
+      kHeadPairingWords);
 }
 
 torch::Tensor pflib_head_pairing(const torch::Tensor& weights, const torch::Tensor& selection,
@@ -449,7 +449,7 @@ RoundPlan FedPac::plan(const RoundInput& input) {
       torch::tensor(std::vector<std::int64_t>(input.participants.begin(), input.participants.end()),
                     torch::kInt64);
   auto weights = all_combination_weights(variances, references);
-  if (options_.head_pairing == "pflib") {
+  if (options_.head_pairing == HeadPairing::kPflib) {
     weights = pflib_head_pairing(weights, pflib_order(context_.seed, 0, input.round, m),
                                  pflib_order(context_.seed, 1, input.round, m));
   }

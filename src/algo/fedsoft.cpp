@@ -68,7 +68,7 @@ void FedSoftOptions::visit(core::OptionVisitor& v) {
            "fedsoft: fresh (a new Adam per local update, as every cflrun algorithm) | persistent "
            "(each client keeps its Adam state across rounds, as FedSoft's official code; its SGD "
            "momentum with --optimizer sgd)",
-           {"fresh", "persistent"});
+           kKeptOptimizerWords);
 }
 
 FedSoft::FedSoft(const FedSoftOptions& options, const AlgorithmContext& context)

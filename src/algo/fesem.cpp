@@ -48,7 +48,7 @@ void FeSemOptions::visit(core::OptionVisitor& v) {
   v.option("fesem-aggregation", aggregation,
            "fesem: mean (each center = mean of its members' trained models, the paper) | "
            "first_member (one random member's each round, as the official code's Group.train)",
-           {"mean", "first_member"});
+           kCenterAggregationWords);
 }
 
 FeSem::FeSem(const FeSemOptions& options, const AlgorithmContext& context)
@@ -84,7 +84,7 @@ RoundPlan FeSem::plan(const RoundInput& input) {
   auto plan = hard_plan(input.participants, centers, context_.num_models, context_.train_samples);
   plan.weights =
       plan.weights.gt(0.0).to(torch::kFloat64);  // the M-step's plain mean of the members
-  if (options_.aggregation == "first_member") {
+  if (options_.aggregation == CenterAggregation::kFirstMember) {
     keep_first_members(input.round, plan.weights);
   }
   for (std::int64_t i = 0; i < m; ++i) {

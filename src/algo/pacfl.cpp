@@ -125,11 +125,11 @@ void PacflOptions::visit(core::OptionVisitor& v) {
   v.option("pacfl-signature", signature,
            "pacfl: client (Alg. 1: p singular vectors of all the client's data) | per_label "
            "(official code: p per label the client holds, stacked)",
-           {"client", "per_label"});
+           kSignatureScopeWords);
   v.option("pacfl-proximity", proximity,
            "pacfl: smallest (Eq. 2, smallest principal angle) | sum (Eq. 3, sum of the principal "
            "angles) | entrywise (official code: smallest angle between two signature columns)",
-           {"smallest", "sum", "entrywise"});
+           kProximityWords);
   v.option(
       "pacfl-beta", beta,
       "pacfl: hierarchical clustering merges clusters while their distance is <= beta (degrees)",
@@ -138,7 +138,7 @@ void PacflOptions::visit(core::OptionVisitor& v) {
            "pacfl: cluster_model (each client's cluster model, as every algorithm) | "
            "after_local_update (the PACFL code's metric: each client's own model right after its "
            "last local update, before averaging)",
-           {"cluster_model", "after_local_update"});
+           kPacflEvaluationWords);
   v.option("pacfl-clusters", clusters,
            "pacfl: cluster into exactly this many clusters instead of using beta (0 = beta)",
            core::Range::at_least(0));
@@ -153,7 +153,7 @@ Pacfl::Pacfl(const PacflOptions& options, const AlgorithmContext& context)
         "--pacfl-clusters must be between 0 (use --pacfl-beta) and the number of clients, " +
         std::to_string(context.num_clients) + ", but got " + std::to_string(options.clusters));
   }
-  if (options.signature == "per_label" && context.num_classes == 0) {
+  if (options.signature == SignatureScope::kPerLabel && context.num_classes == 0) {
     throw ConfigError(
         "--pacfl-signature per_label needs labelled classes; use --pacfl-signature client for data "
         "without classes (regression, autoencoders)");
@@ -161,7 +161,7 @@ Pacfl::Pacfl(const PacflOptions& options, const AlgorithmContext& context)
 }
 
 int Pacfl::signature_classes() const {
-  return options_.signature == "per_label" ? context_.num_classes : 0;
+  return options_.signature == SignatureScope::kPerLabel ? context_.num_classes : 0;
 }
 
 std::int64_t Pacfl::signature_columns() const {
@@ -197,11 +197,7 @@ std::vector<int> Pacfl::cluster_signatures(const torch::Tensor& signatures,
                       std::to_string(context_.num_clients) + ", d, p], but got " +
                       c10::str(signatures.sizes()));
   }
-  const auto kind = options_.proximity == "sum" ? cluster::Proximity::kSumOfAngles
-                    : options_.proximity == "entrywise"
-                        ? cluster::Proximity::kSmallestEntrywiseAngle
-                        : cluster::Proximity::kSmallestAngle;
-  proximity_ = cluster::proximity_matrix(signatures, kind);
+  proximity_ = cluster::proximity_matrix(signatures, options_.proximity);
   const auto labels =
       cluster::hierarchical_clustering(rows_and_columns(proximity_, initial), options_.beta,
                                        std::min<int>(options_.clusters, initial.size()));
@@ -305,7 +301,7 @@ void Pacfl::restore(const AlgorithmState& state) {
 ClientSide Pacfl::client_side() const {
   auto signature =
       std::make_shared<DataSignature>(options_.vectors, signature_classes(), signature_floats());
-  if (options_.evaluation != "after_local_update") {
+  if (options_.evaluation != PacflEvaluation::kAfterLocalUpdate) {
     return {nullptr, signature};
   }
   return {std::make_shared<ScoredAfterLocalUpdate>(), signature};

@@ -69,6 +69,18 @@ po::value_semantic* semantic(const core::OptionDeclaration& declaration,
   return seed_semantic(declaration, member, std::nullopt);
 }
 
+/// A choice: parsed as a word and stored as the enum value it names.
+po::value_semantic* semantic(const core::OptionDeclaration& declaration,
+                             const core::ChoiceMember& member) {
+  auto* value = po::value<std::string>()->notifier([member, declaration](const std::string& word) {
+    if (!member.set(word)) {
+      require_choice(declaration.flag, word, declaration.choices);
+    }
+  });
+  return declaration.show_default ? value->default_value(member.word()) : value;
+}
+
+std::string recorded_text(const core::ChoiceMember& member) { return member.word(); }
 std::string recorded_text(bool* member) { return *member ? "true" : "false"; }
 std::string recorded_text(double* member) { return option_text(*member); }
 std::string recorded_text(std::string* member) { return *member; }
@@ -115,7 +127,7 @@ void OptionDescriber::declare(const core::OptionDeclaration& declaration, core::
     section("");
   }
   const auto* semantic_value =
-      std::visit([&](auto* member) { return semantic(declaration, member); }, value);
+      std::visit([&](const auto& member) { return semantic(declaration, member); }, value);
   sections_[current_].add_options()(declaration.flag.c_str(), semantic_value,
                                     declaration.help.c_str());
 }
@@ -131,14 +143,15 @@ void OptionValidator::declare(const core::OptionDeclaration& declaration, core::
   } else if (const auto real = std::get_if<double*>(&value)) {
     require_in(declaration, **real, short_text(**real));
   }
-  // Switches and free words have no range; seeds are checked as they are parsed (OptionDescriber).
+  // Switches and free words have no range; seeds and choices (ChoiceMember) are checked as they
+  // are parsed (OptionDescriber).
 }
 
 void OptionRecorder::declare(const core::OptionDeclaration& declaration, core::OptionValue value) {
   if (!declaration.recorded) {
     return;
   }
-  const auto own_text = std::visit([](auto* member) { return recorded_text(member); }, value);
+  const auto own_text = std::visit([](const auto& member) { return recorded_text(member); }, value);
   attributes_.emplace_back(declaration.flag, declaration.recorded_as.value_or(own_text));
 }
 

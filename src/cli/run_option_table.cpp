@@ -49,11 +49,10 @@ void declare_data(RunOptions& o, core::OptionVisitor& v) {
                      "--clusters source distributions, FedSoft Sec. 5)",
              .choices = partition_choices()},
             &o.partition);
-  v.declare({.flag = "mixture-sources",
-             .help = "image mixtures: rotation (source s = images rotated by s x 90 degrees) | "
-                     "label_groups (source s = the s-th contiguous group of classes)",
-             .choices = {"rotation", "label_groups"}},
-            &o.mixture_sources);
+  v.choice({.flag = "mixture-sources",
+            .help = "image mixtures: rotation (source s = images rotated by s x 90 degrees) | "
+                    "label_groups (source s = the s-th contiguous group of classes)"},
+           o.mixture_sources, data::kSourceKindWords);
   v.declare({.flag = "min-train-samples",
              .help = "mixtures: each client's training samples are uniform in [this, "
                      "--train-samples] (count; 0 = --train-samples; FedSoft: 100..200)",
@@ -160,20 +159,29 @@ void declare_clients(RunOptions& o, core::OptionVisitor& v) {
              .expected = kSeedRange,
              .recorded_as = std::to_string(o.effective_pool_seed())},
             &o.pool_seed);
-  v.declare(
+  v.choice(
       {.flag = "fidelity",
        .help = "cflrun | official: official = the official CLoVE code's choices where they depart "
                "from the paper: k-means with 1 greedy k-means++ start, pools shared across seeds "
                "(--pool-seed 1), test samples per client min(test pool / clients per cluster, "
                "--train-samples), concept shift pools of 1 250 / 200 per class, CIFAR-10 in a "
-               "random class order with feature skew as label permutations (jobs/paper/README.md)",
-       .choices = {"cflrun", "official"}},
-      &o.fidelity);
+               "random class order with feature skew as label permutations (jobs/paper/README.md)"},
+      o.fidelity, kFidelityWords);
 }
 
 }  // namespace detail
 
 void RunOptions::visit(core::OptionVisitor& visitor) {
+  visit_run_options(visitor);
+  algorithm_options.for_each([&](const std::string& /*name*/, core::OptionGroup& group) {
+    if (!group.title().empty()) {  // untitled: an algorithm without options of its own
+      visitor.section(group.title() + " options");
+      group.visit(visitor);
+    }
+  });
+}
+
+void RunOptions::visit_run_options(core::OptionVisitor& visitor) {
   visitor.section("Generic");  // command line only: a config file cannot name another
   visitor.declare(
       {.flag = "config",
@@ -187,12 +195,6 @@ void RunOptions::visit(core::OptionVisitor& visitor) {
   detail::declare_rounds(*this, visitor);
   detail::declare_compute(*this, visitor);
   detail::declare_files(*this, visitor);
-  algorithm_options.for_each([&](const std::string& /*name*/, core::OptionGroup& group) {
-    if (!group.title().empty()) {  // untitled: an algorithm without options of its own
-      visitor.section(group.title() + " options");
-      group.visit(visitor);
-    }
-  });
 }
 
 }  // namespace cflrun::cli

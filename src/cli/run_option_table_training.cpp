@@ -31,10 +31,9 @@ void declare_optimizer(RunOptions& o, core::OptionVisitor& v) {
                      "for the (F)MNIST CNN)",
              .range = interval(0.0, 10.0, /*minimum_open=*/true, /*maximum_open=*/true)},
             &o.lr);
-  v.declare({.flag = "optimizer",
-             .help = "adam | sgd: the local solver (sgd: PFLlib's and the CFL code's baselines)",
-             .choices = {"adam", "sgd"}},
-            &o.optimizer);
+  v.choice({.flag = "optimizer",
+            .help = "adam | sgd: the local solver (sgd: PFLlib's and the CFL code's baselines)"},
+           o.optimizer, local::kSolverWords);
   v.declare({.flag = "momentum",
              .help = "--optimizer sgd: momentum in [0, 1)",
              .range = interval(0.0, 1.0, /*minimum_open=*/false, /*maximum_open=*/true)},
@@ -61,20 +60,17 @@ void declare_optimizer(RunOptions& o, core::OptionVisitor& v) {
 void declare_rounds(RunOptions& o, core::OptionVisitor& v) {
   const auto fraction = interval(0.0, 1.0, /*minimum_open=*/true, /*maximum_open=*/false);
   constexpr const char* kOffOrCount = "0 (off) or a positive count";
-  v.declare({.flag = "first-assignment",
-             .help = "evaluation | random: how clove/ifca assign clients in round 1",
-             .choices = {"evaluation", "random"}},
-            &o.first_assignment);
-  v.declare({.flag = "aggregation",
-             .help = "model | gradient: Option I model averaging (clients train tau epochs with "
-                     "Adam) or Option II gradient averaging (clients send their full-batch "
-                     "gradient; the server steps by --lr)",
-             .choices = {"model", "gradient"}},
-            &o.aggregation);
-  v.declare({.flag = "init",
-             .help = "different | same: initial parameters of the K models (paper Fig. 2)",
-             .choices = {"different", "same"}},
-            &o.init);
+  v.choice({.flag = "first-assignment",
+            .help = "evaluation | random: how clove/ifca assign clients in round 1"},
+           o.first_assignment, kFirstAssignmentWords);
+  v.choice({.flag = "aggregation",
+            .help = "model | gradient: Option I model averaging (clients train tau epochs with "
+                    "Adam) or Option II gradient averaging (clients send their full-batch "
+                    "gradient; the server steps by --lr)"},
+           o.aggregation, kAveragingWords);
+  v.choice({.flag = "init",
+            .help = "different | same: initial parameters of the K models (paper Fig. 2)"},
+           o.init, kModelInitWords);
   v.declare({.flag = "participation",
              .help = "fraction of clients sampled (seeded) to take part in each round, in (0, 1]",
              .range = fraction},
@@ -149,15 +145,14 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
   // precision, flush-denormal and server-hosts-clients change the results' low bits: experiment
   // options, which --skip-complete and --resume compare (`cflrun report` groups over
   // server-hosts-clients nonetheless, report/group_statistics.cpp).
-  v.declare(
+  v.choice(
       {.flag = "precision",
        .help =
            "fp32 | tf32 | bf16: arithmetic of the forward and backward passes on a GPU (--device "
            "cuda). fp32: float32 throughout (cuDNN's TF32 off too); tf32: float32 tensors, TF32 "
            "tensor-core matrix products and convolutions; bf16: autocast of matrix products and "
-           "convolutions to bfloat16, float32 parameters, optimizer and losses",
-       .choices = {"fp32", "tf32", "bf16"}},
-      &o.precision);
+           "convolutions to bfloat16, float32 parameters, optimizer and losses"},
+      o.precision, kPrecisionWords);
   v.declare({.flag = "flush-denormal",
              .help = "flush denormal floats to zero (x86 FTZ/DAZ) in every thread: late rounds' "
                      "tiny gradients made local updates up to 3x slower; losses then agree to "
@@ -169,11 +164,10 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
                "default it only serves), for when the server's core would otherwise wait; same "
                "assignments, with the per-cluster sums added in another order (low bits)"},
       &o.server_hosts_clients);
-  v.declare({.flag = "device",
-             .help = "auto | cpu | cuda (cuda: GPU = local rank modulo GPUs on the node)",
-             .kind = OptionKind::kPlacement,
-             .choices = {"auto", "cpu", "cuda"}},
-            &o.device);
+  v.choice({.flag = "device",
+            .help = "auto | cpu | cuda (cuda: GPU = local rank modulo GPUs on the node)",
+            .kind = OptionKind::kPlacement},
+           o.device, kDeviceChoiceWords);
 }
 
 void declare_files(RunOptions& o, core::OptionVisitor& v) {

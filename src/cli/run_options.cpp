@@ -171,7 +171,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
     if (vm.count("config") != 0) {
       store_config_file(vm["config"].as<std::string>(), descriptions.run, vm);
     }
-    if (vm.count("fidelity") != 0 && vm["fidelity"].as<std::string>() == "official") {
+    if (vm.count("fidelity") != 0 &&
+        core::value_of(vm["fidelity"].as<std::string>(), kFidelityWords) == Fidelity::kOfficial) {
       store_preset(official_fidelity_preset(), descriptions.run, vm);
     }
     po::notify(vm);  // also checks the seeds (OptionDescriber)
@@ -206,9 +207,9 @@ void validate(const RunOptions& o) {
   auto visited = o;
   visited.visit(
       validator);  // each option on its own; then the combinations, named by the option given
-  require(o.momentum == 0.0 || o.optimizer == "sgd", "momentum", "0 unless --optimizer sgd",
-          o.momentum);
-  require(o.prox_mu == 0.0 || o.aggregation == "model", "prox-mu",
+  require(o.momentum == 0.0 || o.optimizer == local::Solver::kSgd, "momentum",
+          "0 unless --optimizer sgd", o.momentum);
+  require(o.prox_mu == 0.0 || o.aggregation == Averaging::kModel, "prox-mu",
           "0 with --aggregation gradient (a gradient at the start model has no proximal part)",
           o.prox_mu);
   require(
@@ -246,7 +247,7 @@ void validate(const RunOptions& o) {
                       (std::filesystem::path(o.out) / "result.h5").lexically_normal().string());
   }
   require(
-      o.round_timeout == "auto" || o.round_timeout == "off" || parse_seconds(o.round_timeout) > 0.0,
+      core::value_of(o.round_timeout, kRoundTimeoutWords) || parse_seconds(o.round_timeout) > 0.0,
       "round-timeout", "auto, off or a positive number of seconds", o.round_timeout);
 }
 
@@ -274,13 +275,16 @@ std::string RunOptions::effective_model() const {
 std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() const {
   OptionRecorder recorder;
   auto visited = *this;
-  visited.visit(recorder);
+  visited.visit_run_options(recorder);
+  visited.algorithm_options.of(algorithm).visit(recorder);
   return recorder.take();
 }
 
 const std::map<std::string, std::string>& default_option_values() {
   static const auto values = [] {
-    const auto attributes = RunOptions{}.to_attributes();
+    OptionRecorder recorder;
+    RunOptions{}.visit(recorder);  // every algorithm's options too
+    const auto attributes = recorder.take();
     return std::map<std::string, std::string>(attributes.begin(), attributes.end());
   }();
   return values;

@@ -178,14 +178,6 @@ MixturePattern parse_mixture_pattern(const std::string& partition) {
       partition + "'");
 }
 
-SourceKind parse_source_kind(const std::string& name) {
-  if (name == "rotation")
-    return SourceKind::kRotation;
-  if (name == "label_groups")
-    return SourceKind::kLabelGroups;
-  throw ConfigError("--mixture-sources must be rotation or label_groups, but got '" + name + "'");
-}
-
 torch::Tensor mixture_weights(const MixtureSpec& spec) {
   if (spec.sources < 1 || spec.clients_per_source < 1) {
     throw ConfigError(

@@ -1,7 +1,10 @@
 #include <cflrun/run/check_command.hpp>
 
+#include <algorithm>
+#include <array>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <cflrun/cli/run_options.hpp>
@@ -48,6 +51,10 @@ std::string dry_run(const std::string& config, const std::vector<std::string>& e
   }
 }
 
+/// The words that ask for the usage text, and the one that ends cflrun check's own words.
+constexpr std::array<std::string_view, 2> kHelpWords{"--help", "-h"};
+constexpr std::string_view kSeparator = "--";
+
 }  // namespace
 
 int run_check_command(int argc, const char* const argv[], const comm::Communicator& comm,
@@ -57,11 +64,12 @@ int run_check_command(int argc, const char* const argv[], const comm::Communicat
   bool after_separator = false;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
-    if (!after_separator && (word == "--help" || word == "-h")) {
+    if (!after_separator &&
+        std::find(kHelpWords.begin(), kHelpWords.end(), word) != kHelpWords.end()) {
       out << kUsage;
       return 0;
     }
-    if (!after_separator && word == "--") {
+    if (!after_separator && word == kSeparator) {
       after_separator = true;
     } else {
       (after_separator ? extra : configs).push_back(word);

@@ -10,7 +10,7 @@ namespace {
 data::MixtureSpec mixture_spec(const cli::RunOptions& options) {
   data::MixtureSpec spec;
   spec.pattern = data::parse_mixture_pattern(options.partition);
-  spec.source_kind = data::parse_source_kind(options.mixture_sources);
+  spec.source_kind = options.mixture_sources;
   spec.sources = options.clusters;
   spec.clients_per_source = options.clients_per_cluster;
   spec.max_train_samples = options.train_samples;

@@ -14,13 +14,10 @@
 
 namespace cflrun::run {
 
-torch::Device select_device(const std::string& choice, int local_rank) {
+torch::Device select_device(cli::DeviceChoice choice, int local_rank) {
   const bool has_gpu = torch::cuda::is_available();
-  if (choice == "cpu" || (choice == "auto" && !has_gpu)) {
+  if (choice == cli::DeviceChoice::kCpu || (choice == cli::DeviceChoice::kAuto && !has_gpu)) {
     return torch::Device(torch::kCPU);
-  }
-  if (choice != "cuda" && choice != "auto") {
-    throw ConfigError("--device must be one of auto, cpu, cuda, but got '" + choice + "'");
   }
   if (!has_gpu && core::cuda_variant()) {
     throw ConfigError(
@@ -36,19 +33,19 @@ torch::Device select_device(const std::string& choice, int local_rank) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % gpus));
 }
 
-void set_up_precision(const std::string& precision, torch::Device device) {
-  if (precision != "fp32" && !device.is_cuda()) {
-    throw ConfigError("--precision " + precision +
+void set_up_precision(cli::Precision precision, torch::Device device) {
+  if (precision != cli::Precision::kFp32 && !device.is_cuda()) {
+    throw ConfigError("--precision " + core::word_of(precision, cli::kPrecisionWords) +
                       " applies to GPUs, but this rank computes on the CPU; use "
                       "--precision fp32, or --device cuda on a GPU node");
   }
   if (!device.is_cuda()) {
     return;
   }
-  const bool tf32 = precision == "tf32";
+  const bool tf32 = precision == cli::Precision::kTf32;
   at::globalContext().setAllowTF32CuBLAS(tf32);
   at::globalContext().setAllowTF32CuDNN(tf32);
-  if (precision == "bf16") {
+  if (precision == cli::Precision::kBf16) {
     at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
     at::autocast::set_autocast_enabled(at::kCUDA, true);
   }

@@ -103,11 +103,11 @@ void RoundDriver::plan_stable_round(RoundOutcome& outcome, Clock& start) {
 
 local::LocalUpdateSettings RunState::local_update_settings() const {
   local::LocalUpdateSettings settings;
-  settings.gradient_averaging = options.aggregation == "gradient";
+  settings.gradient_averaging = options.aggregation == cli::Averaging::kGradient;
   settings.local_epochs = options.local_epochs;
   settings.batch_size = options.batch_size;
   settings.learning_rate = options.lr;
-  settings.solver = options.optimizer == "sgd" ? local::Solver::kSgd : local::Solver::kAdam;
+  settings.solver = options.optimizer;
   settings.momentum = options.momentum;
   settings.weight_decay = options.weight_decay;
   settings.objective = objective_of(options);
@@ -238,7 +238,7 @@ void RoundDriver::average_weighted_sums(const std::vector<double>& weighted_sums
                         ? model::head_range(run_.models->working_model())
                         : model::FlatRange{};
   const auto previous_heads = run_.models->states().narrow(1, head.offset, head.size).clone();
-  if (run_.options.aggregation == "gradient") {
+  if (run_.options.aggregation == cli::Averaging::kGradient) {
     run_.models->gradient_step(weighted_sums, run_.options.lr);
   } else {
     run_.models->average(weighted_sums);

@@ -71,8 +71,8 @@ algo::AlgorithmContext RunSetUp::algorithm_context() const {
   context.models_given = run_.options.models > 0;
   context.train_samples = run_.train_samples;
   context.seed = run_.options.seed;
-  context.random_first_assignment = run_.options.first_assignment == "random";
-  context.gradient_averaging = run_.options.aggregation == "gradient";
+  context.random_first_assignment = run_.options.first_assignment == cli::FirstAssignment::kRandom;
+  context.gradient_averaging = run_.options.aggregation == cli::Averaging::kGradient;
   context.participation = run_.options.participation;
   context.newcomers = run_.options.newcomers;
   context.cluster_layers = run_.options.cluster_layers;
@@ -249,7 +249,7 @@ void RunSetUp::set_up() {
   set_up_round();
   collective_step(run_.comm, [&] { set_up_models(); });
   if (run_.comm.is_root()) {
-    run_.models->initialize(run_.options.seed, run_.options.init == "same" ||
+    run_.models->initialize(run_.options.seed, run_.options.init == cli::ModelInit::kSame ||
                                                    run_.algorithm->traits().same_initial_models);
     announce();
   }

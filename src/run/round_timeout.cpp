@@ -2,16 +2,14 @@
 
 #include <algorithm>
 
+#include <cflrun/cli/run_choices.hpp>
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::run {
 
 RoundTimeout::RoundTimeout(const std::string& option) {
-  if (option == "auto") {
-    automatic_ = true;
-    return;
-  }
-  if (option == "off") {
+  if (const auto word = core::value_of(option, cli::kRoundTimeoutWords)) {
+    automatic_ = *word == cli::RoundTimeoutWord::kAuto;
     return;
   }
   try {

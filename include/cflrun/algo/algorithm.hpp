@@ -35,6 +35,7 @@
 #include <torch/types.h>
 
 #include <cflrun/algo/round_traffic.hpp>
+#include <cflrun/local/solver.hpp>
 
 namespace cflrun::algo {
 
@@ -157,8 +158,8 @@ struct AlgorithmContext {
   int cluster_layers = 0;           ///< --cluster-layers (IFCA weight sharing).
   int stable_rounds = 0;            ///< --stable-rounds (stability switch).
   std::int64_t batch_size = 100;    ///< --batch-size.
-  std::string optimizer = "adam";   ///< --optimizer: adam | sgd, the clients' local solver.
-  int num_classes = 0;              ///< classes of the labels (0 for regression/unsupervised).
+  local::Solver optimizer = local::Solver::kAdam;  ///< --optimizer: the clients' local solver.
+  int num_classes = 0;  ///< classes of the labels (0 for regression/unsupervised).
   bool classifier_with_head =
       false;  ///< the model has a body/head split (model::has_head) and labels.
   int feature_size =

@@ -4,9 +4,26 @@
 /// clients' weight updates (Sattler, Mueller, Samek 2021, Alg. 1; the authors' code
 /// felisat/clustered-federated-learning as cfl-flexcfl-fesem-setup.md Sec. 1 describes it).
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
+
+/// --cfl-solver: the clients' local solver under CFL.
+enum class CflSolver {
+  kFresh,     ///< fresh: a new optimizer of --optimizer per local update, as every algorithm.
+  kNotebook,  ///< notebook: the official notebook's kept SGD with a decaying learning rate.
+};
+inline constexpr core::ChoiceWords<CflSolver, 2> kCflSolverWords{
+    {{CflSolver::kFresh, "fresh"}, {CflSolver::kNotebook, "notebook"}}};
+
+/// --cfl-split-ids: what a split stores.
+enum class SplitIds {
+  kClients,    ///< clients: the two parts' client ids (the paper).
+  kPositions,  ///< positions: the parts' positions within the split cluster (the notebook's bug).
+};
+inline constexpr core::ChoiceWords<SplitIds, 2> kSplitIdsWords{
+    {{SplitIds::kClients, "clients"}, {SplitIds::kPositions, "positions"}}};
 
 /// CFL's options (--cfl-eps1, --cfl-eps2, --cfl-warmup-rounds, --cfl-min-split-size,
 /// --cfl-max-clusters, --cfl-solver, --cfl-split-ids).
@@ -19,10 +36,10 @@ struct CflOptions : Options<CflOptions> {
   int max_clusters = 0;    ///< capacity of the model slots; 0 = the number of clients (no limit).
   /// fresh (a new optimizer per local update) | notebook (the official notebook's kept SGD with a
   /// decaying learning rate; see Cfl).
-  std::string solver = "fresh";
+  CflSolver solver = CflSolver::kFresh;
   /// clients (a split's two parts are client ids, the paper) | positions (the official notebook's
   /// bug: the parts' positions within the split cluster are stored as client ids; see Cfl).
-  std::string split_ids = "clients";
+  SplitIds split_ids = SplitIds::kClients;
   std::string title() const override { return "CFL"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -83,7 +100,7 @@ class Cfl : public Algorithm {
   /// positions.
   int num_models() const override { return positions() ? context_.num_clients : capacity_; }
   Traits traits() const override {
-    const bool notebook = options_.solver == "notebook";
+    const bool notebook = options_.solver == CflSolver::kNotebook;
     return {.clusters_clients = true,
             .keeps_optimizers = notebook,
             .local_lr_decay = notebook ? kNotebookLrDecay : 1.0,
@@ -116,7 +133,7 @@ class Cfl : public Algorithm {
   /// Whether cluster c may split this round, from its members' update norms.
   bool may_split(int round, const std::vector<std::int64_t>& members, double mean_norm,
                  double max_norm) const;
-  bool positions() const { return options_.split_ids == "positions"; }
+  bool positions() const { return options_.split_ids == SplitIds::kPositions; }
   /// Splits cluster c (members = rows of `updates`) by complete linkage on -cosine similarity.
   void split(int c, const std::vector<int>& members, const torch::Tensor& member_updates);
   /// Sets the round's norms and split flag of cluster c (its trained `members`, their `rows` of

@@ -4,25 +4,54 @@
 
 #include <functional>
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
+#include <cflrun/cluster/clove_assignment.hpp>
 
 namespace cflrun::algo {
+
+/// --kmeans-init: how k-means++ seeds each restart (cluster/kmeans_plus_plus.hpp).
+enum class KMeansInit {
+  kPlusPlus,  ///< plus_plus: one candidate per step (the paper).
+  kGreedy,    ///< greedy: scikit-learn's 2 + ln k candidates (the official code's KMeans).
+};
+inline constexpr core::ChoiceWords<KMeansInit, 2> kKMeansInitWords{
+    {{KMeansInit::kPlusPlus, "plus_plus"}, {KMeansInit::kGreedy, "greedy"}}};
+
+/// --loss-transform: what is clustered and matched (paper Sec. 4, Table 12).
+enum class LossTransform {
+  kIdentity,    ///< identity: the loss vectors.
+  kSquareRoot,  ///< sqrt: their element-wise square roots (the paper's SLV analysis).
+};
+inline constexpr core::ChoiceWords<LossTransform, 2> kLossTransformWords{
+    {{LossTransform::kIdentity, "identity"}, {LossTransform::kSquareRoot, "sqrt"}}};
+
+/// --clustering: kmeans | agglomerative (Ward, Table 12 row 1902).
+inline constexpr core::ChoiceWords<cluster::Clusterer, 2> kClustererWords{
+    {{cluster::Clusterer::kKMeans, "kmeans"},
+     {cluster::Clusterer::kAgglomerativeWard, "agglomerative"}}};
+
+/// --matching: hungarian | none (the no-matching ablation, Table 12 row 1901).
+inline constexpr core::ChoiceWords<cluster::Matching, 2> kMatchingWords{
+    {{cluster::Matching::kMinCost, "hungarian"}, {cluster::Matching::kNone, "none"}}};
+
+/// --select-k: how many clusters CLoVE forms each round.
+enum class KSelection {
+  kFixed,       ///< fixed: K-hat, all the models.
+  kSilhouette,  ///< silhouette: K in 2..K-hat by the silhouette of Ward clusterings (unknown K).
+};
+inline constexpr core::ChoiceWords<KSelection, 2> kKSelectionWords{
+    {{KSelection::kFixed, "fixed"}, {KSelection::kSilhouette, "silhouette"}}};
 
 /// CLoVE's options (--kmeans-restarts, --kmeans-init, --loss-transform, --clustering, --matching,
 /// --select-k).
 struct CloveOptions : Options<CloveOptions> {
   int kmeans_restarts = 10;  ///< k-means++ starts per round (the official code: 1).
-  /// plus_plus | greedy: k-means++ seeding with one candidate per step (the paper) or
-  /// scikit-learn's greedy 2 + ln k candidates (the official code's KMeans;
-  /// cluster/kmeans_plus_plus.hpp).
-  std::string kmeans_init = "plus_plus";
-  std::string loss_transform =
-      "identity";  ///< identity | sqrt: cluster sqrt(loss vectors) (paper Sec. 4, Table 12).
-  std::string clustering = "kmeans";  ///< kmeans | agglomerative (Ward, Table 12 row 1902).
-  std::string matching =
-      "hungarian";  ///< hungarian | none (the no-matching ablation, Table 12 row 1901).
-  std::string select_k =
-      "fixed";  ///< fixed | silhouette (unknown K: K <= K-hat by silhouette each round).
+  KMeansInit kmeans_init = KMeansInit::kPlusPlus;               ///< --kmeans-init.
+  LossTransform loss_transform = LossTransform::kIdentity;      ///< --loss-transform.
+  cluster::Clusterer clustering = cluster::Clusterer::kKMeans;  ///< --clustering.
+  cluster::Matching matching = cluster::Matching::kMinCost;     ///< --matching.
+  KSelection select_k = KSelection::kFixed;                     ///< --select-k.
   std::string title() const override { return "CLoVE"; }
   void visit(core::OptionVisitor& v) override;
 };

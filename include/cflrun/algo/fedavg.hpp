@@ -2,7 +2,8 @@
 /// @file
 /// FedAvg (McMahan et al. 2017): one global model trained by every client.
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
 

@@ -5,17 +5,24 @@
 
 #include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/prototypes.hpp>
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
+
+/// --fedpac-head-pairing: whose collaboration weights a client's new head uses.
+enum class HeadPairing {
+  kPaper,  ///< paper: its own (Eq. 9).
+  kPflib,  ///< pflib: PFLlib's serverpac.py, weights paired with heads in two random orders.
+};
+inline constexpr core::ChoiceWords<HeadPairing, 2> kHeadPairingWords{
+    {{HeadPairing::kPaper, "paper"}, {HeadPairing::kPflib, "pflib"}}};
 
 /// FedPAC's options (--fedpac-lambda, --fedpac-head-pairing).
 struct FedPacOptions : Options<FedPacOptions> {
   double lambda = 1.0;  ///< weight of the feature-alignment regulariser (PFLlib's lamda: 1.0).
-  /// Whose collaboration weights a client's new head uses: "paper" (its own, Eq. 9) or "pflib"
-  /// (PFLlib's serverpac.py, the weights paired with the heads in two different random orders; see
-  /// pflib_head_pairing).
-  std::string head_pairing = "paper";
+  /// Whose collaboration weights a client's new head uses (see pflib_head_pairing).
+  HeadPairing head_pairing = HeadPairing::kPaper;
   std::string title() const override { return "FedPAC"; }
   void visit(core::OptionVisitor& v) override;
 };

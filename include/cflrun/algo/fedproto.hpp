@@ -5,7 +5,8 @@
 
 #include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/algo/prototypes.hpp>
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
 

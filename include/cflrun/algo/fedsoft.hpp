@@ -3,9 +3,18 @@
 /// FedSoft: soft clustered federated learning with proximal local updating (Ruan et al.,
 /// shared/papers/004, Algorithm 1, Eq. 4 and Eq. 6).
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
+
+/// --fedsoft-optimizer: whether a client keeps its optimizer's state across rounds.
+enum class KeptOptimizer {
+  kFresh,       ///< fresh: a new optimizer per local update, as every cflrun algorithm.
+  kPersistent,  ///< persistent: each client keeps its Adam (or SGD momentum) state (official).
+};
+inline constexpr core::ChoiceWords<KeptOptimizer, 2> kKeptOptimizerWords{
+    {{KeptOptimizer::kFresh, "fresh"}, {KeptOptimizer::kPersistent, "persistent"}}};
 
 /// FedSoft's options (--fedsoft-interval, --fedsoft-selection, --fedsoft-mu, --fedsoft-smoother,
 /// --fedsoft-optimizer).
@@ -15,8 +24,7 @@ struct FedSoftOptions : Options<FedSoftOptions> {
       15;  ///< clients drawn per center each round (official main.py: 15); 0 = all, weighted.
   double mu = 0.1;  ///< proximal weight (official: 0.01 CIFAR, 0.1 MNIST, 1.0 linear regression).
   double smoother = 1e-4;  ///< sigma, the counter smoother (paper Sec. 5: 1e-4).
-  std::string optimizer =
-      "fresh";  ///< fresh | persistent: each client keeps its optimizer (Adam) across rounds.
+  KeptOptimizer optimizer = KeptOptimizer::kFresh;  ///< --fedsoft-optimizer.
   std::string title() const override { return "FedSoft"; }
   void visit(core::OptionVisitor& v) override;
 };
@@ -55,7 +63,7 @@ class FedSoft : public Algorithm {
             .keeps_local_models = true,
             .uses_client_initial_model = true,
             .evaluates_local_models = true,
-            .keeps_optimizers = options_.optimizer == "persistent",
+            .keeps_optimizers = options_.optimizer == KeptOptimizer::kPersistent,
             .proximal_mu = options_.mu,
             .no_gradient_averaging = "centers average local models",
             .no_partial_participation = "it draws clients per cluster: --fedsoft-selection",

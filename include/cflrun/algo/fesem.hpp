@@ -4,9 +4,18 @@
 /// centers (Long et al. 2023; the authors' code morningD/FlexCFL, trainer `fesem`, as
 /// cfl-flexcfl-fesem-setup.md Sec. 3 describes it).
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
+
+/// --fesem-aggregation: how a center is made of its members' trained models.
+enum class CenterAggregation {
+  kMean,         ///< mean: the plain mean of the members' models (the paper's M-step).
+  kFirstMember,  ///< first_member: one member's, drawn each round (the official Group.train).
+};
+inline constexpr core::ChoiceWords<CenterAggregation, 2> kCenterAggregationWords{
+    {{CenterAggregation::kMean, "mean"}, {CenterAggregation::kFirstMember, "first_member"}}};
 
 /// FeSEM's options (--fesem-aggregation).
 struct FeSemOptions : Options<FeSemOptions> {
@@ -14,7 +23,7 @@ struct FeSemOptions : Options<FeSemOptions> {
   /// first_member: the trained model of one member only, drawn at random each round (the official
   /// code's Group.train, whose weight list holds one entry, so only the first member in the
   /// round's random selection order counts).
-  std::string aggregation = "mean";
+  CenterAggregation aggregation = CenterAggregation::kMean;
   std::string title() const override { return "FeSEM"; }
   void visit(core::OptionVisitor& v) override;
 };

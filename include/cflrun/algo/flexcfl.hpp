@@ -4,7 +4,8 @@
 /// directions (Duan et al. 2022; the authors' code morningD/FlexCFL, trainer `fedgroup`, as
 /// cfl-flexcfl-fesem-setup.md Sec. 2 describes it).
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
 

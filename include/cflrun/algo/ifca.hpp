@@ -2,7 +2,8 @@
 /// @file
 /// IFCA: Iterative Federated Clustering Algorithm (Ghosh et al., Alg. 1, model averaging).
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
 

@@ -2,7 +2,8 @@
 /// @file
 /// Local-only: every client trains its own model on its own data; nothing is shared.
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
 

@@ -3,25 +3,47 @@
 /// PACFL: clustered FL by principal angles between client data subspaces (Vahidian, Morafah et al.,
 /// shared/papers/002; Algorithm 1 and Algorithm 2).
 
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
+#include <cflrun/cluster/principal_angles.hpp>
 
 namespace cflrun::algo {
 
+/// --pacfl-proximity: smallest (Eq. 2) | sum (Eq. 3) | entrywise (official code).
+inline constexpr core::ChoiceWords<cluster::Proximity, 3> kProximityWords{
+    {{cluster::Proximity::kSmallestAngle, "smallest"},
+     {cluster::Proximity::kSumOfAngles, "sum"},
+     {cluster::Proximity::kSmallestEntrywiseAngle, "entrywise"}}};
+
+/// --pacfl-signature: what a client's signature spans.
+enum class SignatureScope {
+  kClient,    ///< client: p singular vectors of all the client's data (Alg. 1).
+  kPerLabel,  ///< per_label: p per label the client holds, stacked (official code).
+};
+inline constexpr core::ChoiceWords<SignatureScope, 2> kSignatureScopeWords{
+    {{SignatureScope::kClient, "client"}, {SignatureScope::kPerLabel, "per_label"}}};
+
+/// --pacfl-evaluation: which model a client's reported accuracy comes from.
+enum class PacflEvaluation {
+  kClusterModel,      ///< cluster_model: its cluster model after averaging, as every algorithm.
+  kAfterLocalUpdate,  ///< after_local_update: its own model right after its last local update.
+};
+inline constexpr core::ChoiceWords<PacflEvaluation, 2> kPacflEvaluationWords{
+    {{PacflEvaluation::kClusterModel, "cluster_model"},
+     {PacflEvaluation::kAfterLocalUpdate, "after_local_update"}}};
+
 /// PACFL's options (--pacfl-vectors, --pacfl-signature, --pacfl-proximity, --pacfl-beta,
-/// --pacfl-clusters,
-/// --pacfl-evaluation).
+/// --pacfl-clusters, --pacfl-evaluation).
 struct PacflOptions : Options<PacflOptions> {
   int vectors = 3;  ///< p, singular vectors per client signature (PACFL: 3..5).
-  std::string proximity =
-      "smallest";  ///< smallest (Eq. 2) | sum (Eq. 3) | entrywise (official code).
-  std::string signature =
-      "client";       ///< client (Alg. 1: all the client's data) | per_label (official code).
+  cluster::Proximity proximity = cluster::Proximity::kSmallestAngle;  ///< --pacfl-proximity.
+  SignatureScope signature = SignatureScope::kClient;                 ///< --pacfl-signature.
   double beta = 4.9;  ///< HC merge threshold in degrees (official pacfl.sh: 4.9).
   int clusters = 0;   ///< a fixed number of clusters instead of beta; 0 = use beta.
   /// cluster_model (every algorithm's metric: each client's cluster model after averaging) |
   /// after_local_update (the PACFL code's reported metric: each client's own model right after its
   /// last local update, before averaging; baselines-official-setup.md 3.2).
-  std::string evaluation = "cluster_model";
+  PacflEvaluation evaluation = PacflEvaluation::kClusterModel;
   std::string title() const override { return "PACFL"; }
   void visit(core::OptionVisitor& v) override;
 };

@@ -4,7 +4,8 @@
 /// first-order variant as PFLlib runs it, pfl-baselines-setup.md Sec. 2).
 
 #include <cflrun/algo/client_statistic.hpp>
-#include <cflrun/algo/registry.hpp>
+#include <cflrun/algo/algorithm.hpp>
+#include <cflrun/algo/options.hpp>
 
 namespace cflrun::algo {
 

@@ -32,7 +32,8 @@ struct RoundFacts {
 
 /// The traffic of a round in which the server sends models and assignments and every trained
 /// client returns its state (float32) with its sample count (int64) (CLoVE Alg. 1 lines 3-13):
-/// sent = 4 (all_models (shared + K (P - shared)) + (one_model + initial_model) P + assignments),
+/// sent = 4 (received_all_models (shared + K (P - shared)) + (received_one_model +
+/// received_initial_model) P + assignments),
 /// received = 4 answer_floats + states (4 P + 8).
 RoundTraffic round_traffic(const RoundFacts& facts);
 

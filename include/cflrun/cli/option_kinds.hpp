@@ -20,10 +20,10 @@ namespace cflrun::cli {
 /// @return  the names, sorted; empty if `kinds` is.
 std::set<std::string> option_names(std::initializer_list<core::OptionKind> kinds);
 
-/// Every recorded option's default, as /config writes it (RunOptions::to_attributes of a
-/// default-constructed RunOptions: every algorithm's options included). An option that a result
-/// file or checkpoint lacks was made by a build before the option existed, which behaved as its
-/// default: --skip-complete, --resume and `cflrun report` read the missing value as this one.
+/// Every recorded option's default, as /config writes it, every algorithm's options included. An
+/// option that a result file or checkpoint lacks was made by a build before the option existed
+/// (which behaved as its default) or belongs to another algorithm than the file's: --skip-complete,
+/// --resume and `cflrun report` read the missing value as this one.
 const std::map<std::string, std::string>& default_option_values();
 
 }  // namespace cflrun::cli

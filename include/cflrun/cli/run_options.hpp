@@ -9,6 +9,9 @@
 #include <vector>
 
 #include <cflrun/algo/registry.hpp>
+#include <cflrun/cli/run_choices.hpp>
+#include <cflrun/data/mixture.hpp>
+#include <cflrun/local/solver.hpp>
 #include <cflrun/core/option_visitor.hpp>
 
 namespace cflrun::cli {
@@ -41,8 +44,9 @@ struct RunOptions {
   double model_std = 0.0;  ///< --model-std: linreg optimal models ~ N(0, std^2 I); 0 = unit sphere.
   int clusters = 5;        ///< --clusters: K, ground-truth clusters (and models unless --models).
   int models = 0;          ///< --models: K-hat, models the server keeps; 0 = --clusters.
-  std::string mixture_sources =
-      "rotation";  ///< --mixture-sources: rotation | label_groups (image mixtures).
+  data::SourceKind mixture_sources =
+      data::SourceKind::kRotation;      ///< --mixture-sources: rotation | label_groups (image
+                                        ///< mixtures).
   std::int64_t min_train_samples = 0;   ///< --min-train-samples: mixtures draw n_k in [this,
                                         ///< --train-samples]; 0 = --train-samples.
   std::int64_t holdout_samples = 1000;  ///< --holdout-samples: per source of a mixture partition.
@@ -69,9 +73,9 @@ struct RunOptions {
   int local_epochs = 1;            ///< --local-epochs: tau, epochs per local update.
   int batch_size = 100;            ///< --batch-size: samples per mini-batch.
   double lr = 1e-3;                ///< --lr: learning rate of the local optimizer.
-  std::string optimizer = "adam";  ///< --optimizer: adam | sgd, the local solver.
-  double momentum = 0.0;           ///< --momentum: SGD momentum in [0, 1).
-  double weight_decay = 0.0;       ///< --weight-decay: L2 coefficient of the local solver.
+  local::Solver optimizer = local::Solver::kAdam;  ///< --optimizer: adam | sgd, the local solver.
+  double momentum = 0.0;                           ///< --momentum: SGD momentum in [0, 1).
+  double weight_decay = 0.0;  ///< --weight-decay: L2 coefficient of the local solver.
   double prox_mu =
       0.0;  ///< --prox-mu: FedProx's (mu/2)||w - w_start||^2 on local updates; 0 = off.
   std::uint64_t seed = 1;                  ///< --seed: model initialisation, training, clustering.
@@ -80,10 +84,11 @@ struct RunOptions {
                                            ///< data seed (official fidelity: 1).
   /// --fidelity: cflrun | official. official = the official CLoVE code's choices where they differ
   /// (official_fidelity_preset() and data::PartitionSpec::official_fidelity; jobs/paper/README.md).
-  std::string fidelity = "cflrun";
-  std::string first_assignment = "evaluation";  ///< --first-assignment: evaluation | random.
-  std::string aggregation = "model";  ///< --aggregation: model (Option I) | gradient (Option II).
-  std::string init = "different";  ///< --init: different | same initial parameters of the K models.
+  Fidelity fidelity = Fidelity::kCflrun;
+  /// --first-assignment: evaluation | random.
+  FirstAssignment first_assignment = FirstAssignment::kEvaluation;
+  Averaging aggregation = Averaging::kModel;  ///< --aggregation: model (I) | gradient (II).
+  ModelInit init = ModelInit::kDifferent;         ///< --init: different | same initial K models.
   double participation = 1.0;  ///< --participation: fraction of clients per round (Alg. 1 line 2).
   int threads = 0;             ///< --threads: torch intra-op threads per rank; 0 = auto.
   bool server_hosts_clients =
@@ -92,12 +97,12 @@ struct RunOptions {
       true;  ///< --parallel-clients: train a rank's clients on its threads at once.
   bool flush_denormal =
       true;  ///< --flush-denormal: denormal floats flushed to zero in every thread.
-  std::string precision = "fp32";  ///< --precision: fp32 | tf32 | bf16 (GPU arithmetic).
+  Precision precision = Precision::kFp32;  ///< --precision: fp32 | tf32 | bf16 (GPU arithmetic).
   int client_batch =
       0;  ///< --client-batch: clients per client-batched local update; 0 = auto, 1 = off.
-  std::string device = "auto";         ///< --device: auto | cpu | cuda.
-  std::string out = "results/run.h5";  ///< --out: HDF5 result file.
-  bool overwrite = false;              ///< --overwrite: replace an existing --out file.
+  DeviceChoice device = DeviceChoice::kAuto;  ///< --device: auto | cpu | cuda.
+  std::string out = "results/run.h5";         ///< --out: HDF5 result file.
+  bool overwrite = false;                     ///< --overwrite: replace an existing --out file.
   bool skip_complete =
       false;  ///< --skip-complete: exit 0 at once if --out is a complete run of these options.
   bool resume = false;       ///< --resume: continue from <out>.checkpoint if there is one.
@@ -116,7 +121,7 @@ struct RunOptions {
   std::uint64_t effective_pool_seed() const { return pool_seed.value_or(effective_data_seed()); }
 
   /// Whether --fidelity official is in force.
-  bool official_fidelity() const { return fidelity == "official"; }
+  bool official_fidelity() const { return fidelity == Fidelity::kOfficial; }
 
   /// The model in force: --model, or for auto the --dataset source's default_model(--unsupervised)
   /// (linear for linreg; with --unsupervised conv_autoencoder for cifar10 and autoencoder
@@ -127,10 +132,12 @@ struct RunOptions {
   /// K-hat, the number of models clove and ifca keep: --models if set, else --clusters.
   int effective_models() const { return models > 0 ? models : clusters; }
 
-  /// Every recorded option (all but --quiet and --dry-run; algorithm options last) as (name, value
-  /// text), in visit() order, for the result file's /config group: numbers with 17 significant
-  /// digits, switches as true | false, --model and --models as in force, the data and pool seeds
-  /// as in force.
+  /// Every recorded option (all but --quiet and --dry-run; the options of --algorithm last, no
+  /// other algorithm's) as (name, value text), in visit() order, for the result file's /config
+  /// group: numbers with 17 significant digits, switches as true | false, --model and --models as
+  /// in force, the data and pool seeds as in force. Files of builds before 2026-11-28 also hold
+  /// every other algorithm's options; readers ignore those (run::config_differences).
+  /// @throws ConfigError if --algorithm names no registered algorithm.
   std::vector<std::pair<std::string, std::string>> to_attributes() const;
 
   /// Declares every run option to `visitor`, in --help order: core::OptionVisitor::section for
@@ -139,6 +146,8 @@ struct RunOptions {
   /// kind, range or choices and the member holding it (src/cli/run_option_table.cpp). The single
   /// place a run option is declared: a new option is a member here and one declaration there.
   void visit(core::OptionVisitor& visitor);
+  /// Declares the run's own options as visit() does, without any algorithm's.
+  void visit_run_options(core::OptionVisitor& visitor);
 };
 
 /// What the command line asked for.

@@ -6,7 +6,9 @@
 /// the result file and sort them by kind (cli::OptionDescriber, cli::OptionValidator,
 /// cli::OptionRecorder, cli::OptionKinds).
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -50,9 +52,74 @@ enum class OptionKind {
   kBookkeeping,  ///< the invocation's paths and switches: out, overwrite, resume, quiet, ...
 };
 
-/// The member that holds an option's value (its value when visited first is the default).
+/// One word of a choice option and the enum value it stands for.
+template <class Enum>
+struct ChoiceWord {
+  Enum value;
+  const char* word;
+};
+
+/// The words of a choice option's enum, in --help order (e.g. {{kAdam, "adam"}, {kSgd, "sgd"}}).
+template <class Enum, std::size_t N>
+using ChoiceWords = std::array<ChoiceWord<Enum>, N>;
+
+/// The word of `value` in `words`; "" if none names it (a table missing a value).
+template <class Enum, std::size_t N>
+std::string word_of(Enum value, const ChoiceWords<Enum, N>& words) {
+  for (const auto& choice : words) {
+    if (choice.value == value) {
+      return choice.word;
+    }
+  }
+  return "";
+}
+
+/// The value that `word` names in `words`, or none.
+template <class Enum, std::size_t N>
+std::optional<Enum> value_of(const std::string& word, const ChoiceWords<Enum, N>& words) {
+  for (const auto& choice : words) {
+    if (word == choice.word) {
+      return choice.value;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The words of `words`, in order.
+template <class Enum, std::size_t N>
+std::vector<std::string> words_of(const ChoiceWords<Enum, N>& words) {
+  std::vector<std::string> list;
+  for (const auto& choice : words) {
+    list.emplace_back(choice.word);
+  }
+  return list;
+}
+
+/// A choice option's enum member as the visitors see it: read and set as a word, so that the
+/// command line, config files and /config carry words while the code compares enum values.
+struct ChoiceMember {
+  std::function<std::string()> word;  ///< the member's value as its word.
+  /// Sets the member to the value `word` names; false (member unchanged) if no choice is called so.
+  std::function<bool(const std::string& word)> set;
+};
+
+/// The ChoiceMember of `member`, whose values `words` (static storage) names.
+template <class Enum, std::size_t N>
+ChoiceMember choice_member(Enum& member, const ChoiceWords<Enum, N>& words) {
+  return {[&member, &words] { return word_of(member, words); },
+          [&member, &words](const std::string& word) {
+            const auto value = value_of(word, words);
+            if (value) {
+              member = *value;
+            }
+            return value.has_value();
+          }};
+}
+
+/// The member that holds an option's value (its value when visited first is the default); a
+/// choice option's enum member is seen through a ChoiceMember.
 using OptionValue = std::variant<bool*, int*, std::int64_t*, double*, std::string*, std::uint64_t*,
-                                 std::optional<std::uint64_t>*>;
+                                 std::optional<std::uint64_t>*, ChoiceMember>;
 
 /// Everything declared about one option besides the member holding its value.
 struct OptionDeclaration {
@@ -88,10 +155,17 @@ class OptionVisitor {
   void option(const char* flag, double& value, const char* help, Range range) {
     declare({.flag = flag, .help = help, .range = std::move(range)}, &value);
   }
-  /// A word option of the experiment; `choices` lists the valid words.
-  void option(const char* flag, std::string& value, const char* help,
-              std::vector<std::string> choices) {
-    declare({.flag = flag, .help = help, .choices = std::move(choices)}, &value);
+  /// A choice option of the experiment held as an enum; `words` (static storage) names its values.
+  template <class Enum, std::size_t N>
+  void option(const char* flag, Enum& value, const char* help, const ChoiceWords<Enum, N>& words) {
+    choice({.flag = flag, .help = help}, value, words);
+  }
+  /// A choice option held as an enum, its declaration's choices taken from `words` (static
+  /// storage).
+  template <class Enum, std::size_t N>
+  void choice(OptionDeclaration declaration, Enum& value, const ChoiceWords<Enum, N>& words) {
+    declaration.choices = words_of(words);
+    declare(declaration, choice_member(value, words));
   }
 };
 

@@ -12,6 +12,7 @@
 
 #include <torch/types.h>
 
+#include <cflrun/core/option_visitor.hpp>
 #include <cflrun/data/client_data.hpp>
 #include <cflrun/data/dataset.hpp>
 #include <cflrun/data/linear_regression.hpp>
@@ -47,8 +48,9 @@ enum class SourceKind {
                  ///< (contiguous groups; S <= C).
 };
 
-/// Parses --mixture-sources. @throws ConfigError naming "rotation" and "label_groups" otherwise.
-SourceKind parse_source_kind(const std::string& name);
+/// --mixture-sources' words.
+inline constexpr core::ChoiceWords<SourceKind, 2> kSourceKindWords{
+    {{SourceKind::kRotation, "rotation"}, {SourceKind::kLabelGroups, "label_groups"}}};
 
 /// What to build.
 struct MixtureSpec {

@@ -12,6 +12,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
+#include <cflrun/local/solver.hpp>
 #include <cflrun/model/network.hpp>
 #include <cflrun/model/objective.hpp>
 
@@ -24,13 +25,6 @@ struct ProximalTerm {
   double mu = 0.0;           ///< mu >= 0, weight of the term.
   torch::Tensor centers;     ///< [K, P] float32 CPU flat states c_s (run::ModelSet::states()).
   torch::Tensor importance;  ///< [K] float64 importance weights u_s of the client.
-};
-
-/// The local optimizer (--optimizer).
-enum class Solver {
-  kAdam,  ///< Adam (CLoVE Sec. 5.1), torch::optim::Adam.
-  kSgd,   ///< SGD with optional momentum (heavy ball) and weight decay, torch::optim::SGD (PFLlib,
-          ///< CFL's code).
 };
 
 /// Hyperparameters of LocalUpdate (CLoVE Alg. 1 line 11; Sec. 5.1: Adam, batch 100, tau = 1).

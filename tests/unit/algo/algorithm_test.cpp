@@ -174,7 +174,7 @@ TEST(Clove, SquareRootLossVectorsChangeTheClusters) {
       torch::tensor({0.01, 5.0, 1.0, 5.0, 4.0, 5.0, 9.0, 5.0}, torch::kFloat64).view({4, 2});
   auto raw = make("clove", context_for(4, 2));
   CloveOptions options;
-  options.loss_transform = "sqrt";
+  options.loss_transform = LossTransform::kSquareRoot;
   auto rooted = make("clove", context_for(4, 2), &options);
   EXPECT_EQ(assign_by(*raw, 1, everyone(4), losses), (std::vector<int>{0, 0, 0, 1}));
   EXPECT_EQ(assign_by(*rooted, 1, everyone(4), losses), (std::vector<int>{0, 0, 1, 1}));
@@ -188,7 +188,7 @@ TEST(Clove, NoMatchingGivesTheClusterOfClientZeroModelZero) {
           .view({6, 2});
   auto matched = make("clove", context_for(6, 2));
   CloveOptions options;
-  options.matching = "none";
+  options.matching = cluster::Matching::kNone;
   auto unmatched = make("clove", context_for(6, 2), &options);
   EXPECT_EQ(assign_by(*matched, 1, everyone(6), losses), (std::vector<int>{1, 1, 1, 0, 0, 0}));
   EXPECT_EQ(assign_by(*unmatched, 1, everyone(6), losses), (std::vector<int>{0, 0, 0, 1, 1, 1}));
@@ -295,7 +295,7 @@ TEST(Pacfl, ClustersInitialClientsOnceAndPlacesNewcomersWithoutMovingOldClients)
 TEST(Pacfl, AfterUpdateScoresBatchedEqualOneAtATime) {
   const testing::BatchedCase cnn;  // the CNN, 60, 50 and 40 samples
   PacflOptions options;
-  options.evaluation = "after_local_update";
+  options.evaluation = PacflEvaluation::kAfterLocalUpdate;
   auto context = context_for(3, 1);
   context.sample_size = 784;
   const auto procedure = make("pacfl", context, &options)->client_side().procedure;

@@ -109,7 +109,7 @@ TEST(Cfl, NotebookSolverKeepsDecayingSgdAndRefusesAnotherOptimizer) {
   const auto fresh = Cfl(options, context_for(6, 6)).traits();
   EXPECT_FALSE(fresh.keeps_optimizers);
   EXPECT_EQ(fresh.local_lr_decay, 1.0);
-  options.solver = "notebook";
+  options.solver = CflSolver::kNotebook;
   auto context = context_for(6, 6);  // --optimizer adam, the default
   try {
     Cfl cfl(options, context);
@@ -119,7 +119,7 @@ TEST(Cfl, NotebookSolverKeepsDecayingSgdAndRefusesAnotherOptimizer) {
               std::string::npos)
         << e.what();
   }
-  context.optimizer = "sgd";
+  context.optimizer = local::Solver::kSgd;
   const auto notebook = Cfl(options, context).traits();
   EXPECT_TRUE(notebook.keeps_optimizers);
   EXPECT_EQ(notebook.local_lr_decay, 0.99);  // the notebook: lr *= 0.99 per local training call
@@ -130,7 +130,7 @@ TEST(Cfl, NotebookSolverKeepsDecayingSgdAndRefusesAnotherOptimizer) {
 /// into {2} and {3, 4}, stored as positions {0} and {1, 2}: the lists become [0, 1], [0], [1, 2].
 class CflSplitPositions : public ::testing::Test {
  protected:
-  static CflOptions options(const std::string& split_ids) {
+  static CflOptions options(SplitIds split_ids) {
     auto options = no_warmup();
     options.split_ids = split_ids;
     return options;
@@ -154,7 +154,7 @@ class CflSplitPositions : public ::testing::Test {
 };
 
 TEST_F(CflSplitPositions, StoresPositionsAsClientIdsAndUpdatesEachListedClient) {
-  Cfl cfl(options("positions"), context_for(5, 5));
+  Cfl cfl(options(SplitIds::kPositions), context_for(5, 5));
   EXPECT_EQ(cfl.num_models(), 5);  // one model per client
   const auto plan = cfl.plan(input_for(0, everyone(5)));
   EXPECT_EQ(plan.assignment, everyone(5));  // each client trains and is scored on its own model
@@ -183,7 +183,7 @@ TEST_F(CflSplitPositions, StoresPositionsAsClientIdsAndUpdatesEachListedClient) 
 }
 
 TEST_F(CflSplitPositions, ClientIdsGiveThePapersClustersOnTheSameUpdates) {
-  Cfl cfl(options("clients"), context_for(5, 5));
+  Cfl cfl(options(SplitIds::kClients), context_for(5, 5));
   auto input = input_for(0, everyone(5));
   cfl.aggregate(input, cfl.plan(input), everyone(5), first_updates());
   input = input_for(1, everyone(5));
@@ -195,10 +195,10 @@ TEST_F(CflSplitPositions, ClientIdsGiveThePapersClustersOnTheSameUpdates) {
 }
 
 TEST_F(CflSplitPositions, StateRestoresTheLists) {
-  Cfl cfl(options("positions"), context_for(5, 5));
+  Cfl cfl(options(SplitIds::kPositions), context_for(5, 5));
   round_of(cfl, 0, torch::zeros({5, 2}), first_updates());
   round_of(cfl, 1, torch::zeros({5, 2}), second_updates());
-  Cfl restored(options("positions"), context_for(5, 5));
+  Cfl restored(options(SplitIds::kPositions), context_for(5, 5));
   restored.restore(cfl.state());
   EXPECT_TRUE(torch::equal(restored.state().at("lists"), cfl.state().at("lists")));
   // The same next round from the same state: the same models and clustering.
@@ -207,7 +207,7 @@ TEST_F(CflSplitPositions, StateRestoresTheLists) {
   const auto b = round_of(restored, 2, models, second_updates());
   EXPECT_TRUE(torch::equal(a.models, b.models));
   EXPECT_EQ(a.clustering, b.clustering);
-  Cfl clients(options("clients"), context_for(5, 5));
+  Cfl clients(options(SplitIds::kClients), context_for(5, 5));
   EXPECT_THROW(restored.restore(clients.state()), DataError);  // no "lists"
 }
 

@@ -193,7 +193,7 @@ TEST(FedPac, PflibPairingPlanPermutesThePapersHeadWeights) {
   const auto input = testing::input_for(3, {0, 1, 2}, QueryKind::kClientStatistics, statistics);
   const auto paper = FedPac(FedPacOptions{}, context).plan(input).head_weights;
   FedPacOptions options;
-  options.head_pairing = "pflib";
+  options.head_pairing = HeadPairing::kPflib;
   FedPac fedpac(options, context);
   const auto pflib = fedpac.plan(input).head_weights;
   EXPECT_TRUE(torch::equal(fedpac.plan(input).head_weights, pflib));

@@ -40,7 +40,7 @@ TEST(FeSem, EStepJoinsTheNearestCenterAndMStepAveragesItsMembers) {
 
 TEST(FeSem, OfficialAggregationKeepsOneRandomMemberPerCenter) {
   FeSemOptions options;
-  options.aggregation = "first_member";
+  options.aggregation = CenterAggregation::kFirstMember;
   FeSem fesem(options, context_for(4, 2));
   std::set<int> firsts_of_center0;
   for (int round = 0; round < 40; ++round) {

@@ -60,7 +60,7 @@ TEST(RunOptions, OfficialFidelityPresetFillsOnlyWhatTheUserLeftAtDefault) {
   EXPECT_TRUE(official.official_fidelity());
   const auto& clove = official.algorithm_options.get<algo::CloveOptions>("clove");
   EXPECT_EQ(clove.kmeans_restarts, 1);
-  EXPECT_EQ(clove.kmeans_init, "greedy");
+  EXPECT_EQ(clove.kmeans_init, algo::KMeansInit::kGreedy);
   EXPECT_EQ(official.effective_pool_seed(),
             1U);  // pools of seed 1, as the official code draws them
   EXPECT_EQ(official.effective_data_seed(), 3U);  // the client split follows the seed
@@ -69,7 +69,8 @@ TEST(RunOptions, OfficialFidelityPresetFillsOnlyWhatTheUserLeftAtDefault) {
   const auto mixed = parse({"--config", cfg.string(), "--pool-seed", "5"}).options;
   EXPECT_EQ(mixed.algorithm_options.get<algo::CloveOptions>("clove").kmeans_restarts,
             4);  // the config's
-  EXPECT_EQ(mixed.algorithm_options.get<algo::CloveOptions>("clove").kmeans_init, "greedy");
+  EXPECT_EQ(mixed.algorithm_options.get<algo::CloveOptions>("clove").kmeans_init,
+            algo::KMeansInit::kGreedy);
   EXPECT_EQ(mixed.effective_pool_seed(), 5U);  // the command line's
   std::filesystem::remove(cfg);
 
@@ -121,7 +122,7 @@ TEST(RunOptions, FedSoftAndMixtureOptionsAreChecked) {
                      .options;
   const auto& fedsoft = o.algorithm_options.get<algo::FedSoftOptions>("fedsoft");
   EXPECT_EQ(fedsoft.selection, 15);
-  EXPECT_EQ(fedsoft.optimizer, "persistent");
+  EXPECT_EQ(fedsoft.optimizer, algo::KeptOptimizer::kPersistent);
   EXPECT_NO_THROW(parse({"--dataset", "linreg", "--partition", "mixture_random"}));
   EXPECT_NO_THROW(parse({"--dataset", "linreg"}));
   EXPECT_THROW(parse({"--dataset", "linreg", "--partition", "concept_shift"}), ConfigError);
@@ -134,11 +135,12 @@ TEST(RunOptions, FedSoftAndMixtureOptionsAreChecked) {
 }
 
 TEST(RunOptions, CflSolverIsFreshByDefaultOrTheNotebooks) {
-  EXPECT_EQ(parse({}).options.algorithm_options.get<algo::CflOptions>("cfl").solver, "fresh");
+  EXPECT_EQ(parse({}).options.algorithm_options.get<algo::CflOptions>("cfl").solver,
+            algo::CflSolver::kFresh);
   const auto o = parse({"--algorithm", "cfl", "--cfl-solver", "notebook", "--optimizer", "sgd",
                         "--lr", "0.1", "--momentum", "0.9"})
                      .options;
-  EXPECT_EQ(o.algorithm_options.get<algo::CflOptions>("cfl").solver, "notebook");
+  EXPECT_EQ(o.algorithm_options.get<algo::CflOptions>("cfl").solver, algo::CflSolver::kNotebook);
   EXPECT_THROW(parse({"--cfl-solver", "persistent"}), ConfigError);
 }
 
@@ -149,7 +151,7 @@ TEST(RunOptions, AlgorithmOptionsAreDeclaredOnceAndParsedValidatedAndRecorded) {
   EXPECT_EQ(o.algorithm_options.get<algo::CloveOptions>("clove").kmeans_restarts, 3);
   EXPECT_DOUBLE_EQ(o.algorithm_options.get<algo::PacflOptions>("pacfl").beta, 10.5);
   EXPECT_DOUBLE_EQ(o.algorithm_options.get<algo::FedSoftOptions>("fedsoft").mu, 0.5);
-  const auto attributes = o.to_attributes();
+  auto attributes = o.to_attributes();
   const auto value = [&](const std::string& name) {
     for (const auto& [key, text] : attributes) {
       if (key == name) {
@@ -159,9 +161,16 @@ TEST(RunOptions, AlgorithmOptionsAreDeclaredOnceAndParsedValidatedAndRecorded) {
     return std::string("missing");
   };
   EXPECT_EQ(value("kmeans-restarts"), "3");
-  EXPECT_EQ(value("pacfl-beta"), "10.5");
-  EXPECT_EQ(value("fedsoft-mu"), "0.5");
   EXPECT_EQ(value("loss-transform"), "identity");
+  EXPECT_EQ(value("pacfl-beta"), "missing");  // parsed, but not clove's: not recorded
+  auto pacfl = o;
+  pacfl.algorithm = "pacfl";
+  attributes = pacfl.to_attributes();
+  EXPECT_EQ(value("pacfl-beta"), "10.5");
+  EXPECT_EQ(value("kmeans-restarts"), "missing");
+  pacfl.algorithm = "fedsoft";
+  attributes = pacfl.to_attributes();
+  EXPECT_EQ(value("fedsoft-mu"), "0.5");
   try {
     parse({"--fedsoft-smoother", "0"});
     FAIL() << "expected ConfigError";
@@ -243,10 +252,18 @@ TEST(Printable, EscapesControlBytesAndInvalidUtf8AndKeepsValidUtf8) {
 
 TEST(RunOptions, HelpListsEveryOptionWithDefault) {
   const auto text = help_text();
-  for (const auto& [name, value] : RunOptions{}.to_attributes()) {
+  ASSERT_GT(default_option_values().size(), 90U);  // every algorithm's options too
+  for (const auto& [name, value] : default_option_values()) {
     EXPECT_NE(text.find("--" + name), std::string::npos) << name;
   }
   EXPECT_NE(text.find("(=0.001)"), std::string::npos);
+  // Each kind of option with its default as --help shows it, under its section's title.
+  for (const char* line : {"--optimizer arg (=adam)", "--kmeans-init arg (=plus_plus)",
+                           "--pacfl-proximity arg (=smallest)", "--device arg (=auto)",
+                           "--kmeans-restarts arg (=10)", "--parallel-clients [=arg(=1)] (=1)",
+                           "--seed arg (=1)", "CLoVE options:", "PACFL options:"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line;
+  }
   EXPECT_TRUE(parse({"--help"}).help);
 }
 
@@ -284,10 +301,29 @@ TEST(OptionKinds, EveryOptionHasOneKindAndAlgorithmOptionsDefineTheExperiment) {
     kinds += option_names({kind}).size();
   }
   EXPECT_EQ(kinds, all.size());  // no option under two kinds
-  for (const auto& [name, value] : RunOptions{}.to_attributes()) {
+  for (const auto& [name, value] : default_option_values()) {
     EXPECT_EQ(all.erase(name), 1U) << name << " is recorded twice or has no kind";
   }
   EXPECT_EQ(all, (std::set<std::string>{"quiet", "dry-run"}));  // declared but not recorded
+}
+
+TEST(RunOptions, ConfigRecordsTheChosenAlgorithmsOptionsOnly) {
+  const auto names_of = [](const std::vector<std::string>& args) {
+    std::set<std::string> names;
+    for (const auto& [name, value] : parse(args).options.to_attributes()) {
+      names.insert(name);
+    }
+    return names;
+  };
+  const auto clove = names_of({});
+  EXPECT_EQ(clove.count("kmeans-restarts"), 1U);
+  EXPECT_EQ(clove.count("pacfl-beta"), 0U);
+  EXPECT_EQ(clove.count("cfl-eps1"), 0U);
+  const auto pacfl = names_of({"--algorithm", "pacfl", "--pacfl-beta", "7"});
+  EXPECT_EQ(pacfl.count("pacfl-beta"), 1U);
+  EXPECT_EQ(pacfl.count("kmeans-restarts"), 0U);
+  const auto ifca = names_of({"--algorithm", "ifca"});  // no options of its own
+  EXPECT_EQ(ifca.size(), clove.size() - 6);             // clove's six
 }
 
 /// `name = value` lines: a fixture written by the build before the run options were declared once.
@@ -344,6 +380,37 @@ TEST(RunOptions, RecordsTheAttributesEarlierBuildsRecorded) {
     EXPECT_EQ(recorded.size(), attributes.size()) << fixture << ": a name recorded twice";
     EXPECT_EQ(recorded, read_attributes(fixture)) << fixture;
   }
+}
+
+TEST(RunOptions, ChoicesAreWordsOutsideAndEnumsInside) {
+  EXPECT_EQ(error_of({"--optimizer", "adamw"}),
+            "--optimizer must be one of adam, sgd, but got 'adamw'");
+  EXPECT_EQ(error_of({"--pacfl-proximity", "largest"}),
+            "--pacfl-proximity must be one of smallest, sum, entrywise, but got 'largest'");
+  const auto cfg = write_config("device = gpu\n");
+  EXPECT_EQ(error_of({"--config", cfg.string()}),
+            "--device must be one of auto, cpu, cuda, but got 'gpu'");
+  std::filesystem::remove(cfg);
+  const auto o = parse({"--optimizer", "sgd", "--aggregation", "gradient", "--pacfl-proximity",
+                        "entrywise", "--mixture-sources", "label_groups", "--device", "cpu"})
+                     .options;
+  EXPECT_EQ(o.optimizer, local::Solver::kSgd);
+  EXPECT_EQ(o.aggregation, Averaging::kGradient);
+  EXPECT_EQ(o.algorithm_options.get<algo::PacflOptions>("pacfl").proximity,
+            cluster::Proximity::kSmallestEntrywiseAngle);
+  EXPECT_EQ(o.mixture_sources, data::SourceKind::kLabelGroups);
+  EXPECT_EQ(o.device, DeviceChoice::kCpu);
+  std::map<std::string, std::string> recorded;
+  auto pacfl = o;
+  pacfl.algorithm = "pacfl";
+  for (const auto& [name, value] : pacfl.to_attributes()) {
+    recorded.emplace(name, value);
+  }
+  EXPECT_EQ(recorded.at("optimizer"), "sgd");
+  EXPECT_EQ(recorded.at("aggregation"), "gradient");
+  EXPECT_EQ(recorded.at("pacfl-proximity"), "entrywise");
+  EXPECT_EQ(recorded.at("mixture-sources"), "label_groups");
+  EXPECT_EQ(recorded.at("device"), "cpu");
 }
 
 TEST(RunOptions, SwitchesAndOptionalValuesParseAsBefore) {

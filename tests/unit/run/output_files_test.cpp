@@ -1,3 +1,4 @@
+#include <cflrun/cli/run_options.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/run/output_files.hpp>
 
@@ -62,6 +63,16 @@ TEST(OutputFiles, AnOptionAnOlderBuildDidNotRecordDiffersOnlyFromItsDefault) {
   const auto differences = config_differences({{"seed", "1"}, {"fedpac-lambda", "0.5"}}, recorded);
   ASSERT_EQ(differences.size(), 1U);
   EXPECT_EQ(differences[0], "--fedpac-lambda: 0.5 (not recorded)");
+}
+
+TEST(OutputFiles, AFileOfAnOlderBuildWithEveryAlgorithmsOptionsMatchesTheOwnOptionsOnly) {
+  // Builds before 2026-11-28 recorded every algorithm's options; a run now records its own.
+  cli::RunOptions clove;
+  const auto requested = clove.to_attributes();
+  auto recorded = requested;
+  recorded.emplace_back("pacfl-beta", "7");  // another algorithm's, away from its default
+  recorded.emplace_back("cfl-eps1", "0.5");
+  EXPECT_TRUE(config_differences(requested, recorded).empty());
 }
 
 TEST(OutputFiles, ConfigDifferencesIgnoreExactlyThePlacementAndBookkeepingOptions) {
