@@ -125,7 +125,13 @@ cflrun_sweep_task() {
          "so array index $index is out of range; submit --array=0-N with N = runs - 1" >&2
     return 2
   fi
-  local args=()
+  local args=() split_error
+  # xargs splits as the shell would; an unbalanced quote is its error (status 1), never a run.
+  if ! split_error="$(xargs printf '%s\n' <<< "$line" 2>&1 > /dev/null)"; then
+    echo "cflrun: error: run line $index of $manifest cannot be split into words" \
+         "(${split_error#xargs: }); close its quote or escape it: $line" >&2
+    return 2
+  fi
   mapfile -t args < <(xargs printf '%s\n' <<< "$line")
   if ! cflrun_has_option --out "${args[@]}"; then
     echo "cflrun: error: run line $index of $manifest has no --out; a sweep needs a fixed result file" \

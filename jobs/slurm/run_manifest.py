@@ -21,7 +21,7 @@ being stopped at the deadline with its work lost. --extra is appended to every l
 "--device cuda --threads 1 --skip-complete"). --log writes one row per line: index, state (ok,
 failed RC, stopped at the deadline, skipped by --expect, not started), seconds, ranks, the line.
 Exit status 0 when every started run ended ok (not-started, skipped and stopped runs do not count
-as failures).
+as failures); 2, before any run, when a line cannot be split into words (an unbalanced quote).
 """
 import argparse
 import os
@@ -55,8 +55,22 @@ def parse_args():
 
 
 def manifest_lines(path):
+    """The run lines of the manifest at path (blank lines and # comments left out). Exits with
+    status 2 before any run, naming each line, if a line cannot be split into words as the shell
+    would (an unbalanced quote)."""
     with open(path) as f:
-        return [line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")]
+        numbered = [(number, line.strip()) for number, line in enumerate(f, start=1)
+                    if line.strip() and not line.lstrip().startswith("#")]
+    errors = []
+    for number, line in numbered:
+        try:
+            shlex.split(line)
+        except ValueError as e:
+            errors.append(f"{path}:{number}: {str(e).lower()}; close its quote or escape it: {line}")
+    if errors:
+        print("run_manifest: error: no run started:\n" + "\n".join(errors), file=sys.stderr)
+        sys.exit(2)
+    return [line for _, line in numbered]
 
 
 def rule_value(line, rules, default):

@@ -50,6 +50,27 @@ void use_local_singleton() {
   setenv("OMPI_MCA_pml", "ob1", /*overwrite=*/0);
 }
 
+/// A communicator of this rank's node (the ranks that share its memory), freed on scope exit, also
+/// when a query on it throws.
+class NodeCommunicator {
+ public:
+  NodeCommunicator(MPI_Comm comm, int rank) {
+    check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_),
+          "MPI_Comm_split_type");
+  }
+  NodeCommunicator(const NodeCommunicator&) = delete;
+  NodeCommunicator& operator=(const NodeCommunicator&) = delete;
+  ~NodeCommunicator() {
+    if (node_ != MPI_COMM_NULL) {
+      MPI_Comm_free(&node_);
+    }
+  }
+  MPI_Comm get() const { return node_; }
+
+ private:
+  MPI_Comm node_ = MPI_COMM_NULL;
+};
+
 }  // namespace
 
 Communicator::Communicator(MPI_Comm base) {
@@ -59,12 +80,9 @@ Communicator::Communicator(MPI_Comm base) {
   check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
-  MPI_Comm node = MPI_COMM_NULL;
-  check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
-        "MPI_Comm_split_type");
-  MPI_Comm_rank(node, &local_rank_);
-  MPI_Comm_size(node, &local_size_);
-  MPI_Comm_free(&node);
+  const NodeCommunicator node(comm_, rank_);  // inherits MPI_ERRORS_RETURN from comm_
+  check(MPI_Comm_rank(node.get(), &local_rank_), "MPI_Comm_rank (node)");
+  check(MPI_Comm_size(node.get(), &local_size_), "MPI_Comm_size (node)");
   watchdog_ = std::make_unique<detail::Watchdog>(comm_, rank_, size_);
 }
 

@@ -45,6 +45,33 @@ void Checkpointer::save(int next_round, const CheckpointParts& parts) {
   last_checkpoint_ = std::chrono::steady_clock::now();
 }
 
+bool Checkpointer::read_resumable_checkpoint() {
+  constexpr const char* kStartAgain = "start again with --overwrite";
+  try {
+    checkpoint_ =
+        read_checkpoint(paths_.checkpoint);  // verified: a damaged checkpoint is refused here
+    require_same_options(
+        options_.to_attributes(), checkpoint_->config,
+        "--resume: the checkpoint " + paths_.checkpoint.string() + " is",
+        std::string("resume with the options of the interrupted run, or ") + kStartAgain);
+    return true;
+  } catch (const Error& e) {
+    checkpoint_.reset();
+    if (!options_.overwrite) {
+      if (dynamic_cast<const DataError*>(&e) != nullptr) {
+        throw DataError(std::string(e.what()) + ": " + kStartAgain);
+      }
+      throw;
+    }
+    // --resume --overwrite (the sweep scripts pass both, so that a corrected line can be rerun):
+    // a checkpoint that cannot be resumed is replaced, as --overwrite replaces a result file.
+    std::cout << "cflrun: note: " << e.what()
+              << "\ncflrun: --overwrite: starting again from round 1"
+              << " instead (the checkpoint is replaced by this run's)" << std::endl;
+    return false;
+  }
+}
+
 void Checkpointer::read_if_resuming() {
   if (!options_.resume || !std::filesystem::exists(paths_.checkpoint)) {
     if (options_.resume && comm_.is_root()) {
@@ -56,19 +83,9 @@ void Checkpointer::read_if_resuming() {
   if (!comm_.is_root()) {
     return;
   }
-  // --overwrite may be given already (sweeps pass --resume --overwrite): then starting again means
-  // running without --resume.
-  const std::string start_again =
-      options_.overwrite ? "run without --resume to start again" : "start again with --overwrite";
-  try {
-    checkpoint_ =
-        read_checkpoint(paths_.checkpoint);  // verified: a damaged checkpoint is refused here
-  } catch (const DataError& e) {
-    throw DataError(std::string(e.what()) + ": " + start_again);
+  if (!read_resumable_checkpoint()) {
+    return;
   }
-  require_same_options(options_.to_attributes(), checkpoint_->config,
-                       "--resume: the checkpoint " + paths_.checkpoint.string() + " is",
-                       "resume with the options of the interrupted run, or " + start_again);
   if (static_cast<int>(checkpoint_->ranks.size()) != comm_.size()) {
     throw ConfigError("--resume: the checkpoint was written by " +
                       std::to_string(checkpoint_->ranks.size()) +
@@ -121,7 +138,8 @@ namespace {
 std::string placement_of(const cli::RunOptions& options) {
   return "client-batch " + std::to_string(options.client_batch) + ", threads " +
          std::to_string(options.threads) + ", parallel-clients " +
-         (options.parallel_clients ? "1" : "0") + ", device " + options.device;
+         (options.parallel_clients ? "1" : "0") + ", device " +
+         core::word_of(options.device, cli::kDeviceChoiceWords);
 }
 
 constexpr std::string_view kPlacementSeparator = "; ";
@@ -175,8 +193,8 @@ void Checkpointer::append_rows(RoundRecorder& recorder, const std::string& old_p
     throw DataError("the checkpoint " + paths_.checkpoint.string() + " holds " +
                     std::to_string(rounds) + " rounds of results for " +
                     std::to_string(first_round_) +
-                    " finished rounds; it is damaged: start again with --overwrite "
-                    "(and without --resume)");
+                    " finished rounds; it is damaged: remove it to start again (rm " +
+                    paths_.checkpoint.string() + ")");
   }
   if (!old_partial.empty()) {  // also with --quiet: the log must say the file was replaced
     std::cout << "cflrun: the partial result file " << paths_.partial.string()

@@ -46,7 +46,10 @@ class Checkpointer {
       : options_(options), comm_(comm), paths_(std::move(paths)) {}
 
   /// Rank 0, --resume: reads and checks the checkpoint if there is one (else says so on stdout).
-  /// Not collective. @throws DataError if damaged, ConfigError if of other options or ranks.
+  /// With --overwrite, a damaged checkpoint or one of other options is left for this run to
+  /// replace, with a note, and the run starts from round 1. Not collective.
+  /// @throws DataError if damaged, ConfigError if of other options (both without --overwrite) or
+  ///         of another number of ranks.
   void read_if_resuming();
   /// Collective: every rank learns the first round to run (rank 0's, from read_if_resuming).
   void share_first_round() { comm_.broadcast(&first_round_, 1); }
@@ -82,6 +85,10 @@ class Checkpointer {
   void remove() const;
 
  private:
+  /// Reads the checkpoint and checks its options. Returns false (no checkpoint kept) where
+  /// --overwrite lets this run replace a damaged checkpoint or one of other options.
+  /// @throws DataError or ConfigError as read_if_resuming.
+  bool read_resumable_checkpoint();
   algo::AlgorithmState rank_state(const CheckpointParts& parts) const;
   void restore_rank_state(const CheckpointParts& parts, const algo::AlgorithmState& state) const;
 

@@ -50,7 +50,8 @@ class RoundRecorder {
   int num_clients() const { return static_cast<int>(true_clusters_.size()); }
 
   /// Rank 0: creates <out>.partial afresh, writes `attributes` as /config, the true clusters and
-  /// the mixture shares. @throws Hdf5Error if the file cannot be written.
+  /// the mixture shares. @throws Hdf5Error if the file cannot be written (a full disk), after
+  /// removing what was made of it.
   void open(const algo::Algorithm& algorithm, int num_models,
             const std::vector<std::pair<std::string, std::string>>& attributes);
   /// Rank 0, --resume: appends a checkpoint's rounds to the fresh file; returns the rounds it then
@@ -76,11 +77,13 @@ class RoundRecorder {
   bool complete(double stability_switch_round);
   /// Marks the open file interrupted by `message` (a signal); nothing without one. Never throws.
   void mark_interrupted(const std::string& message) noexcept;
-  /// Marks the open file failed with `message`, and removes it if it holds no round yet (a file
+  /// Marks the open file failed with `message`, or removes it if it holds no round yet (a file
   /// that could mislead). Nothing without an open file.
   void fail(const std::string& message);
 
  private:
+  /// Closes the open file and removes <out>.partial. Never throws.
+  void discard_partial() noexcept;
   void record_clients(const RoundOutcome& outcome, const std::vector<double>& evaluations,
                       const algo::Algorithm& algorithm, io::RoundRecord& rec) const;
   algo::RoundFacts round_facts(const RoundOutcome& outcome, const RecordSources& sources) const;
@@ -97,8 +100,8 @@ class RoundRecorder {
   std::unique_ptr<SourceHoldouts> holdouts_;  // rank 0, mixture partitions: every source's holdout
   std::vector<double> mixture_;               // rank 0, mixture partitions: [M * S] true shares
   std::vector<double> ari_series_, accuracy_series_, accuracy_weighted_series_,
-      test_loss_series_;  // per round, rank 0
-  double total_seconds_ = 0.0;                                           // rank 0
+      test_loss_series_;        // per round, rank 0
+  double total_seconds_ = 0.0;  // rank 0
 };
 
 }  // namespace cflrun::run::detail

@@ -26,11 +26,22 @@ void RoundRecorder::open(const algo::Algorithm& algorithm, int num_models,
     layout.extra_datasets.push_back({dataset.path, dataset.shape});
   }
   writer_ = std::make_unique<io::ResultWriter>(paths_.partial, layout, /*overwrite=*/true);
-  writer_->write_config(attributes);
-  writer_->write_true_clusters(true_clusters_);
-  if (!mixture_.empty()) {
-    writer_->write_mixture(mixture_);
+  try {
+    writer_->write_config(attributes);
+    writer_->write_true_clusters(true_clusters_);
+    if (!mixture_.empty()) {
+      writer_->write_mixture(mixture_);
+    }
+  } catch (...) {  // a full disk between creation and the first round: no unreadable file stays
+    discard_partial();
+    throw;
   }
+}
+
+void RoundRecorder::discard_partial() noexcept {
+  writer_.reset();
+  std::error_code ignored;
+  std::filesystem::remove(paths_.partial, ignored);
 }
 
 std::int64_t RoundRecorder::append_rows(const io::NamedTensors& rows) {
@@ -77,12 +88,11 @@ void RoundRecorder::fail(const std::string& message) {
       !writer_->is_open()) {  // closed by a complete_into that failed: its error names the file
     return;
   }
-  writer_->mark_failed(message);
   if (writer_->completed_rounds() == 0) {  // nothing worth keeping: no file that could mislead
-    writer_.reset();
-    std::error_code ignored;
-    std::filesystem::remove(paths_.partial, ignored);
+    discard_partial();
+    return;
   }
+  writer_->mark_failed(message);
 }
 
 }  // namespace cflrun::run::detail

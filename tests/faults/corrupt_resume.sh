@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Trusting bytes: an interrupted run's checkpoint with one byte changed (anywhere, sampled) is
-# refused by --resume, naming the checkpoint, and the files are left as they were; a partial file
+# refused by --resume, naming the checkpoint, and the files are left as they were (with --overwrite
+# too, as the sweep scripts pass it, the run starts again instead, with a note); a partial file
 # with one byte changed, or one from another run, is replaced from the checkpoint's copy of the
 # rounds and the resumed file equals the uninterrupted run's; a checkpoint from another run is
 # refused naming the options that differ; a complete file with one byte changed is refused by
@@ -53,10 +54,15 @@ for offset in $(offsets "$work/saved/run.h5.checkpoint"); do
 done
 echo "corrupt_resume: $checked checkpoints with one byte changed: each refused, naming the checkpoint; files unchanged"
 echo "  e.g. $(grep 'error: ' "$work/resume.log")"
-# With --overwrite given already (as sweeps pass it), the advice is to leave out --resume.
-"$cflrun" "${args[@]}" --out "$work/run.h5" --resume --overwrite > "$work/resume.log" 2>&1 && fail "--overwrite: resumed"
-grep -q "error: .*run without --resume to start again" "$work/resume.log" && ! grep -q "start again with --overwrite" \
-  "$work/resume.log" || { cat "$work/resume.log"; fail "--resume --overwrite: the advice names --overwrite"; }
+# With --overwrite too (the sweep scripts pass --resume --overwrite --skip-complete), the damaged
+# checkpoint is replaced: the run starts again from round 1, says so, and completes.
+"$cflrun" "${args[@]}" --out "$work/run.h5" --resume --overwrite --skip-complete > "$work/resume.log" 2>&1 ||
+  { cat "$work/resume.log"; fail "--resume --overwrite: a damaged checkpoint was refused"; }
+grep -q "note: .*$work/run.h5.checkpoint" "$work/resume.log" && grep -q "overwrite: starting again from round 1" \
+  "$work/resume.log" || { cat "$work/resume.log"; fail "--resume --overwrite: no note naming the damaged checkpoint"; }
+same || fail "--resume --overwrite over a damaged checkpoint: the file differs from the uninterrupted run"
+[ ! -e "$work/run.h5.checkpoint" ] || fail "--resume --overwrite: the damaged checkpoint stayed"
+echo "corrupt_resume: --resume --overwrite over a damaged checkpoint: started again with a note, equal to the reference"
 
 checked=0; reported=0
 for offset in $(offsets "$work/saved/run.h5.partial"); do
@@ -104,6 +110,15 @@ restore; cp "$work/other.h5.checkpoint" "$work/run.h5.checkpoint"
 grep -q "error: .*checkpoint $work/run.h5.checkpoint is of other options" "$work/resume.log" && grep -q -- "--seed: 3 (recorded 99)" \
   "$work/resume.log" || { cat "$work/resume.log"; fail "another run's checkpoint: no clear error"; }
 echo "corrupt_resume: another run's checkpoint refused, naming --seed"
+# The same rerun through the sweep scripts (a manifest line corrected after its run was stopped):
+# they pass --resume --overwrite --skip-complete, and the run starts again instead of being refused.
+restore; cp "$work/other.h5.checkpoint" "$work/run.h5.checkpoint"
+"$cflrun" "${args[@]}" --out "$work/run.h5" --resume --overwrite --skip-complete > "$work/resume.log" 2>&1 ||
+  { cat "$work/resume.log"; fail "--resume --overwrite: another run's checkpoint was refused"; }
+grep -q -- "--seed: 3 (recorded 99)" "$work/resume.log" && grep -q "overwrite: starting again from round 1" \
+  "$work/resume.log" || { cat "$work/resume.log"; fail "--resume --overwrite: no note naming --seed"; }
+same || fail "--resume --overwrite over another run's checkpoint: the file differs from the uninterrupted run"
+echo "corrupt_resume: --resume --overwrite over another run's checkpoint: started again with a note naming --seed"
 
 # A complete file with one byte changed.
 cp "$work/reference.h5" "$work/damaged.h5"; flip "$work/damaged.h5" 4000

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A full disk (a small tmpfs holding --out) at the result file's creation, at its first round, and
-# mid-run: a clear "No space left on device" error and a non-zero exit, no crash, no file that
+# A full disk (a small tmpfs holding --out) at the result file's creation (every size up to the
+# first round's file), at its first round, and mid-run: a clear "No space left on device" error and a non-zero exit, no crash, no file that
 # claims more than was written; after space is freed, --resume completes the mid-run case equal to
 # an uninterrupted run. A complete --out already there (run again with --overwrite) is untouched.
 # The mid-run disk sizes are found from the sizes of a 1-round and the complete result file (the
@@ -46,6 +46,13 @@ run_on_full_disk 8k creation
 
 run_on_full_disk "$(( one_round / page * page - page ))" first_write --checkpoint-every 0
 [ -z "$(ls -A "$disk")" ] || fail "first_write: a file without a finished round was left"
+# Every disk size between: the file is created but its /config or true clusters do not fit (a
+# 19.5 KB unreadable .partial stayed on a 20 KB disk before the fix), or its first round does not.
+for (( size = 3 * page; size < one_round / page * page - page; size += page )); do
+  run_on_full_disk "$size" "before_round_1_$size" --checkpoint-every 0
+  [ -z "$(ls -A "$disk")" ] || fail "a $size-byte disk: a file without a finished round was left"
+done
+echo "disk sizes from $(( 3 * page )) to $(( one_round / page * page - 2 * page )) bytes: each failed cleanly, no file left"
 
 # stops_mid_run FROM TO STEP NAME [OPTIONS...]: the first disk size from FROM to TO bytes (in STEP
 # pages) on which the run fails after writing a round (a partial file is left, and a checkpoint if

@@ -3,7 +3,8 @@
 # result files, a run past the deadline is stopped and leaves its partial file and checkpoint for
 # --resume, a run with a bad option is logged as failed (exit status 1), a run that waits for more
 # slots than the long run leaves is never started, a run expected (--expect) to take longer than
-# the time left is skipped and the next line starts in its place.
+# the time left is skipped and the next line starts in its place; a manifest with an unbalanced
+# quote starts no run.
 # Usage: run_manifest.sh RUNNER CFLRUN MPIEXEC TINY_CONFIG OUT_DIR
 set -euo pipefail
 runner="$1" cflrun="$2" mpiexec="$3" tiny="$4" out="$5"
@@ -42,4 +43,12 @@ for f in bad late too_long; do
 done
 grep -q "lr" "$out/logs/run0003.log" || fail "the bad run's log does not name --lr"
 grep -q "interrupted by SIGTERM" "$out/logs/run0002.log" || fail "the long run was not stopped by SIGTERM"
+# A line that cannot be split into words (an unbalanced quote): status 2 naming it, no run started.
+printf -- '--config %s --rounds 1 --out %s/quoted/a.h5\n--config %s --out '"'"'%s/quoted/b.h5\n' \
+  "$tiny" "$out" "$tiny" "$out" > "$out/unbalanced.txt"
+status=0
+message="$(python3 "$runner" "$out/unbalanced.txt" --cflrun "$cflrun" --deadline 25 2>&1)" || status=$?
+[ "$status" = 2 ] || fail "unbalanced quote: exit status $status, expected 2"
+grep -q "unbalanced.txt:2: no closing quotation" <<< "$message" || fail "unbalanced quote not named: $message"
+[ ! -e "$out/quoted" ] || fail "a run of the manifest with an unbalanced quote started"
 echo "run_manifest: ok"

@@ -62,6 +62,7 @@ cat > "$manifest" <<'EOF'
 --config a.cfg --seed 1 --out r/s1.h5
 --config a.cfg --seed 2 --out 'r/with space.h5' --skip-complete
 --config a.cfg --seed 3
+--config a.cfg --seed 4 --out 'r/unclosed.h5 --skip-complete
 EOF
 # For the sweep lines srun also writes the run's --out file, as a complete run does (cwd: $work).
 cd "$work" || exit 1
@@ -71,8 +72,11 @@ expect sweep_line_0 0 "^SRUN $c $fake_cflrun --config a.cfg --seed 1 --out r/s1.
 expect sweep_line_1_quoted_no_duplicate 0 "^SRUN $c $fake_cflrun --config a.cfg --seed 2 --out r/with space.h5 --skip-complete --overwrite --resume\$" \
   cflrun_sweep_task "$manifest" 1
 expect sweep_line_without_out 2 "run line 2 of .* has no --out" cflrun_sweep_task "$manifest" 2
-expect sweep_index_out_of_range 2 "has 3 run line\(s\), so array index 3 is out of range" \
+expect sweep_line_with_unbalanced_quote 2 "run line 3 of .* cannot be split into words \(unmatched single quote.*close its quote" \
   cflrun_sweep_task "$manifest" 3
+[ ! -e r/unclosed.h5 ] || fail_check sweep_line_with_unbalanced_quote "a run was launched"
+expect sweep_index_out_of_range 2 "has 4 run line\(s\), so array index 4 is out of range" \
+  cflrun_sweep_task "$manifest" 4
 expect sweep_not_an_array 2 "not an array task" cflrun_sweep_task "$manifest" ""
 expect sweep_no_manifest 2 "expected a readable manifest" cflrun_sweep_task "$work/none.txt" 0
 # A step that srun could not launch ends with status 0 and no result file: launched once more.

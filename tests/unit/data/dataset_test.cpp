@@ -139,14 +139,15 @@ constexpr std::int64_t kOfficialMnistTrain = 60000;
 
 /// The official MNIST (LeCun, Cortes and Burges): ../shared/datasets/mnist-full beside the source
 /// tree, or datasets/mnist where setup.sh installed it (tests/CMakeLists.txt).
-TEST(Dataset, LoadsOfficialMnist) {
+TEST(DatasetOnThisMachine, LoadsOfficialMnist) {
   const std::filesystem::path dir = CFLRUN_MNIST_FULL_DIR;
   if (!std::filesystem::is_directory(dir)) {
     GTEST_SKIP() << dir << " absent: run datasets/get_mnist.sh to test it";
   }
   const ImageDataset dataset = load_image_dataset("mnist", dir);
   if (dataset.train.size() != kOfficialMnistTrain) {
-    GTEST_SKIP() << dir << " holds " << dataset.train.size() << " training digits, not the official set";
+    GTEST_SKIP() << dir << " holds " << dataset.train.size()
+                 << " training digits, not the official set";
   }
   ASSERT_EQ(dataset.test.size(), 10000);
   // Class counts of the official files (../shared/datasets/README.md).

@@ -144,7 +144,7 @@ TEST(Partition, ClusterCountsOutOfRangeThrowConfigError) {
   EXPECT_THROW(concept_shift_label_maps(4, 8, 1), DataError);
 }
 
-TEST(Partition, RealFashionMnistGivesTheOfficialSizes) {
+TEST(PartitionOnThisMachine, RealFashionMnistGivesTheOfficialSizes) {
   ImageDataset fmnist;
   try {
     fmnist = load_image_dataset("fmnist", "/usr/share/datasets/fashion-mnist");

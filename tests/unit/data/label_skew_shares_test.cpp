@@ -165,7 +165,7 @@ TEST(LabelSkewPartition, LabelSkew4MissingClassThrowsDataError) {
   EXPECT_THROW(label_skew_4_pools(gap, 5, kOfficialDominantShare, 1), DataError);
 }
 
-TEST(LabelSkewPartition, RealFashionMnistGivesTheOfficialSizes) {
+TEST(LabelSkewPartitionOnThisMachine, RealFashionMnistGivesTheOfficialSizes) {
   if (fmnist() == nullptr) {
     GTEST_SKIP() << "Fashion-MNIST not installed at " << CFLRUN_FMNIST_DIR;
   }
