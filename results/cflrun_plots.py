@@ -43,7 +43,20 @@ IGNORED_KEYS = {
     "data-dir", "clients", "models", "resume", "checkpoint-every", "checkpoint-seconds", "round-timeout",
     "server-hosts-clients", "parallel-clients",
 }
+# The algorithms' own options: named after their algorithm ("pacfl-beta"), CLoVE's excepted. A file
+# records its own algorithm's options only; files written before 2026-11-28 record every
+# algorithm's, which grouping leaves out so that both kinds of file of one experiment group together.
+CLOVE_OPTIONS = {"kmeans-restarts", "kmeans-init", "loss-transform", "clustering", "matching", "select-k"}
+OPTION_PREFIXES = {"pacfl", "fedsoft", "cfl", "flexcfl", "fesem", "perfedavg", "fedproto", "fedala", "fedpac"}
 DPI = 100
+
+
+def other_algorithms_option(key, algorithm):
+    """Whether /config key is an option of another algorithm than `algorithm`."""
+    if key in CLOVE_OPTIONS:
+        return algorithm != "clove"
+    prefix = key.split("-", 1)[0]
+    return "-" in key and prefix in OPTION_PREFIXES and prefix != algorithm
 
 
 class PlotError(Exception):
@@ -71,7 +84,9 @@ class Run:
             raise PlotError(f"{self.path}: not a readable cflrun result file ({e})") from e
 
     def group_key(self):
-        return tuple(sorted((k, v) for k, v in self.config.items() if k not in IGNORED_KEYS))
+        algorithm = self.config.get("algorithm", "clove")
+        return tuple(sorted((k, v) for k, v in self.config.items()
+                            if k not in IGNORED_KEYS and not other_algorithms_option(k, algorithm)))
 
 
 def find_files(paths):

@@ -57,4 +57,22 @@ if message="$("$plots" soft --out "$work/none_soft.png" "$clove" 2>&1)"; then
   fail "soft plot of a hard-partition run succeeded; expected an error about /clients/mixture"
 fi
 echo "$message" | grep -q "no /clients/mixture" || fail "unexpected soft plot error: $message"
+# A file of a build before 2026-11-28 (every algorithm's options in /config) groups with a later
+# file of the same experiment, which records the run's own algorithm's options only.
+/usr/bin/python3 - "$plots" "$clove" "$work/old_style.h5" <<'PYTHON' || fail "an old-style file formed its own group"
+import importlib.machinery, shutil, sys
+import h5py
+plots = importlib.machinery.SourceFileLoader("cflrun_plots", sys.argv[1]).load_module()
+shutil.copy(sys.argv[2], sys.argv[3])
+with h5py.File(sys.argv[3], "r+") as f:
+    f["config"].attrs["pacfl-beta"] = "7"
+    f["config"].attrs["cfl-eps1"] = "0.5"
+    f["config"].attrs["seed"] = "2"
+groups, _ = plots.group_runs([plots.Run(sys.argv[2]), plots.Run(sys.argv[3])])
+assert len(groups) == 1, f"{len(groups)} groups"
+with h5py.File(sys.argv[3], "r+") as f:
+    f["config"].attrs["kmeans-restarts"] = "1"  # an option of the run's own algorithm still counts
+groups, varying = plots.group_runs([plots.Run(sys.argv[2]), plots.Run(sys.argv[3])])
+assert len(groups) == 2 and varying == ["kmeans-restarts"], (len(groups), varying)
+PYTHON
 echo "plots_test: PASS"

@@ -79,7 +79,7 @@ class Pacfl : public Algorithm {
             .same_initial_models = true,
             .no_model_count =
                 "its hierarchical clustering of the signatures finds the number of "
-                "clusters; --pacfl-threshold sets it"};
+                "clusters; --pacfl-beta or --pacfl-clusters sets it"};
   }
   /// The statistic: every client's signature (Alg. 1 line 8), cluster::data_signature of its
   /// training inputs ([d, p], d = floats of a sample) or, with --pacfl-signature per_label,
