@@ -12,6 +12,8 @@
 #include <cflrun/cli/option_kinds.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/data/dataset_registry.hpp>
+#include <cflrun/data/partition.hpp>
+#include <cflrun/model/network.hpp>
 
 #include "option_visitors.hpp"
 
@@ -223,17 +225,22 @@ void validate(const RunOptions& o) {
   const data::DatasetSource& dataset = data::find_dataset(o.dataset);
   require(dataset.accepts_partition(o.partition), "partition", dataset.partition_requirement(),
           o.partition);
-  require(o.label_sets.empty() || o.partition == "label_skew_2", "label-sets",
+  const auto is_partition = [&](data::PartitionKind kind) {
+    return o.partition == data::partition_name(kind);
+  };
+  require(o.label_sets.empty() || is_partition(data::PartitionKind::kLabelSkew2), "label-sets",
           "left out unless --partition label_skew_2", o.label_sets);
-  const bool class_split = o.partition == "label_skew_2" || o.partition == "label_skew_3";
+  const bool class_split = is_partition(data::PartitionKind::kLabelSkew2) ||
+                           is_partition(data::PartitionKind::kLabelSkew3);
   require(o.train_class_counts.empty() || class_split, "train-class-counts",
           "left out unless --partition label_skew_2 or label_skew_3", o.train_class_counts);
   require(o.test_class_counts.empty() || class_split, "test-class-counts",
           "left out unless --partition label_skew_2 or label_skew_3", o.test_class_counts);
   require(!o.unsupervised || dataset.supports_unsupervised(), "unsupervised",
           "off for --dataset " + o.dataset + " (it has labels only)", "--unsupervised");
-  const bool autoencoder =
-      o.effective_model() == "autoencoder" || o.effective_model() == "conv_autoencoder";
+  const auto model = o.effective_model();
+  const bool autoencoder = model == model::architecture_name(model::Architecture::kAutoencoder) ||
+                           model == model::architecture_name(model::Architecture::kConvAutoencoder);
   require(autoencoder == o.unsupervised, "model",
           o.unsupervised
               ? "an autoencoder (autoencoder | conv_autoencoder) with --unsupervised"
