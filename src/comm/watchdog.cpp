@@ -34,10 +34,13 @@ constexpr std::chrono::seconds kStallSeconds{2};
 // outside a wait, and of the last one inside a wait; 0 = none. Written by the handler
 // (clock_gettime is async-signal-safe), read by time_out. mpiexec sends SIGCONT to every rank as
 // it ends a job, stopped or not: inside a wait, a SIGCONT counts as a stop of this rank only with
-// a stall of its polls (stalled_at_ns); outside one (a stop during local work) it counts alone.
+// a stall of its polls (stalled_at_ns) within kStallSeconds of it, latched in stopped_in_wait_at_ns
+// by whichever of the two comes second (the handler or the poll that saw the stall), so that a
+// later SIGCONT (mpiexec ending the job after a worker's abort) does not hide it.
 std::atomic<std::int64_t> continued_at_ns{0};
 std::atomic<std::int64_t> continued_in_wait_at_ns{0};
 std::atomic<std::int64_t> stalled_at_ns{0};
+std::atomic<std::int64_t> stopped_in_wait_at_ns{0};
 std::atomic<bool> in_wait{false};
 static_assert(std::atomic<std::int64_t>::is_always_lock_free);
 static_assert(std::atomic<bool>::is_always_lock_free);
@@ -48,8 +51,25 @@ std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
+constexpr std::int64_t kStallNs =
+    std::chrono::duration_cast<std::chrono::nanoseconds>(kStallSeconds).count();
+
+/// Latches a stop of this rank inside a wait at `now` if `other` (the stall for a SIGCONT, the
+/// SIGCONT for a stall) came within kStallSeconds before it.
+void latch_stop_if_near(std::int64_t now, std::int64_t other) {
+  if (other > 0 && other > now - kStallNs) {
+    stopped_in_wait_at_ns.store(now);
+  }
+}
+
 void record_continue(int /*signal*/) {
-  (in_wait.load() ? continued_in_wait_at_ns : continued_at_ns).store(monotonic_ns());
+  const auto now = monotonic_ns();
+  if (in_wait.load()) {
+    continued_in_wait_at_ns.store(now);
+    latch_stop_if_near(now, stalled_at_ns.load());
+  } else {
+    continued_at_ns.store(now);
+  }
 }
 
 /// Marks this process as polling a wait while it lives (RAII).
@@ -196,7 +216,9 @@ void Watchdog::wait(MPI_Request& request, const char* what, std::chrono::microse
     if (now - last_poll > kStallSeconds) {
       start += now -
                last_poll;  // this rank did not run (stopped, then continued): not the others' delay
-      stalled_at_ns.store(monotonic_ns());
+      const auto stalled = monotonic_ns();
+      stalled_at_ns.store(stalled);
+      latch_stop_if_near(stalled, continued_in_wait_at_ns.load());
     }
     last_poll = now;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
@@ -220,16 +242,12 @@ bool Watchdog::continued_since_last_collective() const {
   const auto ns = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
   };
-  // Continued during local work since the last collective; or continued inside a wait since the
-  // one before (a stop in the last wait, which then completed) and that wait's polls stalled
-  // with it (the handler may run on another thread, just after the poll that saw the stall): this
-  // rank was stopped. A SIGCONT alone in a wait is mpiexec ending the job.
-  const auto continued_in_wait = continued_in_wait_at_ns.load();
-  const auto stalled = stalled_at_ns.load();
-  const auto near = std::chrono::duration_cast<std::chrono::nanoseconds>(kStallSeconds).count();
+  // Continued during local work since the last collective; or stopped inside a wait since the
+  // one before (a stop in the last wait, which then completed): a SIGCONT there with a stall of
+  // the wait's polls near it (latched, whichever came first). A SIGCONT alone in a wait is mpiexec
+  // ending the job.
   return continued_at_ns.load() > ns(last_completed_) ||
-         (continued_in_wait > ns(previous_completed_) && stalled > 0 &&
-          stalled > continued_in_wait - near);
+         stopped_in_wait_at_ns.load() > ns(previous_completed_);
 }
 
 void Watchdog::check_failures() const {
