@@ -274,6 +274,22 @@ void ResultWriter::write_true_clusters(const std::vector<int>& true_cluster) {
   impl_->flush();
 }
 
+void ResultWriter::write_change_rounds(const std::vector<int>& rounds) {
+  if (!impl_->layout.changing_population) {
+    throw ShapeError(
+        "ResultWriter::write_change_rounds: the layout is not a changing population's; set "
+        "ResultLayout::changing_population");
+  }
+  const hid_t file = impl_->file.get();
+  if (H5Lexists(file, schema::kPopulationGroup, H5P_DEFAULT) <= 0) {
+    make_handle(H5Gcreate2(file, schema::kPopulationGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                H5Gclose, "cannot create group /population in " + impl_->path.string());
+  }
+  write_dataset(file, schema::kChangeRounds, H5T_STD_I32LE, H5T_NATIVE_INT,
+                {static_cast<hsize_t>(rounds.size())}, rounds.data());
+  impl_->flush();
+}
+
 void ResultWriter::write_mixture(const std::vector<double>& mixture) {
   const auto clients = static_cast<std::size_t>(impl_->layout.num_clients);
   const auto sources = static_cast<std::size_t>(impl_->layout.num_sources);

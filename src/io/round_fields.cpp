@@ -8,6 +8,7 @@ namespace {
 bool always(const ResultLayout& /*layout*/) { return true; }
 bool with_loss_vectors(const ResultLayout& layout) { return layout.has_loss_vectors; }
 bool with_sources(const ResultLayout& layout) { return layout.num_sources > 0; }
+bool with_changing_population(const ResultLayout& layout) { return layout.changing_population; }
 
 /// The declaration of one field whose elements are T's.
 template <typename T>
@@ -56,6 +57,8 @@ const std::vector<RoundField>& round_fields() {
       field<float>(schema::kLossVectors, {E::kClients, E::kModels}, true, with_loss_vectors),
       field<float>(schema::kSourceAccuracy, {E::kModels, E::kSources}, true, with_sources),
       field<float>(schema::kSourceLoss, {E::kModels, E::kSources}, true, with_sources),
+      field<int>(schema::kTrueCluster, {E::kClients}, true, with_changing_population),
+      field<int>(schema::kAvailable, {E::kClients}, true, with_changing_population),
   };
   return fields;
 }

@@ -16,28 +16,38 @@ inline constexpr const char* kRoundsGroup = "/rounds";
 inline constexpr const char* kClientsGroup = "/clients";
 /// Group whose float64 attributes hold the run's table figures, written when the run completes.
 inline constexpr const char* kSummaryGroup = "/summary";
+/// Group of what a changing population records once (issue 45).
+inline constexpr const char* kPopulationGroup = "/population";
 /// Group of an algorithm's own per-round datasets (e.g. CFL's update norms).
 inline constexpr const char* kAlgorithmGroup = "/algorithm";
 
-inline constexpr const char* kAri = "/rounds/ari";               ///< [T] float64
-inline constexpr const char* kAccuracy = "/rounds/accuracy";     ///< [T] float64
+inline constexpr const char* kAri = "/rounds/ari";            ///< [T] float64
+inline constexpr const char* kAccuracy = "/rounds/accuracy";  ///< [T] float64
 /// Sample-weighted test accuracy: the clients' correct test samples over their test samples (the
 /// definition of PFLlib and FlexCFL); kAccuracy is the mean over clients (the CLoVE notebook's).
 inline constexpr const char* kAccuracyWeighted = "/rounds/accuracy_weighted";  ///< [T] float64
-inline constexpr const char* kTestLoss = "/rounds/test_loss";    ///< [T] float64
-inline constexpr const char* kTrainLoss = "/rounds/train_loss";  ///< [T] float64
-inline constexpr const char* kSeconds = "/rounds/seconds";       ///< [T, P] float64
+inline constexpr const char* kTestLoss = "/rounds/test_loss";                  ///< [T] float64
+inline constexpr const char* kTrainLoss = "/rounds/train_loss";                ///< [T] float64
+inline constexpr const char* kSeconds = "/rounds/seconds";                     ///< [T, P] float64
 inline constexpr const char* kWorkerComputeSeconds = "/rounds/worker_compute_seconds";  ///< [T]
 inline constexpr const char* kBytesSent = "/rounds/bytes_sent";          ///< [T] int64
 inline constexpr const char* kBytesReceived = "/rounds/bytes_received";  ///< [T] int64
 /// Models the algorithm maintains in each round, <= num_models (CFL's cluster count grows).
 inline constexpr const char* kLiveModels = "/rounds/live_models";  ///< [T] int32
 
-inline constexpr const char* kTrueCluster = "/clients/true_cluster";  ///< [M] int32
-inline constexpr const char* kAssignment = "/clients/assignment";     ///< [T, M] int32
-inline constexpr const char* kLossVectors = "/clients/loss_vectors";  ///< [T, M, K] float32
-inline constexpr const char* kClientAccuracy = "/clients/accuracy";   ///< [T, M] float32
-inline constexpr const char* kClientTestLoss = "/clients/test_loss";  ///< [T, M] float32
+/// Ground-truth cluster of each client: [M] int32 for a fixed population; [T, M] int32, that
+/// round's truth, for a changing one (--changes, issue 45).
+inline constexpr const char* kTrueCluster = "/clients/true_cluster";
+/// A changing population only: 1 if the client was present in the round (joined, not dropped
+/// out, not past the round deadline), else 0.
+inline constexpr const char* kAvailable = "/clients/available";  ///< [T, M] int32
+/// A changing population only: the 1-based rounds at which a --changes event takes effect,
+/// increasing, without repeats (report's recovery rounds count from them).
+inline constexpr const char* kChangeRounds = "/population/change_rounds";  ///< [C] int32
+inline constexpr const char* kAssignment = "/clients/assignment";          ///< [T, M] int32
+inline constexpr const char* kLossVectors = "/clients/loss_vectors";       ///< [T, M, K] float32
+inline constexpr const char* kClientAccuracy = "/clients/accuracy";        ///< [T, M] float32
+inline constexpr const char* kClientTestLoss = "/clients/test_loss";       ///< [T, M] float32
 /// Mixture partitions (S sources): true share of each source in each client's data.
 inline constexpr const char* kMixture = "/clients/mixture";  ///< [M, S] float64
 /// Soft clustering (FedSoft): each client's importance weights u over the K models, per round

@@ -32,6 +32,9 @@ struct ResultLayout {
   std::int64_t planned_rounds = 0;       ///< rounds the run intends to do (>= 0).
   int num_sources = 0;  ///< S >= 0 source distributions of a mixture partition (0: none).
   std::vector<ExtraDatasetLayout> extra_datasets;  ///< the algorithm's own per-round datasets.
+  /// A population that changes over the rounds (issue 45): /clients/true_cluster and
+  /// /clients/available are per-round [T, M] datasets instead of the one [M] truth.
+  bool changing_population = false;
 };
 
 /// Everything recorded about one finished round (CLoVE paper Sec. 5 / Tables 1-2 metrics): the row
@@ -107,6 +110,12 @@ class ResultWriter {
   /// @throws ShapeError if `true_cluster` does not hold M values.
   /// @throws Hdf5Error if HDF5 cannot write it.
   void write_true_clusters(const std::vector<int>& true_cluster);
+
+  /// Writes /population/change_rounds, [C] int32: the 1-based rounds at which the population
+  /// changes (a changing population, issue 45); flushes.
+  /// @throws ShapeError if the layout is not a changing population's.
+  /// @throws Hdf5Error if HDF5 cannot write it.
+  void write_change_rounds(const std::vector<int>& rounds);
 
   /// Writes /clients/mixture, [M, S] float64 row-major: the share of each source in each
   /// client's data (mixture partitions, FedSoft Sec. 5); flushes.
