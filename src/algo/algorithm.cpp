@@ -95,6 +95,8 @@ void check_run_options(const std::string& algorithm, const Traits& traits,
             traits.no_gradient_averaging, "use --aggregation model");
   refuse_if(context.participation < 1.0, "participation " + number(context.participation),
             algorithm, traits.no_partial_participation, "use --participation 1");
+  refuse_if(!context.absences.empty(), context.absences, algorithm, traits.no_partial_participation,
+            "remove it");
   refuse_if(context.newcomers > 0, "newcomers " + std::to_string(context.newcomers), algorithm,
             traits.no_newcomers, "use --newcomers 0");
   refuse_if(context.cluster_layers > 0, "cluster-layers " + std::to_string(context.cluster_layers),

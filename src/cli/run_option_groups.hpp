@@ -1,7 +1,7 @@
 #pragma once
 // Private to src/cli: the groups of run options (RunOptions::visit calls them in --help order),
-// split over run_option_table.cpp (data, clients) and run_option_table_training.cpp (optimizer,
-// rounds, compute, files), and what their declarations share.
+// split over run_option_table.cpp (data, clients), run_option_table_training.cpp (optimizer,
+// rounds, compute, files) and run_option_table_population.cpp, and what their declarations share.
 #include <cflrun/cli/run_options.hpp>
 #include <cflrun/core/option_visitor.hpp>
 
@@ -23,6 +23,7 @@ void declare_data(RunOptions& o, core::OptionVisitor& v);
 void declare_clients(RunOptions& o, core::OptionVisitor& v);
 void declare_optimizer(RunOptions& o, core::OptionVisitor& v);
 void declare_rounds(RunOptions& o, core::OptionVisitor& v);
+void declare_population(RunOptions& o, core::OptionVisitor& v);
 void declare_compute(RunOptions& o, core::OptionVisitor& v);
 void declare_files(RunOptions& o, core::OptionVisitor& v);
 

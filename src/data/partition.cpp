@@ -94,6 +94,20 @@ std::int64_t test_samples_per_client(const PartitionSpec& spec, const ClusterPoo
   return std::min(pool.test.size(0) / spec.clients_per_cluster, spec.train_samples);
 }
 
+/// Throws ConfigError if the initial clusters plus the changes' new distributions exceed what the
+/// partition kind allows.
+void check_new_distributions(const PartitionSpec& spec, int num_classes) {
+  const int max = max_clusters(spec.kind, num_classes);
+  if (spec.new_distributions > 0 && spec.clusters + spec.new_distributions > max) {
+    throw ConfigError("--changes introduces " + std::to_string(spec.new_distributions) +
+                      " new cluster distribution(s) (appear, shift and split events) beside the " +
+                      std::to_string(spec.clusters) + " of --clusters, but --partition " +
+                      partition_name(spec.kind) + " allows at most " + std::to_string(max) +
+                      " clusters (" + cluster_limit_reason(spec.kind, num_classes) +
+                      "); lower --clusters or use fewer such events");
+  }
+}
+
 /// Whether the official code's label permutations apply to `dataset` (its registered source says
 /// so; a dataset of no registered source, as the tests build, has none).
 bool official_code_permutes_labels(const ImageDataset& dataset) {
@@ -245,11 +259,20 @@ std::vector<ClusterPool> cluster_pools(const PartitionSpec& spec, const ImageDat
 
 Partition make_partition(const PartitionSpec& spec, const ImageDataset& dataset) {
   validate_partition_spec(spec, dataset.num_classes);
-  std::vector<ClusterPool> pools = cluster_pools(spec, dataset);
+  check_new_distributions(spec, dataset.num_classes);
+  auto all_clusters = spec;  // the new distributions' pools are built with the initial ones
+  all_clusters.clusters += spec.new_distributions;
+  std::vector<ClusterPool> pools = cluster_pools(all_clusters, dataset);
   check_pool_capacity(spec, pools, /*train=*/true);
   check_pool_capacity(spec, pools, /*train=*/false);
 
-  Partition partition{spec, {}};
+  Partition partition{spec, {}, {}};
+  if (spec.new_distributions > 0 || !spec.extra_client_clusters.empty()) {
+    for (const auto& pool : pools) {
+      partition.pools.push_back(std::make_shared<const ClusterPool>(pool));
+    }
+  }
+  pools.resize(static_cast<std::size_t>(spec.clusters));  // the initial clusters' clients
   partition.clients.reserve(pools.size() * static_cast<std::size_t>(spec.clients_per_cluster));
   for (std::size_t k = 0; k < pools.size(); ++k) {
     auto train = split_among_clients(
@@ -269,7 +292,53 @@ Partition make_partition(const PartitionSpec& spec, const ImageDataset& dataset)
       partition.clients.push_back(std::move(shard));
     }
   }
+  for (const int cluster : spec.extra_client_clusters) {  // the clients of appearing clusters
+    partition.clients.push_back(
+        moved_shard(partition, static_cast<int>(partition.clients.size()), cluster));
+  }
   return partition;
+}
+
+ClientShard moved_shard(const Partition& partition, int client, int cluster) {
+  const auto& spec = partition.spec;
+  const auto at = static_cast<std::size_t>(client);
+  if (at < partition.clients.size() && partition.clients[at].true_cluster == cluster) {
+    return partition.clients[at];
+  }
+  const int clusters = static_cast<int>(partition.pools.size());
+  if (cluster < 0 || cluster >= clusters) {
+    throw ConfigError("moved_shard: cluster " + std::to_string(cluster) + " is not one of the " +
+                      std::to_string(clusters) +
+                      " cluster pools the partition keeps (an internal error)");
+  }
+  const ClusterPool& pool = *partition.pools[static_cast<std::size_t>(cluster)];
+  const auto index = static_cast<std::uint64_t>(client) * static_cast<std::uint64_t>(clusters) +
+                     static_cast<std::uint64_t>(cluster);
+  const auto draw = [&](const torch::Tensor& indices, std::int64_t samples,
+                        PartitionStream stream) {
+    if (indices.size(0) < samples) {
+      throw DataError(partition_name(spec.kind) + ": cluster " + std::to_string(cluster) +
+                      "'s pool holds " + std::to_string(indices.size(0)) +
+                      " samples, fewer than the " + std::to_string(samples) +
+                      " a client moving into it takes; lower --train-samples/--test-samples");
+    }
+    const auto order =
+        torch::randperm(indices.size(0), partition_generator(spec.data_seed, stream, index),
+                        torch::kInt64)
+            .narrow(0, 0, samples);
+    const auto chosen = indices.index_select(0, order).contiguous();
+    return std::vector<std::int64_t>(chosen.data_ptr<std::int64_t>(),
+                                     chosen.data_ptr<std::int64_t>() + samples);
+  };
+  ClientShard shard;
+  shard.client = client;
+  shard.true_cluster = cluster;
+  shard.train_indices = draw(pool.train, spec.train_samples, PartitionStream::kMovedClientTrain);
+  shard.test_indices =
+      draw(pool.test, test_samples_per_client(spec, pool), PartitionStream::kMovedClientTest);
+  shard.rotation_quarters = pool.rotation_quarters;
+  shard.label_map = pool.label_map;
+  return shard;
 }
 
 }  // namespace cflrun::data

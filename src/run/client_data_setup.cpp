@@ -3,6 +3,7 @@
 #include <cflrun/data/dataset_registry.hpp>
 #include <cflrun/data/linear_regression.hpp>
 #include <cflrun/data/mixture.hpp>
+#include <cflrun/run/population/population_schedule.hpp>
 
 namespace cflrun::run {
 namespace {
@@ -39,6 +40,12 @@ data::PartitionSpec partition_spec(const cli::RunOptions& options) {
   if (options.min_cluster_test > 0) {
     spec.min_cluster_test_samples = options.min_cluster_test;
   }
+  PopulationSpec population;  // the new distributions and appearing clients of --changes
+  population.clusters = options.clusters;
+  population.clients_per_cluster = options.clients_per_cluster;
+  population.changes = parse_population_changes(options.changes);
+  spec.new_distributions = population.new_distributions();
+  spec.extra_client_clusters = population.extra_client_clusters();
   return spec;
 }
 

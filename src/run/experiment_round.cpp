@@ -35,7 +35,7 @@ std::vector<int> RoundDriver::draw_round_participants(int round) const {
                                       [&](int c) { return run_.is_newcomer(c); }),
                        participants.end());
   }
-  return participants;
+  return run_.population ? run_.population->present(participants, round) : participants;
 }
 
 algo::RoundInput RoundDriver::round_input(int round, const std::vector<int>& participants) const {
@@ -275,7 +275,11 @@ void RoundDriver::run_round(int round) {
   inject_test_fault(run_.comm.rank(), round);
   hold_for_test(run_.comm.rank(), round);
   auto start = std::chrono::steady_clock::now();
+  if (run_.population) {  // the hosted clients whose cluster changes this round take new data
+    run_.population->move_hosted_clients(round, run_.clients->hosted());
+  }
   RoundOutcome outcome;
+  outcome.round = round;
   outcome.participants = draw_round_participants(round);
   auto& seconds = outcome.phase_seconds;
   if (run_.stability->check(round, outcome.participants)) {

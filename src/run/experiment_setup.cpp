@@ -46,14 +46,36 @@ void RunSetUp::check_output_files() const {
 void RunSetUp::set_up_data() {
   run_.architecture =
       architecture_of(run_.options);  // an unknown --model fails before any data is read
-  const auto data = load_client_data(run_.options);
-  run_.network_shape = network_shape_of(data);
-  run_.num_clients = data.num_clients();
-  run_.recorder.set_up(data,
+  auto population = population_spec(run_.options);  // bad population options fail before data
+  const auto data = std::make_shared<const data::ClientData>(load_client_data(run_.options));
+  run_.network_shape = network_shape_of(*data);
+  run_.num_clients = data->num_clients();
+  run_.recorder.set_up(*data,
                        run_.device);  // the true clusters; rank 0 also the sources' holdout sets
   const auto hosted = run_.hosted_by(run_.comm.rank());
-  run_.clients = std::make_unique<ClientGroup>(data, hosted.first, hosted.end,
+  run_.clients = std::make_unique<ClientGroup>(*data, hosted.first, hosted.end,
                                                objective_of(run_.options), run_.device);
+  if (population.changing()) {
+    run_.population_spec = std::move(population);
+    run_.client_data = data;
+  }
+}
+
+void RunSetUp::set_up_population() {
+  if (!run_.population_spec) {
+    return;
+  }
+  local::LocalUpdateSettings settings;  // the steps of a plain local update: the deadline's work
+  settings.local_epochs = run_.options.local_epochs;
+  settings.batch_size = run_.options.batch_size;
+  std::vector<std::int64_t> steps;
+  for (const auto n : run_.train_samples) {
+    steps.push_back(local::local_steps(n, settings));
+  }
+  run_.population =
+      std::make_unique<PopulationTracker>(*run_.population_spec, run_.client_data, steps);
+  run_.population->move_hosted_clients(0, run_.clients->hosted());
+  run_.recorder.set_population(&run_.population->schedule());
 }
 
 void RunSetUp::share_train_samples() {
@@ -75,6 +97,7 @@ algo::AlgorithmContext RunSetUp::algorithm_context() const {
   context.gradient_averaging = run_.options.aggregation == cli::Averaging::kGradient;
   context.participation = run_.options.participation;
   context.newcomers = run_.options.newcomers;
+  context.absences = absence_option(run_.options);
   context.cluster_layers = run_.options.cluster_layers;
   context.stable_rounds = run_.options.stable_rounds;
   context.batch_size = run_.options.batch_size;
@@ -122,7 +145,9 @@ bool RunState::is_newcomer(int client) const {
 std::vector<int> RunSetUp::initial_clients() const {
   std::vector<int> initial;
   for (int c = 0; c < run_.num_clients; ++c) {
-    if (!run_.is_newcomer(c)) {
+    const bool present =
+        !run_.population || run_.population->schedule().available(0)[static_cast<std::size_t>(c)];
+    if (!run_.is_newcomer(c) && present) {
       initial.push_back(c);
     }
   }
@@ -245,6 +270,7 @@ void RunSetUp::set_up() {
   run_.checkpointer.share_first_round();
   collective_step(run_.comm, [&] { set_up_data(); });
   share_train_samples();
+  collective_step(run_.comm, [&] { set_up_population(); });
   collective_step(run_.comm, [&] { set_up_algorithm(); });
   set_up_round();
   collective_step(run_.comm, [&] { set_up_models(); });

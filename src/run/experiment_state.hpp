@@ -38,6 +38,7 @@
 #include <cflrun/run/test_fault.hpp>
 
 #include "checkpointer.hpp"
+#include "population_tracker.hpp"
 #include "round_outcome.hpp"
 #include "round_recorder.hpp"
 
@@ -85,6 +86,9 @@ struct RunState {
   std::shared_ptr<algo::ClientProcedure> procedure;  // the algorithm's, or algo::StandardClient
   std::shared_ptr<algo::ClientStatistic> statistic;  // the answer to its own query, or null
   std::unique_ptr<StabilityMonitor> stability;
+  std::optional<PopulationSpec> population_spec;        // a changing population's (issue 45)
+  std::shared_ptr<const data::ClientData> client_data;  // kept for a changing population
+  std::unique_ptr<PopulationTracker> population;        // a changing population, else null
 };
 
 /// The clients' answers to the server's queries on this rank (loss vectors, or the algorithm's own
@@ -120,6 +124,9 @@ class RunSetUp {
   void check_output_files() const;
   void set_up_data();
   void share_train_samples();
+  /// A changing population: its schedule from the clients' local steps, the hosted clients'
+  /// samples as of round 1, the recorder told.
+  void set_up_population();
   algo::AlgorithmContext algorithm_context() const;
   void set_up_algorithm();
   /// The algorithm's set-up round (Algorithm::set_up_queries / set_up), then K on every rank.

@@ -32,6 +32,7 @@ inline double seconds_since(Clock& start) {
 
 /// What one round did, kept for the record.
 struct RoundOutcome {
+  int round = 0;                           // 0-based
   std::vector<int> participants;           // every rank: this round's clients, increasing ids
   std::vector<algo::ClientQuery> queries;  // every rank: the algorithm's queries of this round
   std::vector<algo::QueryAnswer> answers;  // rank 0: their answers

@@ -95,11 +95,17 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
   // The clustering scored: the assignment, or the algorithm's own (CFL's notebook lists), whose
   // unlisted clients the ARI leaves out (the CLoVE notebook's projection of the ground truth).
   const auto& clustering = outcome.clustering.empty() ? assignment : outcome.clustering;
+  const auto& true_clusters =
+      population_ != nullptr ? population_->truth(outcome.round) : true_clusters_;
+  if (population_ != nullptr) {
+    rec.set(schema::kTrueCluster, true_clusters);
+    rec.set(schema::kAvailable, population_->available(outcome.round));
+  }
   std::vector<int> truth;
   std::vector<int> chosen;
   for (int c : participants) {
     if (clustering[static_cast<std::size_t>(c)] != algo::kNotParticipating) {
-      truth.push_back(true_clusters_[static_cast<std::size_t>(c)]);
+      truth.push_back(true_clusters[static_cast<std::size_t>(c)]);
       chosen.push_back(clustering[static_cast<std::size_t>(c)]);
     }
   }

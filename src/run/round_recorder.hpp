@@ -16,6 +16,7 @@
 #include <cflrun/io/result_writer.hpp>
 #include <cflrun/run/model_set.hpp>
 #include <cflrun/run/output_files.hpp>
+#include <cflrun/run/population/population_schedule.hpp>
 #include <cflrun/run/source_holdouts.hpp>
 
 #include "round_outcome.hpp"
@@ -46,6 +47,9 @@ class RoundRecorder {
   /// Every rank: the data's true clusters; rank 0, mixture partitions: also every source's holdout
   /// set (on `device`) and the clients' true shares.
   void set_up(const data::ClientData& data, torch::Device device);
+  /// A changing population (issue 45): the truth and presence recorded every round, the change
+  /// rounds written at open. `schedule` must outlive the recorder's use.
+  void set_population(const PopulationSchedule* schedule) { population_ = schedule; }
   /// M, the number of clients, on every rank.
   int num_clients() const { return static_cast<int>(true_clusters_.size()); }
 
@@ -95,8 +99,9 @@ class RoundRecorder {
   const cli::RunOptions& options_;
   const comm::Communicator& comm_;
   OutputPaths paths_;
-  std::vector<int> true_clusters_;            // [M] every rank
-  std::unique_ptr<io::ResultWriter> writer_;  // rank 0, once open
+  std::vector<int> true_clusters_;                  // [M] every rank
+  const PopulationSchedule* population_ = nullptr;  // a changing population's, else null
+  std::unique_ptr<io::ResultWriter> writer_;        // rank 0, once open
   std::unique_ptr<SourceHoldouts> holdouts_;  // rank 0, mixture partitions: every source's holdout
   std::vector<double> mixture_;               // rank 0, mixture partitions: [M * S] true shares
   std::vector<double> ari_series_, accuracy_series_, accuracy_weighted_series_,

@@ -22,13 +22,18 @@ void RoundRecorder::open(const algo::Algorithm& algorithm, int num_models,
   layout.phase_names.assign(std::begin(kPhaseNames), std::end(kPhaseNames));
   layout.planned_rounds = options_.rounds;
   layout.num_sources = holdouts_ ? holdouts_->size() : 0;
+  layout.changing_population = population_ != nullptr;
   for (const auto& dataset : algorithm.extra_datasets()) {
     layout.extra_datasets.push_back({dataset.path, dataset.shape});
   }
   writer_ = std::make_unique<io::ResultWriter>(paths_.partial, layout, /*overwrite=*/true);
   try {
     writer_->write_config(attributes);
-    writer_->write_true_clusters(true_clusters_);
+    if (population_ != nullptr) {  // per round instead
+      writer_->write_change_rounds(population_->change_rounds());
+    } else {
+      writer_->write_true_clusters(true_clusters_);
+    }
     if (!mixture_.empty()) {
       writer_->write_mixture(mixture_);
     }

@@ -155,9 +155,13 @@ struct AlgorithmContext {
   bool gradient_averaging = false;  ///< --aggregation gradient (Option II).
   double participation = 1.0;       ///< --participation.
   int newcomers = 0;                ///< --newcomers.
-  int cluster_layers = 0;           ///< --cluster-layers (IFCA weight sharing).
-  int stable_rounds = 0;            ///< --stable-rounds (stability switch).
-  std::int64_t batch_size = 100;    ///< --batch-size.
+  /// The option that makes clients away in some rounds (a changing population, e.g. "dropout
+  /// 0.3"); "" = every client answers every round it is drawn. Refused with
+  /// Traits::no_partial_participation.
+  std::string absences;
+  int cluster_layers = 0;                          ///< --cluster-layers (IFCA weight sharing).
+  int stable_rounds = 0;                           ///< --stable-rounds (stability switch).
+  std::int64_t batch_size = 100;                   ///< --batch-size.
   local::Solver optimizer = local::Solver::kAdam;  ///< --optimizer: the clients' local solver.
   int num_classes = 0;  ///< classes of the labels (0 for regression/unsupervised).
   bool classifier_with_head =

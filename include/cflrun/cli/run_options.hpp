@@ -52,6 +52,14 @@ struct RunOptions {
   std::int64_t holdout_samples = 1000;  ///< --holdout-samples: per source of a mixture partition.
   int newcomers = 0;   ///< --newcomers: the last N clients of every cluster join late.
   int join_round = 2;  ///< --join-round: 1-based round in which newcomers first take part.
+  // A changing population (issue 45; run/population/population_schedule.hpp).
+  std::string changes;   ///< --changes: drift/shift/appear/merge/split events; "" = none.
+  double dropout = 0.0;  ///< --dropout: per-client per-round probability of being away, [0, 1).
+  std::string availability_periods;  ///< --availability-periods: "on=R off=R" mean lengths.
+  std::string availability_trace;    ///< --availability-trace: client,first,last file; "" = none.
+  std::string client_speeds = "equal";  ///< --client-speeds: equal | lognormal S | uniform A B.
+  double round_deadline = 0.0;  ///< --round-deadline: simulated seconds per round; 0 = none.
+  double step_seconds = 0.1;    ///< --step-seconds: simulated seconds of one step at speed 1.
   int cluster_layers =
       0;  ///< --cluster-layers: IFCA weight sharing, last layers kept per cluster; 0 = off.
   int stable_rounds =
@@ -88,7 +96,7 @@ struct RunOptions {
   /// --first-assignment: evaluation | random.
   FirstAssignment first_assignment = FirstAssignment::kEvaluation;
   Averaging aggregation = Averaging::kModel;  ///< --aggregation: model (I) | gradient (II).
-  ModelInit init = ModelInit::kDifferent;         ///< --init: different | same initial K models.
+  ModelInit init = ModelInit::kDifferent;     ///< --init: different | same initial K models.
   double participation = 1.0;  ///< --participation: fraction of clients per round (Alg. 1 line 2).
   int threads = 0;             ///< --threads: torch intra-op threads per rank; 0 = auto.
   bool server_hosts_clients =

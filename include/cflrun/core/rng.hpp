@@ -39,6 +39,10 @@ enum class Purpose : std::uint64_t {
   kHeadPairing = 15,  ///< FedPAC's PFLlib head pairing: the selection (a = 0) and upload (a = 1)
                       ///< orders (b = round)
   kDropout = 16,      ///< dropout masks drawn alongside another stream (dropout_seed)
+  kPopulationChange = 17,     ///< which clients a drift or split moves, and where (a = event index)
+  kClientAbsence = 18,        ///< a client's per-round dropout (a = client, b = round)
+  kAvailabilityPeriods = 19,  ///< a client's on/off availability periods (a = client)
+  kClientSpeed = 20,          ///< a client's speed factor (a = client)
 };
 
 /// Mixes (seed, purpose, a, b) into one 64-bit seed with SplitMix64 finalisers.

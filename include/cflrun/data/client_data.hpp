@@ -25,6 +25,10 @@ struct ClientData {
   /// Materialises client c's train (`train == true`) or test samples: inputs [n, ...sample_shape]
   /// float32, targets [n] int64 labels (num_classes > 0) or float32 values. Deterministic.
   std::function<ClientSamples(int client, bool train)> samples;
+  /// A changing population (issue 45) only: client c's samples as a member of cluster `cluster`
+  /// (data::moved_shard: its own samples for its native cluster, else a draw from that cluster's
+  /// pool); empty where the data cannot move between clusters (synthetic data, mixtures).
+  std::function<ClientSamples(int client, int cluster, bool train)> samples_in;
   /// Mixture partitions only (FedSoft Sec. 5): [M, S] float64, the share of each of the S source
   /// distributions in client c's data (rows sum to 1); undefined for hard partitions. There
   /// true_clusters holds each client's dominant source (the largest share, ties to the lowest).

@@ -38,6 +38,9 @@ enum class PartitionStream : std::uint64_t {
   kDominantShuffleTest = 8,   ///< same for the test indices.
   kLabelPermutation = 9,      ///< official CIFAR-10 feature skew: cluster a's label permutation.
   kClassOrder = 10,           ///< official CIFAR-10 class order (shuffle_class_order); index 0.
+  kMovedClientTrain = 11,     ///< moved_shard: a moved client's train draw; index client x
+                              ///< (K + D) + cluster.
+  kMovedClientTest = 12,      ///< same for its test draw.
 };
 
 /// The LibTorch generator of one partition stream:

@@ -5,6 +5,7 @@
 /// shared/papers/clove-official-setup.md).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,6 +119,15 @@ struct PartitionSpec {
   /// Label skew 4 (official partition_dataset_dominance_based): fraction of a cluster's group from
   /// its dominant class, in [0, 1].
   double dominant_share = kOfficialDominantShare;
+
+  // A changing population (issue 45, run/population/population_schedule.hpp).
+
+  /// D: cluster distributions beyond the K initial ones that the population's changes introduce
+  /// (clusters K, ..., K + D - 1); their pools are built with the others, from K + D clusters.
+  int new_distributions = 0;
+  /// The cluster (in [K, K + D)) of each client beyond the K x clients_per_cluster initial ones
+  /// (the clients of an appearing cluster), in client order; their shards are moved_shard draws.
+  std::vector<int> extra_client_clusters;
 };
 
 /// Everything that defines one client's local data, as indices into the dataset's splits plus
@@ -132,10 +142,16 @@ struct ClientShard {
                                         ///< shift); identity otherwise.
 };
 
+struct ClusterPool;
+
 /// The whole partition: one shard per client, in client order.
 struct Partition {
   PartitionSpec spec;
   std::vector<ClientShard> clients;  ///< [M] shards, client i at position i.
+  /// The K + D cluster pools the shards were cut from, kept when the population changes
+  /// (spec.new_distributions or spec.extra_client_clusters; moved_shard draws from them), else
+  /// empty.
+  std::vector<std::shared_ptr<const ClusterPool>> pools;
   /// Ground-truth cluster of every client, [M].
   std::vector<int> true_clusters() const;
 };
@@ -167,6 +183,16 @@ void validate_partition_spec(const PartitionSpec& spec, int num_classes);
 ///         message gives the largest feasible --train-samples/--test-samples), or, for label
 ///         skew 2 and 3, if a cluster stays below its minimum even with the reserve at 1.0.
 Partition make_partition(const PartitionSpec& spec, const ImageDataset& dataset);
+
+/// The shard of `client` as a member of cluster `cluster` (a changing population, issue 45): its
+/// native shard if `cluster` is the one it was cut for, else spec.train_samples and the test
+/// samples (as make_partition gives a client of that cluster) drawn without replacement from the
+/// cluster's pool by the (data seed, kPartition, client x (K + D) + cluster, kMovedClient*)
+/// streams, with the cluster's rotation and label map. A moved client's samples may overlap those
+/// of the cluster's own clients (the pool is shared, as in a real population).
+/// @throws ConfigError if `partition` keeps no pools or `cluster` is not in [0, K + D).
+/// @throws DataError if the pool holds fewer samples than a client takes.
+ClientShard moved_shard(const Partition& partition, int client, int cluster);
 
 /// A client's samples, ready for a model.
 struct ClientSamples {

@@ -19,6 +19,21 @@ HostedClients::HostedClients(const data::ClientData& data, int first, int end,
       memories_(static_cast<std::size_t>(end - first)),
       local_views_(static_cast<std::size_t>(end - first)) {}
 
+void HostedClients::move_samples(const data::ClientData& data, const std::vector<int>& clusters) {
+  if (!data.samples_in) {
+    throw ConfigError(
+        "this data cannot move clients between clusters (synthetic data and mixture "
+        "partitions have no cluster pools); remove --changes");
+  }
+  auto moved = data;
+  moved.samples = [&data, &clusters](int client, bool train) {
+    return data.samples_in(client, clusters.at(static_cast<std::size_t>(client)), train);
+  };
+  const int end = first_ + size();
+  train_ = StackedSamples(moved, first_, end, /*train=*/true, device_);
+  test_ = StackedSamples(moved, first_, end, /*train=*/false, device_);
+}
+
 std::vector<std::int64_t> HostedClients::hosted_among(const std::vector<int>& clients) const {
   std::vector<std::int64_t> hosted;
   for (int client : clients) {

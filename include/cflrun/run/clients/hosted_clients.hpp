@@ -32,6 +32,13 @@ class HostedClients {
   HostedClients(const data::ClientData& data, int first, int end, model::Objective objective,
                 torch::Device device);
 
+  /// Materialises the samples again with every hosted client as a member of its cluster in
+  /// `clusters` (a changing population, issue 45: data.samples_in), on the same device; local
+  /// models, memories and kept optimizers stay.
+  /// @param clusters  [M] cluster of every client of the run.
+  /// @throws ConfigError if data.samples_in is empty (data that cannot move between clusters).
+  void move_samples(const data::ClientData& data, const std::vector<int>& clusters);
+
   /// Global id of the first hosted client.
   int first_client() const { return first_; }
   /// Number m of hosted clients (0 on the server rank when there are workers).
