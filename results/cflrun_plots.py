@@ -4,6 +4,8 @@
   cflrun_plots.py rounds  [--out FILE] [--include-incomplete] PATH...
       ARI and test accuracy per round, one line per configuration (mean over seeds, +- std band);
       the CLoVE paper's Fig. 2 and 5. PATH is a result file or a directory searched for *.h5.
+      Runs of a changing population (/population/change_rounds) get a dashed line at each
+      round where their population changes.
   cflrun_plots.py heatmap [--out FILE] [--round N] [--scale auto|log|linear] FILE
       Client x model loss matrix of one round (/clients/loss_vectors, clove and ifca runs only),
       clients grouped by true cluster, each client's assigned model outlined; the paper's Fig. 4.
@@ -69,7 +71,8 @@ def text(value):
 
 
 class Run:
-    """One result file: its status, /config and per-round series (first completed_rounds rows)."""
+    """One result file: its status, /config, per-round series (first completed_rounds rows) and the
+    1-based rounds at which its population changes (empty for a fixed population)."""
 
     def __init__(self, path):
         self.path = str(path)
@@ -80,6 +83,8 @@ class Run:
                 self.config = {k: text(v) for k, v in f["config"].attrs.items()}
                 self.ari = np.asarray(f["rounds/ari"][: self.rounds], dtype=float)
                 self.accuracy = np.asarray(f["rounds/accuracy"][: self.rounds], dtype=float)
+                self.change_rounds = (np.asarray(f["population/change_rounds"][:], dtype=int)
+                                      if "population/change_rounds" in f else np.zeros(0, dtype=int))
         except (OSError, KeyError) as e:
             raise PlotError(f"{self.path}: not a readable cflrun result file ({e})") from e
 
@@ -188,8 +193,23 @@ def draw_series(ax, values, label, color):
     ax.fill_between(x, mean - std, mean + std, color=color, alpha=0.2, linewidth=0)
 
 
+def change_rounds(runs):
+    """The rounds (1-based) at which any of `runs` changes its population, within their rounds."""
+    last = max(run.rounds for run in runs)
+    return sorted({int(r) for run in runs for r in run.change_rounds if r <= last})
+
+
+def draw_change_rounds(axes, rounds):
+    """A dashed vertical line at each change round on every axis; one "change" legend entry each."""
+    for ax in axes:
+        for i, r in enumerate(rounds):
+            ax.axvline(r, color="grey", linestyle="--", linewidth=1,
+                       label="change" if i == 0 else None)
+
+
 def plot_rounds(args):
-    groups, varying = group_runs(load_runs(args.paths, args.include_incomplete))
+    plotted = load_runs(args.paths, args.include_incomplete)
+    groups, varying = group_runs(plotted)
     fig, (ax_ari, ax_acc) = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
     undefined = []
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -206,6 +226,7 @@ def plot_rounds(args):
     if undefined:
         # An invisible entry so the ARI legend says why a configuration has no line.
         ax_ari.plot([], [], " ", label=f"no ARI (one model): {', '.join(undefined)}")
+    draw_change_rounds((ax_ari, ax_acc), change_rounds(plotted))
     for ax, name in ((ax_ari, "ARI (clustering accuracy)"), (ax_acc, "test accuracy")):
         ax.set_xlabel("round")
         ax.set_ylabel(name)
@@ -242,6 +263,8 @@ def read_round(path, round_number):
                 "choose another --round")
         assignment = np.asarray(f["clients/assignment"][t - 1])
         true_cluster = np.asarray(f["clients/true_cluster"][:])
+        if true_cluster.ndim == 2:  # a changing population's [T, M]: that round's truth
+            true_cluster = true_cluster[t - 1]
     return loss, assignment, true_cluster, run, t
 
 

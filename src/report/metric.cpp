@@ -15,6 +15,7 @@ const MetricInfo kAriInfo{"ari", "ARI", 2, "undefined"};
 const MetricInfo kAriRound10Info{"ari_round10", "ARI round 10 (% of final)", 1, "undefined"};
 const MetricInfo kFirstRoundInfo{"first_round_ari_0.9", "first round ARI >= 0.9", 1, "never"};
 const MetricInfo kClustersInfo{"clusters", "clusters", 1, "unrecorded"};
+const MetricInfo kRecoveryRoundsInfo{"recovery_rounds", "recovery rounds", 1, "never"};
 
 }  // namespace
 
@@ -34,6 +35,8 @@ const MetricInfo& metric_info(Metric metric) {
       return kFirstRoundInfo;
     case Metric::kClusters:
       return kClustersInfo;
+    case Metric::kRecoveryRounds:
+      return kRecoveryRoundsInfo;
   }
   throw ConfigError("unknown report metric");
 }
@@ -72,6 +75,8 @@ std::optional<double> metric_value(const RunMetrics& metrics, Metric metric) {
       return metrics.first_round_ari_0_9;
     case Metric::kClusters:
       return metrics.clusters;
+    case Metric::kRecoveryRounds:
+      return std::nullopt;  // per change, not per run: RunSummary::recoveries
   }
   return std::nullopt;
 }

@@ -14,6 +14,7 @@
 #include <cflrun/report/metric.hpp>
 #include <cflrun/report/paper_references.hpp>
 #include <cflrun/report/paper_values.hpp>
+#include <cflrun/report/recovery_table.hpp>
 #include <cflrun/report/run_rows_csv.hpp>
 #include <cflrun/report/run_summary.hpp>
 #include <cflrun/report/table_format.hpp>
@@ -27,6 +28,8 @@ namespace {
 constexpr const char* kUsage =
     "Usage: cflrun report FILES_OR_DIRS... [--format markdown|csv|latex] [--filter KEY=VALUE]...\n"
     "                     [--rows KEY [--columns KEY] [--tables KEY[,KEY...]] [--metric NAME]]\n"
+    "       cflrun report FILES_OR_DIRS... --recovery [--format FORMAT] "
+    "[--filter KEY=VALUE]...\n"
     "\n"
     "Tables of final-round metrics, mean +- std over seeds (NumPy std, ddof 0), from cflrun\n"
     "result files, computed as the official CLoVE notebook computes the paper's Tables 1, 2, 4\n"
@@ -55,18 +58,31 @@ constexpr const char* kUsage =
     "With --paper [FILE]: one row per cell the CLoVE paper reports (Tables 1, 2, 4, 9; FILE, "
     "default\n"
     "jobs/paper/paper_values.csv), cflrun's value beside the paper's, the difference and the\n"
-    "cell's class: within (accuracy: |difference| <= max(2 points, the paper's std); ARI: <= 0.10),\n"
+    "cell's class: within (accuracy: |difference| <= max(2 points, the paper's std); ARI: <= "
+    "0.10),\n"
     "outside with evidence (evidence.csv beside FILE names it), outside. Accuracy is compared as\n"
     "the row's reference code computes it (accuracy_definitions.csv beside FILE: the mean over\n"
     "clients, or correct over test samples). With --summary: only the counts per dataset and\n"
     "class, missing cells included.\n"
+    "\n"
+    "With --recovery: runs of a changing population (/population/change_rounds, issue 45), one\n"
+    "row per group and change round r (1-based), mean +- std over the group's runs:\n"
+    "  ARI recovery         rounds d >= 0 from r until ARI(r + d) >= 0.9; '(k/n never)' counts\n"
+    "                       runs that never get there; '-' where ARI is undefined (fedavg)\n"
+    "  accuracy recovery    rounds d >= 0 until accuracy(r + d) >= accuracy(r - 1) - 1 point\n"
+    "                       (undefined for a change at round 1)\n"
+    "  accuracy before      accuracy of round r - 1, percent; after: of round r; dip: the\n"
+    "                       lowest from round r until the next change round (or the end)\n"
+    "Both recoveries are searched until the run's end, past later changes. Runs without change\n"
+    "rounds are listed on stderr and left out.\n"
     "\n"
     "Inputs may also be runs.csv files of per-run rows (results/run_summaries.py), e.g. the\n"
     "committed results/paper/*/runs.csv.\n"
     "\n"
     "Example: cflrun report results/sweep --rows algorithm --columns dataset --tables partition\n"
     "         cflrun report results/paper_fmnist --paper\n"
-    "         cflrun report results/paper/fmnist_100_gpu/runs.csv --paper --summary\n";
+    "         cflrun report results/paper/fmnist_100_gpu/runs.csv --paper --summary\n"
+    "         cflrun report results/drift --recovery\n";
 
 /// What the command line asked for.
 struct ReportOptions {
@@ -76,8 +92,9 @@ struct ReportOptions {
   Metric metric = Metric::kAccuracy;
   bool metric_given = false;
   std::vector<std::string> filters;
-  std::string paper;  ///< --paper: file of the paper's values; "" = not asked.
-  bool summary = false;  ///< --summary: with --paper, the counts of cells per class only.
+  std::string paper;      ///< --paper: file of the paper's values; "" = not asked.
+  bool summary = false;   ///< --summary: with --paper, the counts of cells per class only.
+  bool recovery = false;  ///< --recovery: the recovery after each population change.
   bool help = false;
 };
 
@@ -103,6 +120,9 @@ po::options_description describe(std::string& format, std::string& metric, Repor
       "summary", po::bool_switch(&o.summary),
       "with --paper: only the counts of Table 1 and 2 cells per dataset and class (within, "
       "outside with evidence, outside, missing)")(
+      "recovery", po::bool_switch(&o.recovery),
+      "runs of a changing population: rounds until ARI and accuracy recover after each change "
+      "round, and the accuracy before, after and at the dip (one row per group and change round)")(
       "help,h", "print this help and exit");
   return options;
 }
@@ -157,6 +177,11 @@ ReportOptions parse_options(int argc, const char* const argv[], std::string& hel
   if (o.summary && o.paper.empty()) {
     throw ConfigError("--summary counts the paper's cells; give it with --paper");
   }
+  if (o.recovery && (!o.paper.empty() || !o.layout.rows.empty() || o.metric_given)) {
+    throw ConfigError(
+        "--recovery makes its own table (recovery after each change round); leave out --paper, "
+        "--rows and --metric");
+  }
   if (o.layout.rows.empty() && (!o.layout.columns.empty() || !o.layout.tables.empty())) {
     throw ConfigError("--columns and --tables need --rows KEY (e.g. --rows algorithm)");
   }
@@ -166,6 +191,20 @@ ReportOptions parse_options(int argc, const char* const argv[], std::string& hel
 std::string describe_incomplete(const RunSummary& run) {
   return run.path.string() + " (" + run.status + ", " + std::to_string(run.completed_rounds) + "/" +
          std::to_string(run.planned_rounds) + " rounds)";
+}
+
+/// Notes on `err` that `items` (files, with why) were left out as `what`, e.g. "unreadable
+/// file(s)".
+void note_left_out(std::ostream& err, const std::string& what,
+                   const std::vector<std::string>& items) {
+  if (items.empty()) {
+    return;
+  }
+  err << "cflrun report: note: left out " << items.size() << " " << what << ": ";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    err << (i == 0 ? "" : "; ") << items[i];
+  }
+  err << "\n";
 }
 
 /// Reads every file; notes unreadable ones on `err`.
@@ -185,27 +224,30 @@ std::vector<RunSummary> read_runs(const std::vector<std::filesystem::path>& path
       unreadable.push_back(path.string() + " (" + e.what() + ")");
     }
   }
-  if (!unreadable.empty()) {
-    err << "cflrun report: note: left out " << unreadable.size() << " unreadable file(s): ";
-    for (std::size_t i = 0; i < unreadable.size(); ++i) {
-      err << (i == 0 ? "" : "; ") << unreadable[i];
-    }
-    err << "\n";
-  }
+  note_left_out(err, "unreadable file(s)", unreadable);
   return runs;
+}
+
+/// The runs that `keep` accepts, in order; appends `describe(run)` of each other to `left_out`.
+template <typename Keep, typename Describe>
+std::vector<RunSummary> select_runs(const std::vector<RunSummary>& runs, Keep keep,
+                                    Describe describe, std::vector<std::string>& left_out) {
+  std::vector<RunSummary> kept;
+  for (const auto& run : runs) {
+    if (keep(run)) {
+      kept.push_back(run);
+    } else {
+      left_out.push_back(describe(run));
+    }
+  }
+  return kept;
 }
 
 /// The complete runs; notes the others on `err`.
 std::vector<RunSummary> complete_runs(const std::vector<RunSummary>& runs, std::ostream& err) {
-  std::vector<RunSummary> complete;
   std::vector<std::string> incomplete;
-  for (const auto& run : runs) {
-    if (run.complete()) {
-      complete.push_back(run);
-    } else {
-      incomplete.push_back(describe_incomplete(run));
-    }
-  }
+  const auto complete = select_runs(
+      runs, [](const RunSummary& run) { return run.complete(); }, describe_incomplete, incomplete);
   const auto unverified = std::count_if(complete.begin(), complete.end(),
                                         [](const RunSummary& run) { return !run.verified; });
   if (unverified > 0) {
@@ -213,14 +255,24 @@ std::vector<RunSummary> complete_runs(const std::vector<RunSummary>& runs, std::
         << " complete file(s) carry no checksum (written by a cflrun "
         << "before checksums) and could not be verified\n";
   }
-  if (!incomplete.empty()) {
-    err << "cflrun report: note: left out " << incomplete.size() << " incomplete run(s): ";
-    for (std::size_t i = 0; i < incomplete.size(); ++i) {
-      err << (i == 0 ? "" : "; ") << incomplete[i];
-    }
-    err << "\n";
-  }
+  note_left_out(err, "incomplete run(s)", incomplete);
   return complete;
+}
+
+/// The runs with at least one change round (--recovery); notes the others on `err`.
+/// @throws DataError if none is left.
+std::vector<RunSummary> changing_runs(const std::vector<RunSummary>& runs, std::ostream& err) {
+  std::vector<std::string> fixed;
+  const auto changing = select_runs(
+      runs, [](const RunSummary& run) { return !run.recoveries.empty(); },
+      [](const RunSummary& run) { return run.path.string(); }, fixed);
+  note_left_out(err, "run(s) without change rounds (no /population/change_rounds, or none in it)",
+                fixed);
+  if (changing.empty()) {
+    throw DataError("--recovery: none of the " + std::to_string(runs.size()) +
+                    " complete run(s) has a change round; give runs made with --changes");
+  }
+  return changing;
 }
 
 /// The --paper table; notes the groups the paper has no value for on `err`.
@@ -245,6 +297,9 @@ std::vector<Table> build_tables(const ReportOptions& o, const std::vector<RunGro
   if (!o.paper.empty()) {
     return {paper_table(o, groups, err)};
   }
+  if (o.recovery) {
+    return {recovery_table(groups, varying_keys(groups))};
+  }
   if (o.layout.rows.empty()) {
     const std::vector<Metric> metrics =
         o.metric_given ? std::vector<Metric>{o.metric}
@@ -268,7 +323,7 @@ int report(const ReportOptions& o, std::ostream& out, std::ostream& err) {
                     " run(s) selected, none with status 'complete'); wait for the jobs or check "
                     "the inputs and --filter");
   }
-  const auto groups = group_runs(complete);
+  const auto groups = group_runs(o.recovery ? changing_runs(complete, err) : complete);
   for (const auto& note : duplicate_seed_notes(groups)) {
     err << "cflrun report: note: duplicate runs counted as separate seeds: " << note << "\n";
   }

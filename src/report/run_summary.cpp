@@ -10,6 +10,7 @@
 #include <cflrun/io/file_checksum.hpp>
 #include <cflrun/io/result_reader.hpp>
 #include <cflrun/io/result_schema.hpp>
+#include <cflrun/report/recovery.hpp>
 
 namespace cflrun::report {
 namespace {
@@ -129,11 +130,12 @@ RunSummary read_run_summary(const fs::path& path) {
   }
   if (summary.complete()) {
     const auto rows = summary.completed_rounds;
-    summary.metrics = compute_run_metrics(read_rounds(reader, io::schema::kAri, rows),
-                                          read_rounds(reader, io::schema::kAccuracy, rows),
-                                          read_rounds(reader, io::schema::kTestLoss, rows),
-                                          summary.unsupervised(),
-                                          read_rounds(reader, io::schema::kAccuracyWeighted, rows));
+    const auto ari = read_rounds(reader, io::schema::kAri, rows);
+    const auto accuracy = read_rounds(reader, io::schema::kAccuracy, rows);
+    summary.metrics = compute_run_metrics(
+        ari, accuracy, read_rounds(reader, io::schema::kTestLoss, rows), summary.unsupervised(),
+        read_rounds(reader, io::schema::kAccuracyWeighted, rows));
+    summary.recoveries = compute_recoveries(read_change_rounds(reader), ari, accuracy);
     summary.metrics.clusters = last_finite(read_rounds(reader, io::schema::kLiveModels, rows));
   }
   return summary;

@@ -18,11 +18,6 @@ bool values_less(const Values& a, const Values& b) {
   return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), value_less);
 }
 
-/// A group's value of `key` as shown in a table.
-std::string shown_value(const RunGroup& group, const std::string& key) {
-  return group.key.count(key) != 0 ? group.value(key) : kUnset;
-}
-
 Values shown_values(const RunGroup& group, const std::vector<std::string>& keys) {
   Values values;
   for (const auto& key : keys) {
@@ -171,17 +166,25 @@ Table grid_table(const std::vector<RunGroup>& groups, const GridLayout& layout, 
 
 }  // namespace
 
+std::string shown_value(const RunGroup& group, const std::string& key) {
+  return group.key.count(key) != 0 ? group.value(key) : kUnset;
+}
+
+std::string common_keys_caption(const std::vector<RunGroup>& groups) {
+  std::vector<std::string> common;
+  for (const auto& [key, value] : common_keys(groups)) {
+    common.push_back(key + "=" + value);
+  }
+  return common.empty() ? "" : "Same in every group: " + join(common, ", ") + ".";
+}
+
 Table group_list_table(const std::vector<RunGroup>& groups,
                        const std::vector<std::string>& key_columns,
                        const std::vector<Metric>& metrics) {
   Table table;
   table.caption.push_back(std::string("Final-round metrics, ") + kMethod + "; n = runs per group.");
-  std::vector<std::string> common;
-  for (const auto& [key, value] : common_keys(groups)) {
-    common.push_back(key + "=" + value);
-  }
-  if (!common.empty()) {
-    table.caption.push_back("Same in every group: " + join(common, ", ") + ".");
+  if (const auto common = common_keys_caption(groups); !common.empty()) {
+    table.caption.push_back(common);
   }
   for (const auto& key : key_columns) {
     table.columns.push_back({key, key, false});

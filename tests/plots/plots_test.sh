@@ -75,4 +75,41 @@ with h5py.File(sys.argv[3], "r+") as f:
 groups, varying = plots.group_runs([plots.Run(sys.argv[2]), plots.Run(sys.argv[3])])
 assert len(groups) == 2 and varying == ["kmeans-restarts"], (len(groups), varying)
 PYTHON
+# A run of a changing population (issue 45), made from the CLoVE file with h5py: a dashed line at
+# each of its change rounds on both axes, with one "change" entry in each legend, and none for a
+# file without /population/change_rounds; the heatmap takes its round's row of the [T, M] truth.
+rm -f "$work/changes.png" "$work/changes_heatmap.png"
+/usr/bin/python3 - "$plots" "$clove" "$work/changes.h5" <<'PYTHON' || fail "change rounds drawn wrongly"
+import importlib.machinery, shutil, sys
+import h5py
+import numpy as np
+plots = importlib.machinery.SourceFileLoader("cflrun_plots", sys.argv[1]).load_module()
+fixed, changing = sys.argv[2], sys.argv[3]
+shutil.copy(fixed, changing)
+with h5py.File(changing, "r+") as f:
+    f.create_dataset("population/change_rounds", data=np.array([2, 3], dtype=np.int32))
+    truth = f["clients/true_cluster"][:]
+    del f["clients/true_cluster"]
+    f.create_dataset("clients/true_cluster", data=np.stack([truth] * int(f.attrs["completed_rounds"])))
+figures = []
+plots.save = lambda fig, out: figures.append(fig)
+
+
+def change_lines(paths):
+    """Per axis: the x of its dashed lines and how often its legend says "change"."""
+    figures.clear()
+    plots.plot_rounds(plots.parse_args(["rounds", *paths]))
+    return [(sorted(line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == "--"),
+             [t.get_text() for t in ax.get_legend().get_texts()].count("change"))
+            for ax in figures[0].axes]
+
+
+assert change_lines([changing, fixed]) == [([2, 3], 1)] * 2, change_lines([changing, fixed])
+assert change_lines([fixed]) == [([], 0)] * 2, change_lines([fixed])
+PYTHON
+"$plots" rounds --out "$work/changes.png" "$work/changes.h5" || fail "rounds plot of a changing population failed"
+check_png "$work/changes.png"
+"$plots" heatmap --round 2 --out "$work/changes_heatmap.png" "$work/changes.h5" ||
+  fail "heatmap of a changing population failed"
+check_png "$work/changes_heatmap.png"
 echo "plots_test: PASS"

@@ -13,14 +13,18 @@ namespace cflrun::report {
 
 /// One per-run final metric (see RunMetrics for how each is computed).
 enum class Metric {
-  kAccuracy,         ///< final test accuracy, mean over clients, percent (Table 1).
+  kAccuracy,          ///< final test accuracy, mean over clients, percent (Table 1).
   kAccuracyWeighted,  ///< final test accuracy, correct over test samples, percent (Table 1 rows
                       ///< of PFLlib and FlexCFL).
-  kTestLoss,         ///< final test loss (Table 5, unsupervised runs).
-  kAri,              ///< final ARI (Table 2).
-  kAriRound10,       ///< ARI at round 10 as percent of the final ARI (Table 4, left).
-  kFirstRoundAri09,  ///< first round (1-based) with ARI >= 0.9 (Table 4, right).
-  kClusters,         ///< models the algorithm maintained in the last round (CFL's count grows).
+  kTestLoss,          ///< final test loss (Table 5, unsupervised runs).
+  kAri,               ///< final ARI (Table 2).
+  kAriRound10,        ///< ARI at round 10 as percent of the final ARI (Table 4, left).
+  kFirstRoundAri09,   ///< first round (1-based) with ARI >= 0.9 (Table 4, right).
+  kClusters,          ///< models the algorithm maintained in the last round (CFL's count grows).
+  /// Rounds from a population change until a series recovers (`--recovery` tables,
+  /// recovery.hpp): a per-change figure, not a per-run one, so outside all_metrics() and
+  /// metric_value (nullopt); named here for its precision and its missing word, "never".
+  kRecoveryRounds,
 };
 
 /// How a metric is named and printed.
@@ -34,7 +38,7 @@ struct MetricInfo {
 /// Name, title, precision of `metric`.
 const MetricInfo& metric_info(Metric metric);
 
-/// Every metric, in the order of the default table's columns.
+/// Every per-run metric, in the order of the default table's columns (not kRecoveryRounds).
 const std::vector<Metric>& all_metrics();
 
 /// The metric named `name` (accuracy | accuracy_weighted | test_loss | ari | ari_round10 |

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <cflrun/report/recovery.hpp>
+
 namespace cflrun::report {
 
 /// Round (1-based) whose ARI Table 4 relates to the final ARI ("% of final ARI reached in 10
@@ -63,6 +65,9 @@ struct RunSummary {
   std::int64_t planned_rounds = 0;            ///< rounds the run intended to do.
   std::map<std::string, std::string> config;  ///< every /config attribute, name -> value text.
   RunMetrics metrics;                         ///< computed for complete runs only; else empty.
+  /// For complete runs of a changing population: the recovery after each change round
+  /// (/population/change_rounds, compute_recoveries); empty for other runs and runs.csv rows.
+  std::vector<ChangeRecovery> recoveries;
   /// For complete runs: true if the file's whole-file checksum was verified
   /// (io::check_file_checksum); false for a complete file written before cflrun sealed its files,
   /// which cannot be verified.
@@ -76,12 +81,13 @@ struct RunSummary {
   bool unsupervised() const;
 };
 
-/// Reads one result file (schema in results/README.md). The metrics are computed from the first
-/// `completed_rounds` rows, and only if the run is complete. The file's checksum (if sealed) is
-/// checked first; a `<out>.partial` is never complete (status "complete" there means a kill came
-/// between verification and publishing, which --resume finishes).
+/// Reads one result file (schema in results/README.md). The metrics and recoveries are computed
+/// from the first `completed_rounds` rows, and only if the run is complete. The file's checksum (if
+/// sealed) is checked first; a `<out>.partial` is never complete (status "complete" there means a
+/// kill came between verification and publishing, which --resume finishes).
 /// @throws DataError if `path` does not exist, is not an HDF5 result file or lacks an attribute,
-///         or does not match its checksum (damaged: the message names it).
+///         does not match its checksum (damaged: the message names it), or holds change rounds
+///         that are not 1-based and increasing (compute_recoveries).
 /// @throws Hdf5Error if HDF5 cannot open or read it (e.g. a running job's lock, see
 ///         allow_reading_running_files).
 RunSummary read_run_summary(const std::filesystem::path& path);

@@ -22,6 +22,13 @@ struct GridLayout {
                                     ///< "partition"; empty = one table.
 };
 
+/// A group's value of config key `key` as a table shows it: "(unset)" where its runs lack it.
+std::string shown_value(const RunGroup& group, const std::string& key);
+
+/// The caption line naming the keys with one value in every group ("Same in every group:
+/// dataset=fmnist, lr=0.01."), or "" if there is none.
+std::string common_keys_caption(const std::vector<RunGroup>& groups);
+
 /// One row per group: `key_columns` (config values), n (runs), then one column per metric. When
 /// accuracy is among `metrics` and some group is unsupervised, a test-loss column follows it.
 /// Caption: how the numbers are computed and the keys common to every group.

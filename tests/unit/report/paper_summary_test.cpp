@@ -31,15 +31,9 @@ std::string row(const std::string& config, int seed, const std::string& accuracy
 class PaperSummary : public testing::TempDirTest {
  protected:
   std::string report(const std::vector<std::string>& words) const {
-    std::vector<const char*> argv{"report"};
-    for (const auto& word : words) {
-      argv.push_back(word.c_str());
-    }
-    std::ostringstream out;
-    std::ostringstream err;
-    EXPECT_EQ(run_report_command(static_cast<int>(argv.size()), argv.data(), out, err), 0)
-        << err.str();
-    return out.str();
+    const auto outcome = testing::run_report(words);
+    EXPECT_EQ(outcome.code, 0) << outcome.err;
+    return outcome.out;
   }
 };
 

@@ -23,25 +23,10 @@ using testing::write_run;
 constexpr int kRounds = 12;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// Output of one `cflrun report ...` call.
-struct Outcome {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
-
 class ReportCommand : public testing::TempDirTest {
  protected:
-  Outcome report(std::vector<std::string> args) const {
-    args.insert(args.begin(), "report");
-    std::vector<const char*> argv;
-    for (const auto& arg : args) {
-      argv.push_back(arg.c_str());
-    }
-    std::ostringstream out;
-    std::ostringstream err;
-    const int code = run_report_command(static_cast<int>(argv.size()), argv.data(), out, err);
-    return {code, out.str(), err.str()};
+  testing::ReportOutcome report(std::vector<std::string> args) const {
+    return testing::run_report(std::move(args));
   }
 
   void write(const std::string& name, const std::map<std::string, std::string>& config,

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +15,7 @@
 
 #include <cflrun/io/result_schema.hpp>
 #include <cflrun/io/result_writer.hpp>
+#include <cflrun/report/report_command.hpp>
 
 namespace cflrun::report::testing {
 
@@ -25,7 +28,20 @@ struct FakeRun {
   std::vector<double> accuracy;
   std::vector<double> test_loss;  ///< empty: 1 - accuracy.
   enum class Status { kComplete, kRunning, kFailed } status = Status::kComplete;
+  /// Set: a changing population (issue 45) whose population changes at these 1-based rounds
+  /// (/population/change_rounds): client 1 moves from cluster 1 to cluster 0 at the first change
+  /// and client 0 drops out from the second on (/clients/true_cluster, /clients/available).
+  std::optional<std::vector<int>> change_rounds = std::nullopt;
 };
+
+/// Round `round`'s (1-based) /clients/true_cluster and /clients/available rows of `run`.
+inline std::pair<std::vector<int>, std::vector<int>> population_rows(const FakeRun& run,
+                                                                     int round) {
+  const auto& changes = *run.change_rounds;
+  const bool moved = !changes.empty() && round >= changes[0];
+  const bool dropped = changes.size() > 1 && round >= changes[1];
+  return {{0, moved ? 0 : 1}, {dropped ? 0 : 1, 1}};
+}
 
 /// The config cflrun writes, with the bookkeeping keys that must not split groups.
 inline std::map<std::string, std::string> base_config(const std::string& algorithm, int seed) {
@@ -55,9 +71,14 @@ inline void write_run(const fs::path& path, const FakeRun& run) {
   layout.num_models = 2;
   layout.phase_names = {"round"};
   layout.planned_rounds = static_cast<std::int64_t>(run.ari.size());
+  layout.changing_population = run.change_rounds.has_value();
   io::ResultWriter writer(path, layout, /*overwrite=*/true);
   writer.write_config({run.config.begin(), run.config.end()});
-  writer.write_true_clusters({0, 1});
+  if (run.change_rounds) {
+    writer.write_change_rounds(*run.change_rounds);
+  } else {
+    writer.write_true_clusters({0, 1});
+  }
   for (std::size_t t = 0; t < run.ari.size(); ++t) {
     const double test_loss = run.test_loss.empty() ? 1.0 - run.accuracy[t] : run.test_loss[t];
     io::RoundRecord record;
@@ -77,6 +98,11 @@ inline void write_run(const fs::path& path, const FakeRun& run) {
                std::vector<float>(kClients, static_cast<float>(run.accuracy[t])));
     record.set(io::schema::kClientTestLoss,
                std::vector<float>(kClients, static_cast<float>(test_loss)));
+    if (run.change_rounds) {
+      const auto [true_cluster, available] = population_rows(run, static_cast<int>(t) + 1);
+      record.set(io::schema::kTrueCluster, true_cluster);
+      record.set(io::schema::kAvailable, available);
+    }
     writer.append_round(record);
   }
   if (run.status == FakeRun::Status::kComplete) {
@@ -93,6 +119,26 @@ inline std::vector<double> step(int rounds, double before, int change, double af
     values[t] = after;
   }
   return values;
+}
+
+/// What one `cflrun report ...` call printed and returned.
+struct ReportOutcome {
+  int code = 0;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `cflrun report ARGS...` in this process (run_report_command), capturing its output.
+inline ReportOutcome run_report(std::vector<std::string> args) {
+  args.insert(args.begin(), "report");
+  std::vector<const char*> argv;
+  for (const auto& arg : args) {
+    argv.push_back(arg.c_str());
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = run_report_command(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {code, out.str(), err.str()};
 }
 
 /// A fresh directory per test, removed afterwards.
