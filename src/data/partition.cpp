@@ -267,7 +267,8 @@ Partition make_partition(const PartitionSpec& spec, const ImageDataset& dataset)
   check_pool_capacity(spec, pools, /*train=*/false);
 
   Partition partition{spec, {}, {}};
-  if (spec.new_distributions > 0 || !spec.extra_client_clusters.empty()) {
+  if (spec.keep_cluster_pools || spec.new_distributions > 0 ||
+      !spec.extra_client_clusters.empty()) {
     for (const auto& pool : pools) {
       partition.pools.push_back(std::make_shared<const ClusterPool>(pool));
     }

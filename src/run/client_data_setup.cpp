@@ -44,6 +44,7 @@ data::PartitionSpec partition_spec(const cli::RunOptions& options) {
   population.clusters = options.clusters;
   population.clients_per_cluster = options.clients_per_cluster;
   population.changes = parse_population_changes(options.changes);
+  spec.keep_cluster_pools = !population.changes.empty();
   spec.new_distributions = population.new_distributions();
   spec.extra_client_clusters = population.extra_client_clusters();
   return spec;

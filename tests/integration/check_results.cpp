@@ -22,8 +22,8 @@
 //   check_results test-loss-at-most A B       final test loss of A <= that of B
 //   check_results test-loss-below FILE MAX    final test loss <= MAX
 //   check_results models-used FILE N          the last round uses exactly N distinct models
-//   check_results changing-population FILE R  change rounds R ("3,5"), the truth moves only then,
-//                                             away clients unassigned
+//   check_results changing-population FILE R S  change rounds R ("3,5,6"), the truth moves at
+//                                             rounds S ("3,6"; "-" none), away clients unassigned
 //   check_results ari-at-most FILE MAX        every round's ARI <= MAX (no cluster recovery)
 //   check_results bytes-sent FILE ROUND BYTES /rounds/bytes_sent of ROUND (1-based) equals BYTES
 //   check_results importance-recovered FILE TOL  last importance weights = true mixture within TOL
@@ -354,8 +354,8 @@ const std::vector<Check>& all_checks() {
       {"centers-specialise", 1, 1, [](const Args& a) { return checks::centers_specialise(a[0]); }},
       {"accuracy-weighted", 2, 2,
        [](const Args& a) { return checks::accuracy_weighted(a[0], a[1]); }},
-      {"changing-population", 2, 2,
-       [](const Args& a) { return checks::changing_population(a[0], a[1]); }},
+      {"changing-population", 3, 3,
+       [](const Args& a) { return checks::changing_population(a[0], a[1], a[2]); }},
       {"models-used", 2, 2,
        [](const Args& a) { return checks::models_used(a[0], std::stoi(a[1])); }},
   };

@@ -122,6 +122,9 @@ struct PartitionSpec {
 
   // A changing population (issue 45, run/population/population_schedule.hpp).
 
+  /// Whether the partition keeps its cluster pools for moved_shard (clients that change cluster);
+  /// implied by new_distributions > 0 or extra_client_clusters.
+  bool keep_cluster_pools = false;
   /// D: cluster distributions beyond the K initial ones that the population's changes introduce
   /// (clusters K, ..., K + D - 1); their pools are built with the others, from K + D clusters.
   int new_distributions = 0;
@@ -149,8 +152,8 @@ struct Partition {
   PartitionSpec spec;
   std::vector<ClientShard> clients;  ///< [M] shards, client i at position i.
   /// The K + D cluster pools the shards were cut from, kept when the population changes
-  /// (spec.new_distributions or spec.extra_client_clusters; moved_shard draws from them), else
-  /// empty.
+  /// (spec.keep_cluster_pools, new_distributions or extra_client_clusters; moved_shard draws from
+  /// them), else empty.
   std::vector<std::shared_ptr<const ClusterPool>> pools;
   /// Ground-truth cluster of every client, [M].
   std::vector<int> true_clusters() const;

@@ -54,8 +54,12 @@ TEST(MovedShard, NewDistributionsBeyondThePartitionsLimitAreRefused) {
     EXPECT_NE(std::string(e.what()).find("--changes introduces 1 new cluster distribution"),
               std::string::npos);
   }
-  EXPECT_TRUE(make_partition(spec_of(PartitionKind::kFeatureSkew, 4, 2, 40, 10), dataset())
-                  .pools.empty());  // a fixed population keeps no pools
+  auto fixed = spec_of(PartitionKind::kFeatureSkew, 4, 2, 40, 10);
+  EXPECT_TRUE(make_partition(fixed, dataset()).pools.empty());  // a fixed population keeps none
+  fixed.keep_cluster_pools = true;  // a drift between the initial clusters
+  const auto drifting = make_partition(fixed, dataset());
+  ASSERT_EQ(drifting.pools.size(), 4U);
+  EXPECT_EQ(moved_shard(drifting, 0, 3).rotation_quarters, 3);
 }
 
 }  // namespace
