@@ -102,6 +102,7 @@ std::vector<local::BatchedClient> batched_clients(const ClientBatch& batch, core
     local::BatchedClient batched;
     batched.offset = batch.train_offsets[static_cast<std::size_t>(c)];
     batched.count = batch.train_count(c);
+    batched.max_steps = client.max_steps;
     batched.generator = core::make_torch_generator(client.seed, purpose, id, round);
     batched.dropout_seed = seeds[static_cast<std::size_t>(c)];
     clients.push_back(std::move(batched));
@@ -114,10 +115,11 @@ local::ClientPasses local_update_passes(const ClientBatch& batch,
                                         std::vector<std::size_t>& last_epoch) {
   local::ClientPasses passes;
   for (auto& client : batched_clients(batch, core::Purpose::kLocalUpdate)) {
+    const auto steps =
+        client.max_steps > 0 ? client.max_steps : local::local_steps(client.count, settings);
     std::vector<std::size_t> epochs;
     passes.push_back(local::shuffled_batches(client.offset, client.count, settings.batch_size,
-                                             local::local_steps(client.count, settings),
-                                             client.generator, epochs));
+                                             steps, client.generator, epochs));
     last_epoch.push_back(epochs.back());
   }
   return passes;

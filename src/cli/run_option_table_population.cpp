@@ -40,6 +40,11 @@ void declare_population(RunOptions& o, core::OptionVisitor& v) {
              .help = "simulated seconds of one mini-batch step of a speed-1 client, > 0",
              .range = interval(0.0, 1e9, /*minimum_open=*/true, /*maximum_open=*/false)},
             &o.step_seconds);
+  v.choice({.flag = "straggler-work",
+            .help = "drop | partial: a client past --round-deadline is left out of the round, or "
+                    "sends the local steps it finished by then (FedProx's partial work; model "
+                    "averaging with the standard local update)"},
+           o.straggler_work, kStragglerWorkWords);
 }
 
 }  // namespace cflrun::cli::detail

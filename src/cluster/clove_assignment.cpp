@@ -76,12 +76,11 @@ std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vect
                                                   Clusterer clusterer) {
   require_point_matrix(loss_vectors, "CLoVE clustering");
   const int num_models = static_cast<int>(loss_vectors.size(1));
-  if (loss_vectors.size(0) < num_models) {
-    throw ConfigError("CLoVE clustering: k-means needs at least as many clients as models (K = " +
-                      std::to_string(num_models) + "), but got " +
-                      std::to_string(loss_vectors.size(0)) +
-                      " loss vectors; use fewer models "
-                      "or more participating clients");
+  if (loss_vectors.size(0) < num_models) {  // clients away this round: each its own cluster
+    const int clients = static_cast<int>(loss_vectors.size(0));
+    std::vector<int> own(static_cast<std::size_t>(clients));
+    std::iota(own.begin(), own.end(), 0);
+    return match_clusters_to_models(loss_vectors, own, clients, matching);
   }
   const std::vector<int> labels = clusterer == Clusterer::kKMeans
                                       ? kmeans(loss_vectors, num_models, options, engine).labels

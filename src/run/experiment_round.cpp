@@ -281,6 +281,11 @@ void RoundDriver::run_round(int round) {
   RoundOutcome outcome;
   outcome.round = round;
   outcome.participants = draw_round_participants(round);
+  if (outcome.participants.empty()) {  // the schedule has someone present: the draw missed them
+    throw ConfigError("round " + std::to_string(round + 1) +
+                      ": none of the clients drawn by --participation is present; raise "
+                      "--participation");
+  }
   auto& seconds = outcome.phase_seconds;
   if (run_.stability->check(round, outcome.participants)) {
     if (run_.comm.is_root() && round == run_.stability->switch_round() && !run_.options.quiet) {

@@ -75,6 +75,7 @@ void RunSetUp::set_up_population() {
   run_.population =
       std::make_unique<PopulationTracker>(*run_.population_spec, run_.client_data, steps);
   run_.population->move_hosted_clients(0, run_.clients->hosted());
+  run_.clients->hosted().set_step_limits(run_.population->schedule().step_limits());
   run_.recorder.set_population(&run_.population->schedule());
 }
 
@@ -126,6 +127,15 @@ void RunSetUp::set_up_algorithm() {
   }
   run_.num_models = run_.algorithm->num_models();
   const auto side = run_.algorithm->client_side();
+  if (run_.options.straggler_work == cli::StragglerWork::kPartial &&
+      (side.procedure || run_.options.aggregation == cli::Averaging::kGradient)) {
+    throw ConfigError(
+        "--straggler-work partial sends the steps of the standard local update a "
+        "straggler finished, but " +
+        (side.procedure ? run_.options.algorithm + " has its own client procedure"
+                        : std::string("--aggregation gradient sends a gradient")) +
+        "; use --straggler-work drop");
+  }
   run_.procedure = side.procedure ? side.procedure : std::make_shared<algo::StandardClient>();
   run_.statistic = side.statistic;
   const auto hosted = run_.hosted_by(run_.comm.rank());

@@ -32,6 +32,9 @@ namespace cflrun::algo {
 struct LocalClient {
   int id = 0;     ///< global client id.
   int round = 0;  ///< 0-based round.
+  /// Mini-batch steps the client may take in this round's local update; 0 = its whole update
+  /// (stragglers' partial work, --straggler-work partial; the standard local update honours it).
+  std::int64_t max_steps = 0;
   std::uint64_t seed =
       1;  ///< run seed; the client's streams are core::make_*(seed, purpose, id, round).
   model::Objective objective = model::Objective::kClassification;  ///< the run's loss.

@@ -15,6 +15,14 @@ enum class FirstAssignment {
 inline constexpr core::ChoiceWords<FirstAssignment, 2> kFirstAssignmentWords{
     {{FirstAssignment::kEvaluation, "evaluation"}, {FirstAssignment::kRandom, "random"}}};
 
+/// --straggler-work: what a client past the round deadline contributes (issue 45).
+enum class StragglerWork {
+  kDrop,     ///< drop: nothing; it is away for the round.
+  kPartial,  ///< partial: the local steps it finished by the deadline (FedProx's partial work).
+};
+inline constexpr core::ChoiceWords<StragglerWork, 2> kStragglerWorkWords{
+    {{StragglerWork::kDrop, "drop"}, {StragglerWork::kPartial, "partial"}}};
+
 /// --aggregation: what the server averages (CLoVE Alg. 1, Options I and II).
 enum class Averaging {
   kModel,     ///< model: model averaging after tau local epochs (Option I).

@@ -60,6 +60,7 @@ struct RunOptions {
   std::string client_speeds = "equal";  ///< --client-speeds: equal | lognormal S | uniform A B.
   double round_deadline = 0.0;  ///< --round-deadline: simulated seconds per round; 0 = none.
   double step_seconds = 0.1;    ///< --step-seconds: simulated seconds of one step at speed 1.
+  StragglerWork straggler_work = StragglerWork::kDrop;  ///< --straggler-work: drop | partial.
   int cluster_layers =
       0;  ///< --cluster-layers: IFCA weight sharing, last layers kept per cluster; 0 = off.
   int stable_rounds =

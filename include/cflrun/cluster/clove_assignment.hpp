@@ -71,10 +71,11 @@ std::vector<int> match_clusters_to_models(const torch::Tensor& loss_vectors,
 /// @param options       k-means restarts, iteration limit and tolerance.
 /// @param engine        random stream (core::Purpose::kClustering); advanced by k-means.
 /// @return              [M] model of each client, in [0, K); clients of one cluster share a model,
-///                      distinct clusters get distinct models.
+///                      distinct clusters get distinct models. With fewer clients than models
+///                      (M < K: clients away in a round, issue 45) every client is its own
+///                      cluster, matched to distinct models.
 /// @throws ShapeError, DataError  if loss_vectors is not [M, K] float64 or is non-finite.
-/// @throws ConfigError            if there are fewer clients than models (M < K), or the
-///                                options are invalid (see kmeans).
+/// @throws ConfigError            if the options are invalid (see kmeans).
 /// @param matching   kMinCost (default) or kNone (ablation).
 /// @param clusterer  kKMeans (default; uses `options` and `engine`) or kAgglomerativeWard.
 std::vector<int> assign_by_loss_vector_clustering(const torch::Tensor& loss_vectors,

@@ -24,6 +24,9 @@ struct BatchedClient {
   std::int64_t offset =
       0;                   ///< first row of the client's samples in the stacked inputs and targets.
   std::int64_t count = 0;  ///< n_k >= 1, its number of samples.
+  /// Mini-batch steps this client takes instead of local_steps(count, settings) when > 0 (a
+  /// straggler's partial work, issue 45).
+  std::int64_t max_steps = 0;
   at::Generator generator;  ///< CPU generator of its (seed, kLocalUpdate, client, round) stream.
   /// Models with dropout: the client's masks come from model::dropout_generator(dropout_seed),
   /// as its own model's forward passes draw them (core::dropout_seed of its stream), so that they

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include <cflrun/local/local_update.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::run::detail {
@@ -40,11 +41,22 @@ model::ClientBatchedNetwork& BatchedExecutor::network(ModelSet& models, std::siz
 }
 
 std::vector<std::vector<std::size_t>> BatchedExecutor::chunks(
-    const std::vector<ClientStart>& starts, std::int64_t capacity) const {
-  std::vector<std::size_t> order(starts.size());  // most samples first
+    const std::vector<ClientStart>& starts, std::int64_t capacity,
+    const local::LocalUpdateSettings* training) const {
+  const auto count = [&](std::size_t n) { return clients_.train().count(starts[n].i); };
+  // A local update's passes (local::local_steps: monotone in the count) must not increase along
+  // the chunk; a straggler's step limit may put it behind clients with fewer samples.
+  const auto steps = [&](std::size_t n) -> std::int64_t {
+    if (training == nullptr) {
+      return 0;
+    }
+    const auto limit = clients_.step_limit(starts[n].i);
+    return limit > 0 ? limit : local::local_steps(count(n), *training);
+  };
+  std::vector<std::size_t> order(starts.size());  // most steps, then most samples first
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return clients_.train().count(starts[a].i) > clients_.train().count(starts[b].i);
+    return steps(a) != steps(b) ? steps(a) > steps(b) : count(a) > count(b);
   });
   std::vector<std::vector<std::size_t>> chunks;
   for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(capacity)) {
@@ -71,12 +83,13 @@ algo::ClientBatch BatchedExecutor::batch(std::vector<algo::LocalClient>& views) 
 }
 
 void BatchedExecutor::each_chunk(ModelSet& models, int round, std::uint64_t seed,
-                                 const std::vector<ClientStart>& starts, const ChunkWork& work) {
+                                 const std::vector<ClientStart>& starts, const ChunkWork& work,
+                                 const local::LocalUpdateSettings* training) {
   if (starts.empty()) {
     return;
   }
   auto& stacked = network(models, starts.size());
-  for (const auto& chunk : chunks(starts, stacked.capacity())) {
+  for (const auto& chunk : chunks(starts, stacked.capacity(), training)) {
     std::vector<torch::Tensor> states;
     std::vector<algo::LocalClient> views;
     for (const auto n : chunk) {
@@ -92,24 +105,26 @@ void BatchedExecutor::each_chunk(ModelSet& models, int round, std::uint64_t seed
 std::vector<TrainedClient> BatchedExecutor::train(const TrainingRound& round,
                                                   const std::vector<ClientStart>& starts) {
   std::vector<TrainedClient> trained(starts.size());
-  each_chunk(round.models, round.round, round.seed, starts,
-             [&](const std::vector<std::size_t>& chunk, algo::ClientBatch& clients,
-                 model::ClientBatchedNetwork& stacked) {
-               begin_updates(round, clients);
-               const auto losses =
-                   procedure_.train_batched(clients, stacked, round.settings, round.plan.payload);
-               end_updates(round, clients);
-               auto reports = procedure_.report_batched(clients, stacked);
-               const auto g = static_cast<int>(chunk.size());
-               const auto results =
-                   round.settings.gradient_averaging ? stacked.gradients(g) : stacked.states(g);
-               for (std::size_t c = 0; c < chunk.size(); ++c) {
-                 auto& client = trained[chunk[c]];
-                 client.result = results[static_cast<std::int64_t>(c)].to(torch::kFloat32);
-                 client.loss = losses[c];
-                 client.report = std::move(reports[c]);
-               }
-             });
+  each_chunk(
+      round.models, round.round, round.seed, starts,
+      [&](const std::vector<std::size_t>& chunk, algo::ClientBatch& clients,
+          model::ClientBatchedNetwork& stacked) {
+        begin_updates(round, clients);
+        const auto losses =
+            procedure_.train_batched(clients, stacked, round.settings, round.plan.payload);
+        end_updates(round, clients);
+        auto reports = procedure_.report_batched(clients, stacked);
+        const auto g = static_cast<int>(chunk.size());
+        const auto results =
+            round.settings.gradient_averaging ? stacked.gradients(g) : stacked.states(g);
+        for (std::size_t c = 0; c < chunk.size(); ++c) {
+          auto& client = trained[chunk[c]];
+          client.result = results[static_cast<std::int64_t>(c)].to(torch::kFloat32);
+          client.loss = losses[c];
+          client.report = std::move(reports[c]);
+        }
+      },
+      &round.settings);
   return trained;
 }
 

@@ -21,6 +21,9 @@ TrainedClient train_client(HostedClients& clients, algo::ClientProcedure& proced
                            algo::LocalClient& view, model::Network& model) {
   load_start(clients, round.models, start, model);
   auto settings = round.settings;
+  if (view.max_steps > 0) {  // a straggler's partial work
+    settings.max_steps = static_cast<int>(view.max_steps);
+  }
   if (round.plan.proximal_weights.defined()) {
     settings.proximal.importance = round.plan.proximal_weights[view.id];
   }

@@ -93,15 +93,19 @@ class BatchedExecutor : public ClientExecutor {
  private:
   /// The batched network, made (or grown) to hold min(capacity, clients, the byte budget) clients.
   model::ClientBatchedNetwork& network(ModelSet& models, std::size_t clients);
-  /// Chunks of at most network capacity of the positions of `starts`, most training samples first.
-  std::vector<std::vector<std::size_t>> chunks(const std::vector<ClientStart>& starts,
-                                               std::int64_t capacity) const;
+  /// Chunks of at most network capacity of the positions of `starts`, most training samples first;
+  /// for a local update under `training` whose clients have step limits (stragglers' partial
+  /// work), most local steps first, then most samples.
+  std::vector<std::vector<std::size_t>> chunks(
+      const std::vector<ClientStart>& starts, std::int64_t capacity,
+      const local::LocalUpdateSettings* training = nullptr) const;
   /// work(chunk, batch, network) for chunks of `starts` (positions into it), each chunk's start
   /// states loaded into the network (client c = chunk[c]) and its clients' views in `batch`.
   using ChunkWork = std::function<void(const std::vector<std::size_t>&, algo::ClientBatch&,
                                        model::ClientBatchedNetwork&)>;
   void each_chunk(ModelSet& models, int round, std::uint64_t seed,
-                  const std::vector<ClientStart>& starts, const ChunkWork& work);
+                  const std::vector<ClientStart>& starts, const ChunkWork& work,
+                  const local::LocalUpdateSettings* training = nullptr);
   /// The round's per-client parts of a client-batched update: proximal importance weights, kept
   /// optimizer states (each client's update counted).
   void begin_updates(const TrainingRound& round, algo::ClientBatch& batch);

@@ -76,6 +76,8 @@ algo::LocalClient HostedClients::view(int i, int round, std::uint64_t seed,
   algo::LocalClient client;
   client.id = first_ + i;
   client.round = round;
+  client.max_steps =
+      step_limits_.empty() ? 0 : step_limits_.at(static_cast<std::size_t>(client.id));
   client.seed = seed;
   client.objective = objective_;
   // Views, no copies: the stacks hold the hosted clients' samples one client after another.

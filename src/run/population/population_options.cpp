@@ -40,6 +40,7 @@ PopulationSpec population_spec(const cli::RunOptions& options) {
   spec.stragglers.speeds = parse_speed_distribution(options.client_speeds);
   spec.stragglers.deadline_seconds = options.round_deadline;
   spec.stragglers.step_seconds = options.step_seconds;
+  spec.stragglers.partial_work = options.straggler_work == cli::StragglerWork::kPartial;
   return spec;
 }
 

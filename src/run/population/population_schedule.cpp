@@ -67,6 +67,22 @@ std::vector<bool> trace_presence(const std::vector<TracePeriod>& trace, int clie
   return present;
 }
 
+/// The steps client c may take: 0 for its whole update (no deadline, or it finishes in time), the
+/// steps it finishes by the deadline under partial work (at least 1), or -1 if it is dropped.
+std::int64_t step_limit(const StragglerSpec& stragglers, double speed,
+                        const std::vector<std::int64_t>& local_steps, std::size_t client) {
+  if (stragglers.deadline_seconds <= 0.0) {
+    return 0;
+  }
+  const auto steps = local_steps.at(client);
+  const auto finished = static_cast<std::int64_t>(
+      std::floor(stragglers.deadline_seconds * speed / stragglers.step_seconds));
+  if (finished >= steps) {
+    return 0;
+  }
+  return stragglers.partial_work && finished >= 1 ? finished : -1;
+}
+
 bool dropped_out(double dropout, std::uint64_t seed, int client, int round) {
   if (dropout <= 0.0) {
     return false;
@@ -117,14 +133,25 @@ PopulationSchedule::PopulationSchedule(const PopulationSpec& spec,
                         ? period_presence(spec.periods, spec.seed, c, spec.rounds)
                         : std::vector<bool>(static_cast<std::size_t>(spec.rounds), true);
     const auto traced = trace_presence(spec.trace, c, spec.rounds);
-    const bool on_time = spec.stragglers.deadline_seconds <= 0.0 ||
-                         static_cast<double>(local_steps.at(client)) *
-                                 spec.stragglers.step_seconds / speeds_.back() <=
-                             spec.stragglers.deadline_seconds;
+    step_limits_.push_back(step_limit(spec.stragglers, speeds_.back(), local_steps, client));
+    const bool on_time = step_limits_.back() >= 0;
+    step_limits_.back() = std::max<std::int64_t>(step_limits_.back(), 0);
     for (int t = 0; t < spec.rounds; ++t) {
       const auto round = static_cast<std::size_t>(t);
       available_[round][client] = truth.join_round[client] <= t + 1 && on[round] && traced[round] &&
                                   on_time && !dropped_out(spec.dropout, spec.seed, c, t);
+    }
+  }
+  require_someone_present();
+}
+
+void PopulationSchedule::require_someone_present() const {
+  for (std::size_t t = 0; t < available_.size(); ++t) {
+    if (std::none_of(available_[t].begin(), available_[t].end(), [](int on) { return on != 0; })) {
+      throw ConfigError("in round " + std::to_string(t + 1) +
+                        " no client is present (--dropout, --availability-periods, "
+                        "--availability-trace and --round-deadline leave none); lower --dropout, "
+                        "lengthen the on periods, widen the trace or raise --round-deadline");
     }
   }
 }

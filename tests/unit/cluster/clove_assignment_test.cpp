@@ -66,11 +66,15 @@ TEST(CloveAssignment, ClustersPreferringTheSameModelGetDistinctModels) {
             (std::vector<int>{0, 0, 1, 1}));
 }
 
-TEST(CloveAssignment, FewerClientsThanModelsThrowsConfigError) {
+TEST(CloveAssignment, FewerClientsThanModelsMatchesEachClientToItsOwnModel) {
+  // Clients away in a round (issue 45): 2 loss vectors for 3 models; each client is its own
+  // cluster, matched to distinct models at the least total loss: both prefer model 0, and 0.3 + 0.2
+  // beats 0.1 + 7.0.
   std::mt19937_64 engine = core::make_engine(1, core::Purpose::kClustering);
-  EXPECT_THROW(assign_by_loss_vector_clustering(torch::ones({2, 3}, torch::kFloat64),
-                                                KMeansOptions{}, engine),
-               ConfigError);
+  const torch::Tensor losses =
+      torch::tensor({0.1, 5.0, 0.3, 0.2, 8.0, 7.0}, torch::kFloat64).reshape({2, 3});
+  EXPECT_EQ(assign_by_loss_vector_clustering(losses, KMeansOptions{}, engine),
+            (std::vector<int>{2, 0}));
 }
 
 TEST(ClusterModelCosts, SumsTheLossesOfEachClustersClients) {

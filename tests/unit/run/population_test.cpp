@@ -163,7 +163,7 @@ TEST(PopulationSchedule, DropoutAwaysAboutTheGivenShareIndependentlyOfOtherClien
 TEST(PopulationSchedule, PeriodsHaveTheirMeanLengths) {
   auto spec = spec_of("", 4000);
   spec.clusters = 1;
-  spec.clients_per_cluster = 1;
+  spec.clients_per_cluster = 20;  // someone present in every round; client 0 is measured
   spec.periods = parse_availability_periods("on=20 off=5");
   const PopulationSchedule schedule(spec, {});
   int present = 0;
@@ -214,6 +214,47 @@ TEST(PopulationSchedule, TraceRefusesUnknownClientsAndOverlaps) {
   EXPECT_NE(error_of([] {
               read_availability_trace("/nonexistent/trace.csv", 12);
             }).find("cannot be read"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace cflrun::run
+
+namespace cflrun::run {
+namespace {
+
+TEST(PopulationSchedule, PartialWorkKeepsStragglersWithTheStepsTheyFinished) {
+  auto spec = spec_of("", 3);
+  spec.stragglers.speeds = parse_speed_distribution("lognormal 0.5");
+  spec.stragglers.deadline_seconds = 0.15;
+  spec.stragglers.step_seconds = 0.1;
+  const std::vector<std::int64_t> steps(12, 2);  // 0.2 s at speed 1
+  const PopulationSchedule dropping(spec, steps);
+  spec.stragglers.partial_work = true;
+  const PopulationSchedule partial(spec, steps);
+  int kept_partially = 0;
+  for (std::size_t c = 0; c < 12; ++c) {
+    const double speed = partial.speeds()[c];
+    EXPECT_EQ(dropping.available(0)[c], speed >= 2.0 / 1.5 ? 1 : 0) << speed;
+    EXPECT_EQ(partial.available(0)[c], speed >= 1.0 / 1.5 ? 1 : 0) << speed;
+    EXPECT_EQ(partial.step_limits()[c], speed >= 2.0 / 1.5 ? 0 : speed >= 1.0 / 1.5 ? 1 : 0);
+    kept_partially += partial.step_limits()[c] == 1 ? 1 : 0;
+  }
+  EXPECT_GT(kept_partially, 0);
+}
+
+}  // namespace
+}  // namespace cflrun::run
+
+namespace cflrun::run {
+namespace {
+
+TEST(PopulationSchedule, ARoundWithoutAnyClientIsRefused) {
+  auto spec = spec_of("", 5);
+  spec.clusters = 1;
+  spec.clients_per_cluster = 1;
+  spec.trace = read_availability_trace(temporary_file("0,1,2\n0,4,5\n"), 1);
+  EXPECT_NE(error_of([&] { PopulationSchedule(spec, {}); }).find("in round 3 no client is present"),
             std::string::npos);
 }
 

@@ -39,6 +39,14 @@ class HostedClients {
   /// @throws ConfigError if data.samples_in is empty (data that cannot move between clusters).
   void move_samples(const data::ClientData& data, const std::vector<int>& clusters);
 
+  /// The steps each client may take in its local updates (stragglers' partial work), [M] for
+  /// every client of the run (0 = its whole update); the views carry them as max_steps.
+  void set_step_limits(std::vector<std::int64_t> limits) { step_limits_ = std::move(limits); }
+  /// Hosted client i's step limit (0 = its whole update).
+  std::int64_t step_limit(int i) const {
+    return step_limits_.empty() ? 0 : step_limits_.at(static_cast<std::size_t>(first_ + i));
+  }
+
   /// Global id of the first hosted client.
   int first_client() const { return first_; }
   /// Number m of hosted clients (0 on the server rank when there are workers).
@@ -118,6 +126,7 @@ class HostedClients {
   KeptOptimizers kept_optimizers_;              // enabled by keep_optimizers()
   std::vector<algo::AlgorithmState> memories_;  // [m] the procedure's per-client memory
   std::vector<torch::Tensor> local_views_;      // [m] row views of local_states_ handed out
+  std::vector<std::int64_t> step_limits_;       // [M] or empty: stragglers' partial work
 };
 
 }  // namespace cflrun::run

@@ -64,6 +64,9 @@ struct StragglerSpec {
   SpeedDistribution speeds;
   double deadline_seconds = 0.0;  ///< simulated seconds a round waits; 0 = no deadline.
   double step_seconds = 0.1;      ///< simulated seconds of one mini-batch step at speed 1, > 0.
+  /// A client past the deadline sends the steps it finished (floor(deadline x speed /
+  /// step_seconds), at least 1) instead of being dropped.
+  bool partial_work = false;
 };
 
 /// Everything that makes a population change, with the sizes it applies to.
@@ -119,7 +122,7 @@ class PopulationSchedule {
   /// @throws ConfigError naming --changes and the event if a round exceeds --rounds, a cluster
   ///         holds no clients at that round (unknown cluster), a listed client does not exist or
   ///         has not joined, or a drift has fewer than two clusters to move between; naming
-  ///         --dropout if it is outside [0, 1).
+  ///         --dropout if it is outside [0, 1); naming the round if no client is present in it.
   PopulationSchedule(const PopulationSpec& spec, const std::vector<std::int64_t>& local_steps);
 
   /// Clients M of the run (appearing clients included).
@@ -137,14 +140,20 @@ class PopulationSchedule {
   int initial_clients() const { return initial_clients_; }
   /// Speed factor of every client, [M] (1 without --client-speeds).
   const std::vector<double>& speeds() const { return speeds_; }
+  /// Mini-batch steps each client may take in a local update, [M]: 0 = its whole update; under
+  /// partial work, the steps a client past the deadline finishes by then.
+  const std::vector<std::int64_t>& step_limits() const { return step_limits_; }
 
  private:
+  void require_someone_present() const;
+
   int num_clients_ = 0;
   int initial_clients_ = 0;
   std::vector<std::vector<int>> truth_;      // [T][M]
   std::vector<std::vector<int>> available_;  // [T][M]
   std::vector<int> change_rounds_;
   std::vector<double> speeds_;
+  std::vector<std::int64_t> step_limits_;  // [M]
 };
 
 }  // namespace cflrun::run
