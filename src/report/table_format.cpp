@@ -225,6 +225,9 @@ std::string format_statistic(const StatisticCell& cell, Format format) {
       text += " (" + std::to_string(s.total - s.defined) + "/" + std::to_string(s.total) + " " +
               info.missing_word + ")";
     }
+  } else if (s.total > 0 && cell.metric == Metric::kRecoveryRounds) {
+    // Recovery cells count only the runs that recover or never do: none recovered.
+    text = "never (" + std::to_string(s.total) + "/" + std::to_string(s.total) + ")";
   }
   if (cell.show_count) {
     text += " [n=" + std::to_string(s.total) + "]";

@@ -37,6 +37,15 @@ Table small_table() {
   return table;
 }
 
+TEST(TableFormat, RecoveryCellsWithoutAnyRecoverySayNever) {
+  EXPECT_EQ(format_statistic(cell(Metric::kRecoveryRounds, kNaN, kNaN, 0, 2), Format::kMarkdown),
+            "never (2/2)");
+  EXPECT_EQ(format_statistic(cell(Metric::kRecoveryRounds, kNaN, kNaN, 0, 0), Format::kMarkdown),
+            "-");  // undefined for every run (no ARI)
+  EXPECT_EQ(format_statistic(cell(Metric::kFirstRoundAri09, kNaN, kNaN, 0, 3), Format::kMarkdown),
+            "-");  // fedavg: no ARI, not "never"
+}
+
 TEST(TableFormat, MarkdownPipeTable) {
   EXPECT_EQ(format_tables({small_table()}, Format::kMarkdown),
             "Caption line\n"
