@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Appends to TARGET_CSV the per-run summaries (results/run_summaries.py) of the complete result files
-under RESULTS_DIR whose (config, seed) no committed results/paper/*/runs.csv holds yet, and prints
+under RESULTS_DIR whose (config, seed) no committed results/paper/*/runs.csv or results/*/runs.csv
+holds yet, and prints
 one line per appended run (config, seed, final accuracy). A new TARGET_CSV gets a header line; an
 existing one keeps its columns. For sweeps finished over several sessions: rerun it after each and
 commit TARGET_CSV.
@@ -17,9 +18,10 @@ import run_summaries  # noqa: E402
 
 
 def committed_runs(root):
-    """(config, seed) of every row of the committed results/paper/*/runs.csv."""
+    """(config, seed) of every row of the committed results/paper/*/runs.csv and
+    results/*/runs.csv."""
     runs = set()
-    for path in root.glob("results/paper/*/runs.csv"):
+    for path in [*root.glob("results/paper/*/runs.csv"), *root.glob("results/*/runs.csv")]:
         with open(path, newline="") as f:
             runs.update((row["config"], row["seed"]) for row in csv.DictReader(f))
     return runs

@@ -47,6 +47,13 @@ def device(config):
     return f"{name}: {detail}" if detail else name
 
 
+def config_name(path):
+    """The cell a result file belongs to: its directory's name for <config>/seed<S>.h5, and
+    <directory>_<name> for <directory>/<name>_seed<S>.h5 (jobs/dynamic/table_manifest.txt)."""
+    name = path.stem.rsplit("seed", 1)[0].rstrip("_")
+    return f"{path.parent.name}_{name}" if name else path.parent.name
+
+
 def summary(path):
     with h5py.File(path, "r") as f:
         status = text(f.attrs["status"])
@@ -56,7 +63,7 @@ def summary(path):
         config = f["config"].attrs
         weighted = f["rounds/accuracy_weighted"][:rounds] if "rounds/accuracy_weighted" in f else []
         return {
-            "config": path.parent.name,
+            "config": config_name(path),
             "seed": text(config["seed"]),
             "rounds": rounds,
             "git_commit": text(config.get("git_commit", "")),
@@ -68,18 +75,20 @@ def summary(path):
             "threads_per_rank": text(config.get("threads_per_rank", "")),
             "builds": text(config.get("build_history", "")),
             "options": options_text(config),
+            "change_rounds": series(f["population/change_rounds"][:]) if "population" in f else "",
         }
 
 
 FIELDS = ["config", "seed", "rounds", "git_commit", "accuracy", "ari", "accuracy_weighted", "device", "ranks",
-          "threads_per_rank", "builds", "options"]
+          "threads_per_rank", "builds", "options", "change_rounds"]
 
 
 def summaries(results_dir):
-    """The summary() rows of the complete result files under RESULTS_DIR/<config>/seed<S>.h5, in
-    path order; incomplete and unreadable files are listed on stderr and left out."""
+    """The summary() rows of the complete result files under RESULTS_DIR/<config>/seed<S>.h5 or
+    RESULTS_DIR/<dir>/<name>_seed<S>.h5, in path order; incomplete and unreadable files are listed
+    on stderr and left out."""
     rows = []
-    for path in sorted(pathlib.Path(results_dir).glob("*/seed*.h5")):
+    for path in sorted(pathlib.Path(results_dir).glob("*/*seed*.h5")):
         try:
             rows.append(summary(path))
         except (OSError, KeyError, ValueError) as error:

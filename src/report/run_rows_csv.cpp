@@ -12,6 +12,7 @@
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/io/result_schema.hpp>
+#include <cflrun/report/recovery.hpp>
 
 namespace cflrun::report {
 namespace {
@@ -31,6 +32,26 @@ std::vector<std::string> csv_fields(std::string line) {
   using Separator = boost::escaped_list_separator<char>;
   const boost::tokenizer<Separator> fields(line, Separator('\0', ',', '"'));
   return {fields.begin(), fields.end()};
+}
+
+/// The row's change rounds (a changing population's "change_rounds" column, space-separated
+/// 1-based rounds; none where the column is absent or empty).
+std::vector<int> change_rounds_of(const std::map<std::string, std::string>& row,
+                                  const std::string& where) {
+  std::vector<int> rounds;
+  const auto found = row.find("change_rounds");
+  if (found == row.end()) {
+    return rounds;
+  }
+  std::istringstream words(found->second);
+  for (std::string word; words >> word;) {
+    try {
+      rounds.push_back(std::stoi(word));
+    } catch (const std::exception&) {
+      throw DataError(where + ": change_rounds '" + found->second + "' is not a list of rounds");
+    }
+  }
+  return rounds;
 }
 
 std::vector<double> parse_series(const std::string& text, std::size_t rounds,
@@ -107,11 +128,13 @@ RunSummary summary_of(const Row& row, const std::string& where) {
     run.config["ranks"] = row.at("ranks");
   }
   const auto weighted = row.count("accuracy_weighted") ? row.at("accuracy_weighted") : "";
+  const auto ari = parse_series(row.at("ari"), rounds, where + " ari");
+  const auto accuracy = parse_series(row.at("accuracy"), rounds, where + " accuracy");
   run.metrics = compute_run_metrics(
-      parse_series(row.at("ari"), rounds, where + " ari"),
-      parse_series(row.at("accuracy"), rounds, where + " accuracy"), {}, run.unsupervised(),
+      ari, accuracy, {}, run.unsupervised(),
       weighted.empty() ? std::vector<double>{}
                        : parse_series(weighted, rounds, where + " accuracy_weighted"));
+  run.recoveries = compute_recoveries(change_rounds_of(row, where), ari, accuracy);
   return run;
 }
 

@@ -3,6 +3,7 @@
 #include <cflrun/report/paper_references.hpp>
 #include <cflrun/report/paper_values.hpp>
 #include <cflrun/report/report_command.hpp>
+#include <cflrun/report/recovery.hpp>
 #include <cflrun/report/run_rows_csv.hpp>
 
 #include <fstream>
@@ -62,6 +63,20 @@ TEST_F(PaperSummary, CommittedRowsReadBackAsCompleteRunsWithTheirOptions) {
   EXPECT_EQ(runs[1].config.at("seed"), "2");
   EXPECT_FALSE(runs[1].metrics.ari.has_value());
   EXPECT_FALSE(runs[1].metrics.accuracy_weighted_percent.has_value());
+}
+
+TEST_F(PaperSummary, RowsOfAChangingPopulationCarryTheirRecoveries) {
+  const auto csv = dir_ / "runs.csv";
+  std::ofstream(csv) << "config,seed,rounds,git_commit,accuracy,ari,options,change_rounds\r\n"
+                     << "drift_clove,1,4,abc,0.8 0.8 0.5 0.8,1 1 0.4 0.95,"
+                        "\"algorithm = clove; changes = drift round=3 fraction=0.2\",3\r\n";
+  const auto runs = read_run_rows_csv(csv);
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(runs[0].recoveries.size(), 1u);
+  EXPECT_EQ(runs[0].recoveries[0].change_round, 3);
+  EXPECT_EQ(runs[0].recoveries[0].ari.state, RecoveryState::kRecovered);
+  EXPECT_EQ(runs[0].recoveries[0].ari.rounds, 1);
+  EXPECT_DOUBLE_EQ(*runs[0].recoveries[0].accuracy_after, 0.5);
 }
 
 TEST_F(PaperSummary, MalformedRowsNameTheFileAndLine) {
