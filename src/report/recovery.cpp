@@ -73,8 +73,10 @@ ChangeRecovery recovery_after(int change_round, std::size_t dip_end, const std::
   recovery.change_round = change_round;
   recovery.ari = rounds_until(ari, at, kAriThreshold);
   if (change_round > 1) {
+    recovery.ari_before = finite_at(ari, at - 1);
     recovery.accuracy_before = finite_at(accuracy, at - 1);
   }
+  recovery.ari_after = finite_at(ari, at);
   if (recovery.accuracy_before) {
     recovery.accuracy = rounds_until(
         accuracy, at, *recovery.accuracy_before - kAccuracyRecoveryTolerance - kRoundingSlack);

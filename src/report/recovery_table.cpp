@@ -52,14 +52,16 @@ StatisticCell rounds_cell(const Recoveries& recoveries, RecoveryRounds ChangeRec
   return {summarize(values), Metric::kRecoveryRounds, false};
 }
 
-StatisticCell percent_cell(const Recoveries& recoveries,
-                           std::optional<double> ChangeRecovery::*accuracy) {
+/// A per-run value (an accuracy as percent, an ARI as it is) over the runs, mean +- std.
+StatisticCell value_cell(const Recoveries& recoveries, std::optional<double> ChangeRecovery::*value,
+                         Metric metric) {
+  const double scale = metric == Metric::kAccuracy ? kPercent : 1.0;
   std::vector<std::optional<double>> values;
   for (const auto* recovery : recoveries) {
-    const auto& value = recovery->*accuracy;
-    values.push_back(value ? std::optional<double>(kPercent * *value) : std::nullopt);
+    const auto& v = recovery->*value;
+    values.push_back(v ? std::optional<double>(scale * *v) : std::nullopt);
   }
-  return {summarize(values), Metric::kAccuracy, false};
+  return {summarize(values), metric, false};
 }
 
 std::vector<std::string> caption(const std::vector<RunGroup>& groups) {
@@ -85,6 +87,8 @@ std::vector<Column> columns(const std::vector<std::string>& key_columns) {
   }
   columns.insert(columns.end(), {{"change round", "change_round", false},
                                  {"n", "n", false},
+                                 {"ARI before", "ari_before", true},
+                                 {"ARI after", "ari_after", true},
                                  {"ARI recovery (rounds)", "ari_recovery_rounds", true},
                                  {"accuracy recovery (rounds)", "accuracy_recovery_rounds", true},
                                  {"accuracy before (%)", "accuracy_before", true},
@@ -100,12 +104,15 @@ std::vector<Cell> row(const RunGroup& group, const std::vector<std::string>& key
     cells.emplace_back(shown_value(group, key));
   }
   const auto recoveries = recoveries_at(group, change_round);
-  cells.insert(cells.end(), {std::to_string(change_round), std::to_string(recoveries.size()),
-                             rounds_cell(recoveries, &ChangeRecovery::ari),
-                             rounds_cell(recoveries, &ChangeRecovery::accuracy),
-                             percent_cell(recoveries, &ChangeRecovery::accuracy_before),
-                             percent_cell(recoveries, &ChangeRecovery::accuracy_after),
-                             percent_cell(recoveries, &ChangeRecovery::accuracy_dip)});
+  cells.insert(cells.end(),
+               {std::to_string(change_round), std::to_string(recoveries.size()),
+                value_cell(recoveries, &ChangeRecovery::ari_before, Metric::kAri),
+                value_cell(recoveries, &ChangeRecovery::ari_after, Metric::kAri),
+                rounds_cell(recoveries, &ChangeRecovery::ari),
+                rounds_cell(recoveries, &ChangeRecovery::accuracy),
+                value_cell(recoveries, &ChangeRecovery::accuracy_before, Metric::kAccuracy),
+                value_cell(recoveries, &ChangeRecovery::accuracy_after, Metric::kAccuracy),
+                value_cell(recoveries, &ChangeRecovery::accuracy_dip, Metric::kAccuracy)});
   return cells;
 }
 

@@ -67,6 +67,7 @@ constexpr const char* kUsage =
     "\n"
     "With --recovery: runs of a changing population (/population/change_rounds, issue 45), one\n"
     "row per group and change round r (1-based), mean +- std over the group's runs:\n"
+    "  ARI before, after    ARI of round r - 1 and of round r\n"
     "  ARI recovery         rounds d >= 0 from r until ARI(r + d) >= 0.9; '(k/n never)' counts\n"
     "                       runs that never get there; '-' where ARI is undefined (fedavg)\n"
     "  accuracy recovery    rounds d >= 0 until accuracy(r + d) >= accuracy(r - 1) - 1 point\n"

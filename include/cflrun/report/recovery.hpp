@@ -42,6 +42,10 @@ struct ChangeRecovery {
   /// Smallest d >= 0 with accuracy(r + d) >= accuracy_before - kAccuracyRecoveryTolerance,
   /// searched as `ari`. kUndefined if accuracy_before is, or accuracy is NaN from r on.
   RecoveryRounds accuracy;
+  /// ARI of round r - 1 and of round r (nullopt where NaN, or r == 1): a recovery means little
+  /// where the ARI was below the threshold before the change too.
+  std::optional<double> ari_before;
+  std::optional<double> ari_after;
   std::optional<double> accuracy_before;  ///< accuracy of round r - 1; nullopt if r == 1.
   std::optional<double> accuracy_after;   ///< accuracy of round r, the change round itself.
   /// Minimum accuracy over rounds r .. (the next change round - 1, or the last round), NaN

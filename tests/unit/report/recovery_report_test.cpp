@@ -108,16 +108,18 @@ TEST_F(RecoveryReport, TableHasOneRowPerGroupAndChangeRoundOverSeeds) {
                             "client 0, dataset=fmnist"),
             std::string::npos)
       << result.out;
-  EXPECT_EQ(result.out.substr(table_start),
-            "| algorithm | change round | n | ARI recovery (rounds) | accuracy recovery (rounds) "
-            "| accuracy before (%) | accuracy after (%) | accuracy dip (%) |\n"
-            "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
-            "| clove | 4 | 2 | 1.0 +- 1.0 | 2.5 +- 0.5 | 91.0 +- 1.0 | 80.0 +- 10.0 | "
-            "78.5 +- 8.5 |\n"
-            "| clove | 8 | 2 | 2.0 +- 0.0 (1/2 never) | 2.0 +- 0.0 (1/2 never) | 91.0 +- 1.0 | "
-            "82.0 +- 2.0 | 82.0 +- 2.0 |\n"
-            "| fedavg | 4 | 1 | - | 1.0 +- 0.0 | 60.0 +- 0.0 | 50.0 +- 0.0 | 50.0 +- 0.0 |\n"
-            "| fedavg | 8 | 1 | - | 2.0 +- 0.0 | 60.0 +- 0.0 | 55.0 +- 0.0 | 52.0 +- 0.0 |\n");
+  EXPECT_EQ(
+      result.out.substr(table_start),
+      "| algorithm | change round | n | ARI before | ARI after | ARI recovery (rounds) "
+      "| accuracy recovery (rounds) | accuracy before (%) | accuracy after (%) "
+      "| accuracy dip (%) |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+      "| clove | 4 | 2 | 1.00 +- 0.00 | 0.72 +- 0.22 | 1.0 +- 1.0 | 2.5 +- 0.5 | 91.0 +- 1.0 "
+      "| 80.0 +- 10.0 | 78.5 +- 8.5 |\n"
+      "| clove | 8 | 2 | 1.00 +- 0.00 | 0.55 +- 0.05 | 2.0 +- 0.0 (1/2 never) "
+      "| 2.0 +- 0.0 (1/2 never) | 91.0 +- 1.0 | 82.0 +- 2.0 | 82.0 +- 2.0 |\n"
+      "| fedavg | 4 | 1 | - | - | - | 1.0 +- 0.0 | 60.0 +- 0.0 | 50.0 +- 0.0 | 50.0 +- 0.0 |\n"
+      "| fedavg | 8 | 1 | - | - | - | 2.0 +- 0.0 | 60.0 +- 0.0 | 55.0 +- 0.0 | 52.0 +- 0.0 |\n");
 }
 
 TEST_F(RecoveryReport, CsvGivesMeanStdAndCountColumns) {
@@ -126,13 +128,14 @@ TEST_F(RecoveryReport, CsvGivesMeanStdAndCountColumns) {
       {dir_.string(), "--recovery", "--format", "csv", "--filter", "algorithm=clove"});
   EXPECT_EQ(result.code, 0) << result.err;
   EXPECT_EQ(result.out,
-            "change_round,n,ari_recovery_rounds_mean,ari_recovery_rounds_std,"
+            "change_round,n,ari_before_mean,ari_before_std,ari_before_n,ari_after_mean,"
+            "ari_after_std,ari_after_n,ari_recovery_rounds_mean,ari_recovery_rounds_std,"
             "ari_recovery_rounds_n,accuracy_recovery_rounds_mean,accuracy_recovery_rounds_std,"
             "accuracy_recovery_rounds_n,accuracy_before_mean,accuracy_before_std,"
             "accuracy_before_n,accuracy_after_mean,accuracy_after_std,accuracy_after_n,"
             "accuracy_dip_mean,accuracy_dip_std,accuracy_dip_n\n"
-            "4,2,1,1,2,2.5,0.5,2,91,1,2,80,10,2,78.5,8.5,2\n"
-            "8,2,2,0,1,2,0,1,91,1,2,82,2,2,82,2,2\n");
+            "4,2,1,0,2,0.725,0.225,2,1,1,2,2.5,0.5,2,91,1,2,80,10,2,78.5,8.5,2\n"
+            "8,2,1,0,2,0.55,0.05,2,2,0,1,2,0,1,91,1,2,82,2,2,82,2,2\n");
 }
 
 TEST_F(RecoveryReport, RunsWithoutChangesAloneAreADataErrorAndOtherTablesAreRefused) {

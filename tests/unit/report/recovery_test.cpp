@@ -41,6 +41,8 @@ TEST(Recovery, SeriesBackAfterThreeRoundsRecoverInThree) {
   const auto r = compute_recoveries({4}, ari, accuracy).at(0);
   expect_recovered(r.ari, 3);       // round 7 = 4 + 3
   expect_recovered(r.accuracy, 3);  // round 7
+  EXPECT_DOUBLE_EQ(*r.ari_before, 1.0);
+  EXPECT_DOUBLE_EQ(*r.ari_after, 0.2);
   EXPECT_DOUBLE_EQ(*r.accuracy_before, 0.90);
   EXPECT_DOUBLE_EQ(*r.accuracy_after, 0.60);
   EXPECT_DOUBLE_EQ(*r.accuracy_dip, 0.60);
