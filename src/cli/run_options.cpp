@@ -16,6 +16,7 @@
 #include <cflrun/model/network.hpp>
 
 #include "option_visitors.hpp"
+#include "run_option_groups.hpp"
 
 namespace po = boost::program_options;
 
@@ -284,7 +285,19 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
   auto visited = *this;
   visited.visit_run_options(recorder);
   visited.algorithm_options.of(algorithm).visit(recorder);
-  return recorder.take();
+  auto attributes = recorder.take();
+  // A changing population's options only where set: a fixed population's /config stays as
+  // before they existed (what a missing option means: run::config_differences).
+  OptionRecorder population;
+  detail::declare_population(visited, population);
+  for (const auto& [name, value] : population.take()) {
+    if (default_option_values().at(name) == value) {
+      attributes.erase(std::remove(attributes.begin(), attributes.end(),
+                                   std::pair<std::string, std::string>(name, value)),
+                       attributes.end());
+    }
+  }
+  return attributes;
 }
 
 const std::map<std::string, std::string>& default_option_values() {

@@ -145,7 +145,9 @@ struct RunOptions {
   /// other algorithm's) as (name, value text), in visit() order, for the result file's /config
   /// group: numbers with 17 significant digits, switches as true | false, --model and --models as
   /// in force, the data and pool seeds as in force. Files of builds before 2026-11-28 also hold
-  /// every other algorithm's options; readers ignore those (run::config_differences).
+  /// every other algorithm's options; readers ignore those (run::config_differences). A changing
+  /// population's options (--changes, --dropout, ...) are recorded only where not at their
+  /// default.
   /// @throws ConfigError if --algorithm names no registered algorithm.
   std::vector<std::pair<std::string, std::string>> to_attributes() const;
 

@@ -382,6 +382,16 @@ TEST(RunOptions, RecordsTheAttributesEarlierBuildsRecorded) {
   }
 }
 
+TEST(RunOptions, RecordsAChangingPopulationsOptionsOnlyWhereSet) {
+  const auto attributes =
+      parse({"--dropout", "0.3", "--changes", "appear round=4"}).options.to_attributes();
+  const std::map<std::string, std::string> recorded(attributes.begin(), attributes.end());
+  EXPECT_EQ(recorded.at("dropout"), "0.29999999999999999");
+  EXPECT_EQ(recorded.at("changes"), "appear round=4");
+  EXPECT_EQ(recorded.count("round-deadline"), 0u);  // at its default: not recorded
+  EXPECT_EQ(recorded.count("straggler-work"), 0u);
+}
+
 TEST(RunOptions, ChoicesAreWordsOutsideAndEnumsInside) {
   EXPECT_EQ(error_of({"--optimizer", "adamw"}),
             "--optimizer must be one of adam, sgd, but got 'adamw'");
