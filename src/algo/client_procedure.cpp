@@ -115,11 +115,10 @@ local::ClientPasses local_update_passes(const ClientBatch& batch,
                                         std::vector<std::size_t>& last_epoch) {
   local::ClientPasses passes;
   for (auto& client : batched_clients(batch, core::Purpose::kLocalUpdate)) {
-    const auto steps =
-        client.max_steps > 0 ? client.max_steps : local::local_steps(client.count, settings);
     std::vector<std::size_t> epochs;
-    passes.push_back(local::shuffled_batches(client.offset, client.count, settings.batch_size,
-                                             steps, client.generator, epochs));
+    passes.push_back(local::shuffled_batches(
+        client.offset, client.count, settings.batch_size,
+        local::local_steps(client.count, settings, client.max_steps), client.generator, epochs));
     last_epoch.push_back(epochs.back());
   }
   return passes;

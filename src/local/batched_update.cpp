@@ -111,9 +111,8 @@ std::vector<double> batched_local_update(model::ClientBatchedNetwork& network,
   std::vector<std::size_t> last_epoch;  // the client's first step of its last epoch
   for (auto& client : clients) {
     std::vector<std::size_t> epochs;
-    const auto steps =
-        client.max_steps > 0 ? client.max_steps : local_steps(client.count, settings);
-    passes.push_back(shuffled_batches(client.offset, client.count, settings.batch_size, steps,
+    passes.push_back(shuffled_batches(client.offset, client.count, settings.batch_size,
+                                      local_steps(client.count, settings, client.max_steps),
                                       client.generator, epochs));
     last_epoch.push_back(epochs.back());
   }

@@ -89,6 +89,11 @@ std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings) {
   return settings.max_steps > 0 ? settings.max_steps : settings.local_epochs * batches_per_epoch;
 }
 
+std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings,
+                         std::int64_t client_max_steps) {
+  return client_max_steps > 0 ? client_max_steps : local_steps(n, settings);
+}
+
 double local_gradient(model::Network& model, const torch::Tensor& inputs,
                       const torch::Tensor& targets, int batch_size, model::Objective objective) {
   const std::int64_t n = inputs.size(0);

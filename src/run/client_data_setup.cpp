@@ -40,10 +40,7 @@ data::PartitionSpec partition_spec(const cli::RunOptions& options) {
   if (options.min_cluster_test > 0) {
     spec.min_cluster_test_samples = options.min_cluster_test;
   }
-  PopulationSpec population;  // the new distributions and appearing clients of --changes
-  population.clusters = options.clusters;
-  population.clients_per_cluster = options.clients_per_cluster;
-  population.changes = parse_population_changes(options.changes);
+  const auto population = population_changes_spec(options);  // new distributions, newcomers
   spec.keep_cluster_pools = !population.changes.empty();
   spec.new_distributions = population.new_distributions();
   spec.extra_client_clusters = population.extra_client_clusters();

@@ -62,6 +62,12 @@ std::unique_ptr<torch::optim::Optimizer> make_local_optimizer(std::vector<torch:
 /// local_epochs * ceil(n / batch_size) (CLoVE Alg. 1 line 11, tau epochs).
 std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings);
 
+/// Mini-batch steps of one client's local update over n >= 1 samples: `client_max_steps` when > 0
+/// (a straggler's partial work: the steps it finished by the round deadline, issue 45), else
+/// local_steps(n, settings).
+std::int64_t local_steps(std::int64_t n, const LocalUpdateSettings& settings,
+                         std::int64_t client_max_steps);
+
 /// Trains `model` in place on one client's data with a fresh optimizer (make_local_optimizer: no
 /// state carries over between updates, as in the official CLoVE code; settings.optimizer overrides
 /// it), with exactly settings.max_steps mini-batch steps when it is > 0,

@@ -50,8 +50,7 @@ std::vector<std::vector<std::size_t>> BatchedExecutor::chunks(
     if (training == nullptr) {
       return 0;
     }
-    const auto limit = clients_.step_limit(starts[n].i);
-    return limit > 0 ? limit : local::local_steps(count(n), *training);
+    return local::local_steps(count(n), *training, clients_.step_limit(starts[n].i));
   };
   std::vector<std::size_t> order(starts.size());  // most steps, then most samples first
   std::iota(order.begin(), order.end(), std::size_t{0});

@@ -24,7 +24,7 @@ std::string absence_option(const cli::RunOptions& options) {
   return "";
 }
 
-PopulationSpec population_spec(const cli::RunOptions& options) {
+PopulationSpec population_changes_spec(const cli::RunOptions& options) {
   PopulationSpec spec;
   spec.clusters = options.clusters;
   spec.clients_per_cluster = options.clients_per_cluster;
@@ -32,6 +32,11 @@ PopulationSpec population_spec(const cli::RunOptions& options) {
   spec.seed = options.seed;
   spec.data_seed = options.effective_data_seed();
   spec.changes = parse_population_changes(options.changes);
+  return spec;
+}
+
+PopulationSpec population_spec(const cli::RunOptions& options) {
+  auto spec = population_changes_spec(options);
   spec.dropout = options.dropout;
   spec.periods = parse_availability_periods(options.availability_periods);
   if (!options.availability_trace.empty()) {

@@ -103,6 +103,11 @@ struct PopulationSpec {
 /// event, whose clients are away before they join); "" if none.
 std::string absence_option(const cli::RunOptions& options);
 
+/// The population's sizes, seeds and --changes events of a run's options, without availability
+/// or stragglers (what the data partition needs: new distributions, appearing clients).
+/// @throws ConfigError as parse_population_changes.
+PopulationSpec population_changes_spec(const cli::RunOptions& options);
+
 /// The population of a run's options: --changes, --dropout, --availability-periods,
 /// --availability-trace (read here), --client-speeds, --round-deadline and --step-seconds, with
 /// --clusters, --clients-per-cluster, --rounds and the seeds.
