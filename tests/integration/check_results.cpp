@@ -5,9 +5,10 @@
 //   check_results accuracy-by FILE ROUND MIN  mean test accuracy >= MIN at ROUND (1-based)
 //   check_results same-assignments A B        /clients/assignment identical
 //   check_results identical A B               every result dataset bit-identical (timings aside)
-//   check_results same-training A B           what the clients trained bit-identical: assignments
-//                                             and training losses (not the scores: their kernels'
-//                                             sums may depend on the thread count)
+//   check_results same-training A B           what the clients trained bit-identical: assignments,
+//                                             training losses, true clusters and presence (not the
+//                                             scores: their kernels' sums may depend on the thread
+//                                             count and, under AVX2, on the rank layout)
 //   check_results accuracy-close A B TOL      final accuracies differ by at most TOL
 //   check_results metrics-close A B TOL [LOSS_TOL]  every round, every client: accuracies within
 //                                             TOL, test losses within LOSS_TOL (default TOL)
@@ -122,7 +123,8 @@ int identical(const std::string& a, const std::string& b, Compared compared) {
   const std::vector<std::string> datasets =
       compared == Compared::kAssignments ? std::vector<std::string>{"/clients/assignment"}
       : compared == Compared::kTraining
-          ? std::vector<std::string>{"/clients/assignment", "/rounds/train_loss"}
+          ? std::vector<std::string>{"/clients/assignment", "/rounds/train_loss",
+                                     "/clients/true_cluster", "/clients/available"}
           : std::vector<std::string>{
                 "/clients/assignment", "/clients/true_cluster", "/rounds/ari",
                 "/rounds/accuracy",    "/rounds/test_loss",     "/rounds/train_loss",
