@@ -21,8 +21,15 @@
 
 namespace cflrun::run {
 
-/// The kinds of population change.
-enum class ChangeKind { kDrift, kShift, kAppear, kMerge, kSplit };
+/// The kinds of population change (issue 45; not from a paper: the drift scenarios FedDrift and
+/// similar studies evaluate one algorithm at a time).
+enum class ChangeKind {
+  kDrift,   ///< clients move to another current cluster's distribution.
+  kShift,   ///< a cluster's clients move to a new distribution together.
+  kAppear,  ///< a new cluster of new clients joins.
+  kMerge,   ///< one cluster's clients take another's distribution.
+  kSplit,   ///< a share of a cluster's clients moves to a new distribution.
+};
 
 /// The word of a change kind in `--changes` ("drift", "shift", "appear", "merge", "split").
 std::string change_kind_name(ChangeKind kind);

@@ -38,6 +38,7 @@ std::vector<TracePeriod> read_availability_trace(const std::string& path, int nu
 struct AvailabilityPeriods {
   double mean_on = 0.0;   ///< mean rounds present, >= 1; 0 = periods off.
   double mean_off = 0.0;  ///< mean rounds away, >= 1.
+  /// Whether periods are in force (mean_on > 0).
   bool enabled() const { return mean_on > 0.0; }
 };
 
@@ -48,6 +49,7 @@ AvailabilityPeriods parse_availability_periods(const std::string& text);
 /// The distribution of the clients' speed factors (work per simulated second relative to a
 /// speed-1 client).
 struct SpeedDistribution {
+  /// equal: every speed 1; log-normal: exp(a z), z standard normal; uniform: in [a, b].
   enum class Kind { kEqual, kLogNormal, kUniform } kind = Kind::kEqual;
   double a = 0.0;  ///< log-normal: sigma (median 1); uniform: the lowest speed, > 0.
   double b = 0.0;  ///< uniform: the highest speed, >= a.
@@ -59,9 +61,11 @@ struct SpeedDistribution {
 SpeedDistribution parse_speed_distribution(const std::string& text);
 
 /// Stragglers: a client's local update takes steps x step_seconds / speed simulated seconds; one
-/// past the round deadline is dropped from the round.
+/// past the round deadline is dropped from the round, or sends the steps it finished (FedProx,
+/// Li et al. 2020, Sec. 3: partial work of stragglers; the system heterogeneity model of FedScale,
+/// Lai et al. 2022, per-client compute speeds).
 struct StragglerSpec {
-  SpeedDistribution speeds;
+  SpeedDistribution speeds;       ///< each client's speed factor, drawn once from --seed.
   double deadline_seconds = 0.0;  ///< simulated seconds a round waits; 0 = no deadline.
   double step_seconds = 0.1;      ///< simulated seconds of one mini-batch step at speed 1, > 0.
   /// A client past the deadline sends the steps it finished (floor(deadline x speed /
