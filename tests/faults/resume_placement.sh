@@ -23,6 +23,6 @@ grep -q "note: resuming with client-batch 4, .* where the rounds before ran with
 history="$(h5dump -a /config/build_history "$work/run.h5")"
 echo "$history"
 grep -q 'round 1: .*; client-batch 1, ' <<< "$history" || fail "build_history lacks the first placement"
-grep -q 'round [2-9][0-9]*: .*; client-batch 4, ' <<< "$history" ||
+grep -Eq 'round ([2-9]|[1-9][0-9]+): .*; client-batch 4, ' <<< "$history" ||
   fail "build_history lacks the resumed placement"
 echo "resume_placement: ok"
