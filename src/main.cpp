@@ -2,6 +2,7 @@
 #include <iostream>
 #include <string>
 
+#include <cflrun/cli/models_command.hpp>
 #include <cflrun/cli/run_options.hpp>
 #include <cflrun/comm/communicator.hpp>
 #include <cflrun/core/build_info.hpp>
@@ -33,6 +34,9 @@ void print_version() {
 /// Subcommands that read or write files only: no MPI, one process.
 int run_tool(const std::string& name, int argc, char** argv) {
   try {
+    if (name == "models") {
+      return cflrun::cli::run_models_command(argc, argv, std::cout, std::cerr);
+    }
     return name == "report" ? cflrun::report::run_report_command(argc, argv)
                             : cflrun::sweep::run_sweep_command(argc, argv);
   } catch (const cflrun::Error& e) {
@@ -45,7 +49,8 @@ int run_tool(const std::string& name, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   cflrun::io::keep_hdf5_out_of_exit();
-  if (argc > 1 && (std::string(argv[1]) == "report" || std::string(argv[1]) == "sweep")) {
+  const std::string subcommand = argc > 1 ? argv[1] : "";
+  if (subcommand == "report" || subcommand == "sweep" || subcommand == "models") {
     return run_tool(argv[1], argc - 1, argv + 1);
   }
   cflrun::openmp::use_default_spin_count(argv);  // before MPI starts: may execute cflrun again

@@ -8,6 +8,7 @@
 #include <cflrun/algo/client_statistic.hpp>
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/rng.hpp>
+#include <cflrun/model/model_registry.hpp>
 
 namespace cflrun::algo {
 namespace {
@@ -212,6 +213,14 @@ torch::Tensor state_tensor(const AlgorithmState& state, const std::string& algor
                     "; the checkpoint is from another configuration");
   }
   return found->second;
+}
+
+void AlgorithmContext::require_classifier_with_head(const std::string& algorithm) const {
+  if (!classifier_with_head) {
+    throw ConfigError(algorithm +
+                      " needs a classifier with a body and a head trained on labels (--model " +
+                      model::head_model_names() + ", without --unsupervised or --dataset linreg)");
+  }
 }
 
 }  // namespace cflrun::algo

@@ -410,11 +410,7 @@ FedPac::FedPac(const FedPacOptions& options, const AlgorithmContext& context)
     : options_(options),
       context_(context),
       prototypes_(kName, context.num_classes, context.feature_size) {
-  if (!context.classifier_with_head) {
-    throw ConfigError(
-        "fedpac needs a classifier with a body and a head trained on labels (--model cnn, "
-        "fedavg_cnn, cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
-  }
+  context.require_classifier_with_head(kName);
 }
 
 ClientSide FedPac::client_side() const {

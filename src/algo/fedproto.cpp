@@ -196,11 +196,7 @@ FedProto::FedProto(const FedProtoOptions& options, const AlgorithmContext& conte
     : options_(options),
       context_(context),
       prototypes_(kName, context.num_classes, context.feature_size) {
-  if (!context.classifier_with_head) {
-    throw ConfigError(
-        "fedproto needs a classifier with a body and a head trained on labels (--model cnn, "
-        "fedavg_cnn, cifar_cnn or mlp, without --unsupervised or --dataset linreg)");
-  }
+  context.require_classifier_with_head(kName);
 }
 
 ClientSide FedProto::client_side() const {

@@ -6,7 +6,7 @@
 #include <cflrun/data/dataset_registry.hpp>
 #include <cflrun/data/mixture.hpp>
 #include <cflrun/data/partition.hpp>
-#include <cflrun/model/network.hpp>
+#include <cflrun/model/model_registry.hpp>
 
 namespace cflrun::cli {
 
@@ -40,8 +40,8 @@ std::string data_dir_help() {
 
 std::vector<std::string> model_choices() {
   std::vector<std::string> choices{"auto"};
-  for (const auto architecture : model::all_architectures()) {
-    choices.push_back(model::architecture_name(architecture));
+  for (const auto& entry : model::registered_models()) {
+    choices.push_back(entry.name);
   }
   return choices;
 }
@@ -63,7 +63,7 @@ std::string model_help() {
   for (const auto& choice : model_choices()) {
     help += (help.empty() ? "" : " | ") + choice;
   }
-  help += " (fedavg_cnn: PFLlib's FedAvgCNN, the PFLlib rows' model; auto: ";
+  help += " (`cflrun models` describes each; auto: ";
   for (const auto& [model, datasets] : defaults) {
     help += model + " for " + datasets + ", ";
   }

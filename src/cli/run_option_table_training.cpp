@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <cflrun/model/model_registry.hpp>
+
 namespace cflrun::cli::detail {
 
 using core::OptionKind;
@@ -134,10 +136,13 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
             &o.parallel_clients);
   v.declare(
       {.flag = "client-batch",
-       .help = "clients whose local updates run as one client-batched model (stacked parameters, "
-               "grouped convolutions, batched matrix products; cnn, mlp, linear, autoencoders): 0 "
-               "= auto (all of a rank's clients up to 1024 on a GPU, 1 on a CPU), 1 = one client "
-               "at a time, N = up to N at once. Equal to one at a time up to float rounding",
+       .help =
+           "clients whose local updates run as one client-batched model (stacked parameters, "
+           "grouped convolutions, batched matrix products; --model " +
+           model::model_names_where(
+               [](const model::ModelEntry& entry) { return entry.forms.client_batched; }) +
+           "): 0 = auto (all of a rank's clients up to 1024 on a GPU, 1 on a CPU), 1 = one client "
+           "at a time, N = up to N at once. Equal to one at a time up to float rounding",
        .kind = OptionKind::kPlacement,
        .range = Range::at_least(0),
        .expected = ">= 0 (0 = auto, 1 = one client at a time)"},

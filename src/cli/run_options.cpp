@@ -13,6 +13,7 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/data/dataset_registry.hpp>
 #include <cflrun/data/partition.hpp>
+#include <cflrun/model/model_registry.hpp>
 #include <cflrun/model/network.hpp>
 
 #include "option_visitors.hpp"
@@ -240,11 +241,9 @@ void validate(const RunOptions& o) {
   require(!o.unsupervised || dataset.supports_unsupervised(), "unsupervised",
           "off for --dataset " + o.dataset + " (it has labels only)", "--unsupervised");
   const auto model = o.effective_model();
-  const bool autoencoder = model == model::architecture_name(model::Architecture::kAutoencoder) ||
-                           model == model::architecture_name(model::Architecture::kConvAutoencoder);
-  require(autoencoder == o.unsupervised, "model",
+  require(model::model_entry(model).reconstructs == o.unsupervised, "model",
           o.unsupervised
-              ? "an autoencoder (autoencoder | conv_autoencoder) with --unsupervised"
+              ? "an autoencoder (" + model::reconstruction_model_names() + ") with --unsupervised"
               : "a supervised model without --unsupervised (add --unsupervised for autoencoders)",
           o.effective_model());
   require(o.out.find_first_not_of(" \t\n\r\f\v") != std::string::npos, "out", "a file path",
@@ -266,7 +265,9 @@ std::string help_text() {
       "cflrun: clustered federated learning experiments\n\n"
       "Usage: cflrun [options]            (one rank hosts the server and all clients)\n"
       "       mpirun -np P cflrun [options] (rank 0 = server, ranks 1..P-1 host the "
-      "clients)\n\nOptions");
+      "clients)\n"
+      "       cflrun check | report | sweep | models ...  (subcommands, each with --help)\n\n"
+      "Options");
   everything.add(descriptions.command_line_only).add(descriptions.run);
   std::ostringstream text;
   text << everything;

@@ -11,7 +11,7 @@ namespace cflrun::model {
 /// The layers of `reference` in forward order, each naming its weight's index in
 /// reference.parameters() (and a batch norm its running mean's index among the float buffers):
 /// the small CNN's fixed sequence, or the modules of a model built as one Sequential named
-/// "layers" (mlp, linear, autoencoder, conv_autoencoder, cifar_cnn).
+/// "layers" (mlp, linear, autoencoder, conv_autoencoder, cifar_cnn, fedavg_cnn).
 /// @throws ConfigError naming the first layer without a client-batched form.
 std::vector<BatchedLayer> batched_layers(const Network& reference);
 

@@ -5,6 +5,7 @@
 #include <torch/nn/functional/loss.h>
 
 #include <cflrun/core/error.hpp>
+#include <cflrun/model/model_registry.hpp>
 
 namespace cflrun::model {
 namespace {
@@ -22,8 +23,8 @@ torch::Tensor reconstruction_error(const torch::Tensor& outputs, const torch::Te
   if (flat.size(1) != outputs.size(1)) {
     throw ShapeError("per_sample_loss: a reconstruction of " + std::to_string(outputs.size(1)) +
                      " features for inputs of " + std::to_string(flat.size(1)) +
-                     " features; use an autoencoder model (--model autoencoder|conv_autoencoder) "
-                     "that fits the dataset");
+                     " features; use an autoencoder model (--model " +
+                     reconstruction_model_names() + ") that fits the dataset");
   }
   return (outputs - flat).pow(2).mean(/*dim=*/1);
 }

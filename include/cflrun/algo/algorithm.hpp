@@ -169,6 +169,11 @@ struct AlgorithmContext {
   int feature_size =
       0;  ///< d, the body's output size (model::Network::features), 0 without a head.
   std::int64_t sample_size = 0;  ///< floats of one input sample (the product of its shape).
+
+  /// For the algorithms that split the model at its head (FedProto, FedPAC).
+  /// @throws ConfigError naming `algorithm` and the classifiers with a head (the model registry's)
+  ///         unless classifier_with_head.
+  void require_classifier_with_head(const std::string& algorithm) const;
 };
 
 /// What an algorithm is and needs from the run, as data: one value per algorithm

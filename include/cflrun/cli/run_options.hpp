@@ -33,8 +33,8 @@ struct RunOptions {
       "label_skew_1";  ///< --partition: label_skew_1..4 | concept_shift | feature_skew | rotation |
                        ///< class_per_cluster (images only) | mixture_10_90 | mixture_30_70 |
                        ///< mixture_linear | mixture_random.
-  std::string model = "auto";  ///< --model: auto | cnn | cifar_cnn | mlp | autoencoder |
-                               ///< conv_autoencoder | linear | fedavg_cnn.
+  std::string model = "auto";  ///< --model: auto or a registered model's name
+                               ///< (model/model_registry.hpp).
   bool unsupervised =
       false;  ///< --unsupervised: train autoencoders on the MSE reconstruction loss (App. C.2).
   std::int64_t dimension = 20;  ///< --dimension: d of --dataset linreg.

@@ -73,8 +73,9 @@ struct BatchedPass {
 ///
 /// Covers every architecture whose layers are linear, convolutions, transposed convolutions,
 /// 2-d batch norm with running averages (fixed momentum), dropout, flatten/unflatten, ReLU,
-/// sigmoid, tanh and max-pooling: all of cflrun's models (cnn, mlp, linear, autoencoder,
-/// conv_autoencoder, cifar_cnn).
+/// sigmoid, tanh and max-pooling: all of cflrun's models (the registry's
+/// ModelForms::client_batched, model_registry.hpp; its unit test checks the flag against
+/// supports()).
 class ClientBatchedNetwork {
  public:
   /// @param reference  a model of the architecture (its layers, flat-state layout and parameter

@@ -1,0 +1,83 @@
+// The model registry's entries against the models they build: every declared property (head,
+// feature size, reconstruction, client-batched form, paper shape) is what the built model does.
+#include <cflrun/model/model_registry.hpp>
+
+#include <set>
+
+#include <gtest/gtest.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include <cflrun/core/error.hpp>
+#include <cflrun/model/client_batched.hpp>
+#include <cflrun/model/flat_state.hpp>
+
+namespace cflrun::model {
+namespace {
+
+torch::Tensor two_samples(const NetworkShape& shape) {
+  std::vector<std::int64_t> sizes{2};
+  sizes.insert(sizes.end(), shape.sample_shape.begin(), shape.sample_shape.end());
+  return torch::rand(sizes);
+}
+
+TEST(ModelRegistry, OneEntryPerArchitectureInEnumOrderWithUniqueNames) {
+  const auto& models = registered_models();
+  ASSERT_EQ(models.size(), 7U);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    EXPECT_EQ(static_cast<std::size_t>(models[i].architecture), i) << models[i].name;
+    EXPECT_TRUE(names.insert(models[i].name).second) << models[i].name << " twice";
+    EXPECT_EQ(&model_entry(models[i].name), &models[i]);
+    EXPECT_EQ(&model_entry(models[i].architecture), &models[i]);
+    EXPECT_EQ(parse_architecture(models[i].name), models[i].architecture);
+    EXPECT_FALSE(models[i].description.empty() || models[i].source.empty() ||
+                 models[i].paper_datasets.empty())
+        << models[i].name;
+  }
+}
+
+TEST(ModelRegistry, EachEntryDescribesTheModelItBuilds) {
+  torch::manual_seed(0);
+  torch::NoGradGuard no_grad;
+  for (const auto& entry : registered_models()) {
+    SCOPED_TRACE(entry.name);
+    const auto network = entry.build(entry.paper_shape);
+    network->eval();
+    const auto inputs = two_samples(entry.paper_shape);
+    const auto outputs = network->forward(inputs);
+    EXPECT_EQ(network->has_head(), entry.has_head());
+    if (entry.has_head()) {
+      EXPECT_EQ(network->features(inputs).sizes(), (torch::IntArrayRef{2, entry.feature_size}));
+      EXPECT_EQ(outputs.size(1), entry.paper_shape.num_classes);
+    }
+    if (entry.reconstructs) {
+      EXPECT_EQ(outputs.size(1), entry.paper_shape.sample_size());
+    }
+    EXPECT_EQ(entry.forms.client_batched, ClientBatchedNetwork::supports(*network));
+    EXPECT_TRUE(entry.forms.libtorch);
+    EXPECT_EQ(paper_state_size(entry), flat_state_size(*network));
+  }
+}
+
+TEST(ModelRegistry, UnknownNameListsEveryModel) {
+  try {
+    model_entry("resnet18");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--model must be one of cnn, cifar_cnn, mlp, autoencoder, conv_autoencoder, linear, "
+              "fedavg_cnn, but got 'resnet18'");
+  }
+}
+
+TEST(ModelRegistry, NamesOfAKindForErrors) {
+  EXPECT_EQ(head_model_names(), "cnn, cifar_cnn, mlp or fedavg_cnn");
+  EXPECT_EQ(reconstruction_model_names(), "autoencoder or conv_autoencoder");
+  EXPECT_EQ(model_names_where([](const ModelEntry& entry) { return entry.name == "linear"; }),
+            "linear");
+  EXPECT_EQ(model_names_where([](const ModelEntry&) { return false; }), "");
+}
+
+}  // namespace
+}  // namespace cflrun::model
