@@ -1,5 +1,14 @@
 # Sourced by the fault scripts: the launcher/argument split and the wait for finished rounds.
 
+# A killed mpirun leaves its Open MPI session directory (PMIx shared-memory segments, about 8 MB)
+# under $TMPDIR; a CI run's fault tests left about 20 of them, a machine's many runs gigabytes.
+# Each fault script gets its own TMPDIR, removed when it exits (a script with its own EXIT trap
+# calls remove_session_tmp there).
+session_tmp="$(mktemp -d)"
+export TMPDIR="$session_tmp"
+remove_session_tmp() { rm -rf "$session_tmp"; }
+trap remove_session_tmp EXIT
+
 # split_launch LAUNCH... -- CFLRUN_ARGS...: sets the arrays `launch` (the command that starts
 # cflrun, e.g. "cflrun" or "mpiexec -n 3 cflrun") and `args` (cflrun's options).
 split_launch() {

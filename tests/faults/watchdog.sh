@@ -11,7 +11,11 @@ split_launch "$@"
 rm -rf "$work"; mkdir -p "$work"
 fail() { echo "watchdog: FAIL: $*"; exit 1; }
 victim=""
-cleanup() { [ -n "$victim" ] && kill -CONT "$victim" 2>/dev/null; pkill -9 -s "$pid" 2>/dev/null; }
+cleanup() {
+  [ -n "$victim" ] && kill -CONT "$victim" 2>/dev/null
+  pkill -9 -s "$pid" 2>/dev/null
+  remove_session_tmp
+}
 trap cleanup EXIT
 
 setsid "${launch[@]}" "${args[@]}" --quiet --round-timeout "$timeout" --out "$work/run.h5" > "$work/run.log" 2>&1 &
