@@ -25,6 +25,7 @@ void declare_optimizer(RunOptions& o, core::OptionVisitor& v);
 void declare_rounds(RunOptions& o, core::OptionVisitor& v);
 void declare_population(RunOptions& o, core::OptionVisitor& v);
 void declare_compute(RunOptions& o, core::OptionVisitor& v);
+void declare_kernels(RunOptions& o, core::OptionVisitor& v);
 void declare_files(RunOptions& o, core::OptionVisitor& v);
 
 }  // namespace cflrun::cli::detail

@@ -195,6 +195,7 @@ void RunOptions::visit_run_options(core::OptionVisitor& visitor) {
   detail::declare_rounds(*this, visitor);
   detail::declare_population(*this, visitor);
   detail::declare_compute(*this, visitor);
+  detail::declare_kernels(*this, visitor);
   detail::declare_files(*this, visitor);
 }
 

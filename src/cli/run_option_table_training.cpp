@@ -175,6 +175,15 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
            o.device, kDeviceChoiceWords);
 }
 
+void declare_kernels(RunOptions& o, core::OptionVisitor& v) {
+  v.declare({.flag = "fused-kernels",
+             .help = "true: cflrun's own CPU kernels where it has them (ReLU fused with 2x2 "
+                     "max-pooling: --model cnn), bit-identical to LibTorch's; false: LibTorch's "
+                     "everywhere (the reference)",
+             .kind = OptionKind::kPlacement},
+            &o.fused_kernels);
+}
+
 void declare_files(RunOptions& o, core::OptionVisitor& v) {
   constexpr auto kBookkeeping = OptionKind::kBookkeeping;
   v.declare({.flag = "out", .help = "HDF5 result file (path)", .kind = kBookkeeping}, &o.out);

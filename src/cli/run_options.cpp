@@ -287,11 +287,12 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
   visited.visit_run_options(recorder);
   visited.algorithm_options.of(algorithm).visit(recorder);
   auto attributes = recorder.take();
-  // A changing population's options only where set: a fixed population's /config stays as
+  // A changing population's options and --fused-kernels only where set: a run's /config stays as
   // before they existed (what a missing option means: run::config_differences).
-  OptionRecorder population;
-  detail::declare_population(visited, population);
-  for (const auto& [name, value] : population.take()) {
+  OptionRecorder recorded_where_set;
+  detail::declare_population(visited, recorded_where_set);
+  detail::declare_kernels(visited, recorded_where_set);
+  for (const auto& [name, value] : recorded_where_set.take()) {
     if (default_option_values().at(name) == value) {
       attributes.erase(std::remove(attributes.begin(), attributes.end(),
                                    std::pair<std::string, std::string>(name, value)),

@@ -3,6 +3,8 @@
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/functional/pooling.h>
 
+#include <cflrun/model/cpu_kernels.hpp>
+
 namespace cflrun::model {
 namespace {
 constexpr int kKernel = 5;
@@ -23,8 +25,10 @@ torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) { return head(fe
 torch::Tensor ConvNetImpl::features(const torch::Tensor& images) {
   // relu(max_pool(x)) == max_pool(relu(x)) exactly (ReLU is monotone), with a quarter of the ReLU
   // work and of its backward pass; the gradient differs only where a window ties at its maximum.
-  auto x = torch::relu(torch::max_pool2d(conv1_->forward(images), kPoolSize));
-  x = torch::relu(torch::max_pool2d(conv2_->forward(x), kPoolSize));
+  // On the CPU both run as one fused kernel (cpu_kernels.hpp), bit-identical to LibTorch's pair.
+  static_assert(kPoolSize == 2, "relu_max_pool2 pools 2x2");
+  auto x = relu_max_pool2(conv1_->forward(images));
+  x = relu_max_pool2(conv2_->forward(x));
   return x.flatten(/*start_dim=*/1);
 }
 

@@ -49,7 +49,7 @@ ModelEntry cnn() {
           .paper_datasets = "mnist, fmnist",
           .feature_size = 256,
           .reconstructs = false,
-          .forms = {.libtorch = true, .client_batched = true, .cpu_kernels = false},
+          .forms = {.libtorch = true, .client_batched = true, .cpu_kernels = true},
           .build = [](const NetworkShape& shape) -> std::shared_ptr<Network> {
             require_shape("cnn", shape, {1, 28, 28}, "MNIST, Fashion-MNIST");
             require_classes("cnn", shape);

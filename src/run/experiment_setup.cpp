@@ -3,6 +3,7 @@
 #include "experiment_state.hpp"
 
 #include <cflrun/data/dataset_registry.hpp>
+#include <cflrun/model/cpu_kernels.hpp>
 
 namespace cflrun::run::detail {
 
@@ -14,6 +15,7 @@ void RunSetUp::set_up_compute() {
   // local updates took 0.35 s at round 2 and 1.16 s at round 91 with denormals, 0.38-0.44 s
   // throughout without; accuracies and assignments identical over 100 rounds, losses within 2e-5.
   at::globalContext().setFlushDenormal(run_.options.flush_denormal);
+  model::set_fused_kernels(run_.options.fused_kernels);
   run_.device = select_device(run_.options.device, run_.comm.local_rank());
   set_up_precision(run_.options.precision, run_.device);
   if (run_.comm.is_root() && !run_.options.dry_run) {

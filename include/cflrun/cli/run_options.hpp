@@ -109,6 +109,7 @@ struct RunOptions {
   Precision precision = Precision::kFp32;  ///< --precision: fp32 | tf32 | bf16 (GPU arithmetic).
   int client_batch =
       0;  ///< --client-batch: clients per client-batched local update; 0 = auto, 1 = off.
+  bool fused_kernels = true;  ///< --fused-kernels: cflrun's CPU kernels (model/cpu_kernels.hpp).
   DeviceChoice device = DeviceChoice::kAuto;  ///< --device: auto | cpu | cuda.
   std::string out = "results/run.h5";         ///< --out: HDF5 result file.
   bool overwrite = false;                     ///< --overwrite: replace an existing --out file.

@@ -22,7 +22,9 @@ struct ModelForms {
   /// ClientBatchedNetwork (client_batched.hpp): G clients' copies in one forward pass
   /// (`--client-batch`). The unit tests check it against ClientBatchedNetwork::supports.
   bool client_batched = false;
-  /// CPU kernels sized for the model's small layers (issue 46); none exists yet.
+  /// Some of its layers run cflrun's own CPU kernels (cpu_kernels.hpp, `--fused-kernels`; issue
+  /// 46): the cnn's ReLU + 2x2 max-pooling. Its unit test checks that the models with it give the
+  /// same training steps with the kernels on and off.
   bool cpu_kernels = false;
 };
 

@@ -36,7 +36,7 @@ TEST(ModelsCommand, OneRowPerModelWithItsParameters) {
   ASSERT_EQ(rows.size(), 2 + model::registered_models().size());
   EXPECT_EQ(rows[2].rfind("| `cnn` | conv 6 -> conv 16", 0), 0U) << rows[2];
   EXPECT_NE(rows[2].find("| 5 142 | 1x28x28, 10 classes | mnist, fmnist | 256 | libtorch, "
-                         "client-batched |"),
+                         "client-batched, cpu-kernels |"),
             std::string::npos)
       << rows[2];
   EXPECT_NE(rows.back().find("`fedavg_cnn`"), std::string::npos);

@@ -270,9 +270,9 @@ TEST(RunOptions, HelpListsEveryOptionWithDefault) {
 /// The run options that do not change a run's results, as src/run/output_files.cpp listed them
 /// before they were derived from the option kinds.
 const std::set<std::string> kResultNeutralBefore{
-    "out",           "threads",          "quiet",       "overwrite",        "skip-complete",
-    "resume",        "config",           "device",      "checkpoint-every", "checkpoint-seconds",
-    "round-timeout", "parallel-clients", "client-batch"};
+    "out",           "threads",          "quiet",        "overwrite",        "skip-complete",
+    "resume",        "config",           "device",       "checkpoint-every", "checkpoint-seconds",
+    "round-timeout", "parallel-clients", "client-batch", "fused-kernels"};
 
 TEST(OptionKinds, PlacementAndBookkeepingAreTheResultNeutralOptionsListedBefore) {
   using core::OptionKind;
@@ -280,7 +280,8 @@ TEST(OptionKinds, PlacementAndBookkeepingAreTheResultNeutralOptionsListedBefore)
   expected.insert("dry-run");  // never in /config: a dry run writes no file
   EXPECT_EQ(option_names({OptionKind::kPlacement, OptionKind::kBookkeeping}), expected);
   EXPECT_EQ(option_names({OptionKind::kPlacement}),
-            (std::set<std::string>{"threads", "device", "parallel-clients", "client-batch"}));
+            (std::set<std::string>{"threads", "device", "parallel-clients", "client-batch",
+                                   "fused-kernels"}));
   EXPECT_EQ(option_names({OptionKind::kSeed}),
             (std::set<std::string>{"seed", "data-seed", "pool-seed"}));
 }

@@ -5,18 +5,18 @@
 #include <set>
 
 #include <gtest/gtest.h>
-#include <torch/types.h>
-#include <torch/utils.h>
+#include <torch/torch.h>
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/client_batched.hpp>
+#include <cflrun/model/cpu_kernels.hpp>
 #include <cflrun/model/flat_state.hpp>
 
 namespace cflrun::model {
 namespace {
 
-torch::Tensor two_samples(const NetworkShape& shape) {
-  std::vector<std::int64_t> sizes{2};
+torch::Tensor samples(std::int64_t n, const NetworkShape& shape) {
+  std::vector<std::int64_t> sizes{n};
   sizes.insert(sizes.end(), shape.sample_shape.begin(), shape.sample_shape.end());
   return torch::rand(sizes);
 }
@@ -44,7 +44,7 @@ TEST(ModelRegistry, EachEntryDescribesTheModelItBuilds) {
     SCOPED_TRACE(entry.name);
     const auto network = entry.build(entry.paper_shape);
     network->eval();
-    const auto inputs = two_samples(entry.paper_shape);
+    const auto inputs = samples(2, entry.paper_shape);
     const auto outputs = network->forward(inputs);
     EXPECT_EQ(network->has_head(), entry.has_head());
     if (entry.has_head()) {
@@ -58,6 +58,37 @@ TEST(ModelRegistry, EachEntryDescribesTheModelItBuilds) {
     EXPECT_TRUE(entry.forms.libtorch);
     EXPECT_EQ(paper_state_size(entry), flat_state_size(*network));
   }
+}
+
+/// The flat parameters after 5 Adam steps of a freshly seeded `entry` on random batches, with
+/// cflrun's CPU kernels on or off.
+torch::Tensor trained(const ModelEntry& entry, bool kernels) {
+  const bool previous = fused_kernels_enabled();
+  set_fused_kernels(kernels);
+  torch::manual_seed(6);
+  auto network = entry.build(entry.paper_shape);
+  torch::optim::Adam adam(network->parameters(), torch::optim::AdamOptions(0.01));
+  for (int step = 0; step < 5; ++step) {
+    const auto inputs = samples(32, entry.paper_shape);
+    const auto labels = torch::randint(entry.paper_shape.num_classes, {32}, torch::kLong);
+    adam.zero_grad();
+    torch::nn::functional::cross_entropy(network->forward(inputs), labels).backward();
+    adam.step();
+  }
+  set_fused_kernels(previous);
+  return flatten_state(*network);
+}
+
+TEST(ModelRegistry, CpuKernelFormsTrainBitIdenticallyWithAndWithoutTheKernels) {
+  int checked = 0;
+  for (const auto& entry : registered_models()) {
+    if (entry.forms.cpu_kernels) {
+      SCOPED_TRACE(entry.name);
+      EXPECT_TRUE(torch::equal(trained(entry, true), trained(entry, false)));
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 1);
 }
 
 TEST(ModelRegistry, UnknownNameListsEveryModel) {

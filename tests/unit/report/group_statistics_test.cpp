@@ -116,6 +116,7 @@ const std::set<std::string> kBookkeepingBefore{"seed",
                                                "server-hosts-clients",
                                                "parallel-clients",
                                                "client-batch",
+                                               "fused-kernels",
                                                "build_history"};
 
 TEST(GroupRuns, BookkeepingKeysAreTheSetTheyReplaced) {

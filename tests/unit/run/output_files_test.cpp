@@ -79,7 +79,7 @@ TEST(OutputFiles, ConfigDifferencesIgnoreExactlyThePlacementAndBookkeepingOption
   // The options ignored before they were derived from the option kinds (cli::option_names).
   for (const char* name : {"out", "threads", "quiet", "overwrite", "skip-complete", "resume",
                            "config", "device", "checkpoint-every", "checkpoint-seconds",
-                           "round-timeout", "parallel-clients", "client-batch"}) {
+                           "round-timeout", "parallel-clients", "client-batch", "fused-kernels"}) {
     EXPECT_TRUE(config_differences({{name, "1"}}, {{name, "2"}}).empty()) << name;
   }
   // Seeds and the options that move low bits do change results.
