@@ -178,8 +178,11 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
 void declare_kernels(RunOptions& o, core::OptionVisitor& v) {
   v.declare({.flag = "fused-kernels",
              .help = "true: cflrun's own CPU kernels where it has them (ReLU fused with 2x2 "
-                     "max-pooling: --model cnn), bit-identical to LibTorch's; false: LibTorch's "
-                     "everywhere (the reference)",
+                     "max-pooling: --model " +
+                     model::model_names_where(
+                         [](const model::ModelEntry& entry) { return entry.forms.cpu_kernels; }) +
+                     "), bit-identical to LibTorch's; false: LibTorch's everywhere (the "
+                     "reference)",
              .kind = OptionKind::kPlacement},
             &o.fused_kernels);
 }

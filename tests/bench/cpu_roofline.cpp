@@ -139,8 +139,9 @@ torch::Tensor batch_of(std::int64_t batch, const std::vector<std::int64_t>& samp
 
 std::vector<Layer> cnn_layers(torch::nn::Module& cnn) {
   const auto p = cnn.named_parameters();
+  // What the cnn runs without cflrun's kernels (ConvNetImpl::features, --fused-kernels false).
   const auto pool = [](const torch::Tensor& x) {
-    return torch::max_pool2d(torch::relu(x), {2, 2});
+    return torch::relu(torch::max_pool2d(x, {2, 2}));
   };
   return {
       {"conv1 1->6 5x5 28x28",
@@ -169,8 +170,14 @@ std::vector<Layer> cnn_layers(torch::nn::Module& cnn) {
   };
 }
 
-void layer_rows(torch::nn::Module& cnn, std::int64_t batch, int repeats, double peak) {
-  for (const auto& layer : cnn_layers(cnn)) {
+/// Multiply-adds per sample of the layer's backward pass: the weight gradient, and the input's
+/// gradient where the layer computes it.
+double backward_macs(const Layer& layer) {
+  return layer.forward_macs * (layer.input_gradient ? 2 : 1);
+}
+
+void layer_rows(const std::vector<Layer>& layers, std::int64_t batch, int repeats, double peak) {
+  for (const auto& layer : layers) {
     const auto inputs = batch_of(batch, layer.input, layer.input_gradient);
     const double forward = best_seconds(repeats, [&] {
       torch::InferenceMode inference;
@@ -178,19 +185,22 @@ void layer_rows(torch::nn::Module& cnn, std::int64_t batch, int repeats, double 
     });
     print_row(layer.name + " fwd", forward, 2.0 * layer.forward_macs * batch, peak);
     const double both = best_seconds(repeats, [&] { layer.forward(inputs).sum().backward(); });
-    const double backward_macs = layer.forward_macs * (layer.input_gradient ? 2 : 1);
-    print_row(layer.name + " fwd+bwd", both, 2.0 * (layer.forward_macs + backward_macs) * batch,
-              peak);
+    print_row(layer.name + " fwd+bwd", both,
+              2.0 * (layer.forward_macs + backward_macs(layer)) * batch, peak);
   }
 }
 
 /// The whole cnn with LibTorch's kernels only (set_fused_kernels false) and with cflrun's,
 /// alternating per repeat.
-void model_rows(const cflrun::model::ModelEntry& entry, std::int64_t batch, int repeats,
-                double peak) {
-  const double macs = 24.0 * 24 * 6 * 25 + 8.0 * 8 * 16 * 150 + 256.0 * 10;
-  // forward + backward (weight gradients everywhere, input gradients past conv1)
-  const double train_macs = 3 * macs - 24.0 * 24 * 6 * 25;
+/// `layers` are the model's (cnn_layers), for its multiply-adds.
+void model_rows(const cflrun::model::ModelEntry& entry, const std::vector<Layer>& layers,
+                std::int64_t batch, int repeats, double peak) {
+  double macs = 0;        // forward, per sample
+  double train_macs = 0;  // forward + backward
+  for (const auto& layer : layers) {
+    macs += layer.forward_macs;
+    train_macs += layer.forward_macs + backward_macs(layer);
+  }
   auto network = entry.build(entry.paper_shape);
   const auto inputs = batch_of(batch, entry.paper_shape.sample_shape, false);
   const auto labels = torch::randint(10, {batch}, torch::kLong);
@@ -256,7 +266,8 @@ int main(int argc, char** argv) {
   torch::manual_seed(1);
   const auto& entry = cflrun::model::model_entry("cnn");
   const auto cnn = entry.build(entry.paper_shape);
-  layer_rows(*cnn, batch, repeats, peak);
-  model_rows(entry, batch, repeats, peak);
+  const auto layers = cnn_layers(*cnn);
+  layer_rows(layers, batch, repeats, peak);
+  model_rows(entry, layers, batch, repeats, peak);
   return 0;
 }
