@@ -20,6 +20,7 @@ packages=(
   libhdf5-dev hdf5-tools zlib1g-dev
   libboost-program-options-dev
   libnlopt-dev
+  libhwy-dev
   libgtest-dev
   dataset-fashion-mnist
   python3-venv python3-h5py python3-matplotlib python3-numpy

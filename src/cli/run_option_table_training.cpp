@@ -177,12 +177,12 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
 
 void declare_kernels(RunOptions& o, core::OptionVisitor& v) {
   v.declare({.flag = "fused-kernels",
-             .help = "true: cflrun's own CPU kernels where it has them (ReLU fused with 2x2 "
-                     "max-pooling: --model " +
+             .help = "true: cflrun's own CPU kernels where it has them (a 5x5 convolution fused "
+                     "with ReLU and 2x2 max-pooling, equal to LibTorch's within float rounding; "
+                     "ReLU fused with 2x2 max-pooling, bit-identical: --model " +
                      model::model_names_where(
                          [](const model::ModelEntry& entry) { return entry.forms.cpu_kernels; }) +
-                     "), bit-identical to LibTorch's; false: LibTorch's everywhere (the "
-                     "reference)",
+                     "); false: LibTorch's everywhere (the reference)",
              .kind = OptionKind::kPlacement},
             &o.fused_kernels);
 }

@@ -25,12 +25,15 @@ torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) { return head(fe
 torch::Tensor ConvNetImpl::features(const torch::Tensor& images) {
   // relu(max_pool(x)) == max_pool(relu(x)) exactly (ReLU is monotone), with a quarter of the ReLU
   // work and of its backward pass; the gradient differs only where a window ties at its maximum.
-  // On the CPU both run as one fused kernel (cpu_kernels.hpp), bit-identical to LibTorch's pair.
-  static_assert(kPoolSize == 2, "relu_max_pool2 pools 2x2");
-  auto x = relu_max_pool2(conv1_->forward(images));
+  // On the CPU the first layer runs as one fused kernel with its ReLU and pooling, the second's
+  // ReLU and pooling as another (cpu_kernels.hpp).
+  static_assert(kPoolSize == 2 && kKernel == 5, "the fused kernels take 5x5 kernels, 2x2 pools");
+  auto x = conv5x5_relu_max_pool2(images, conv1_->weight, conv1_->bias);
   x = relu_max_pool2(conv2_->forward(x));
   return x.flatten(/*start_dim=*/1);
 }
+
+bool ConvNetImpl::runs_cpu_kernels() const { return fused_kernels_enabled(); }
 
 torch::Tensor ConvNetImpl::head(const torch::Tensor& features) { return fc_->forward(features); }
 

@@ -37,7 +37,7 @@ InferenceForward::InferenceForward(Network& network) : network_(&network) {
   const auto script = network.torchscript();
   const bool on_cpu =
       network.parameters().empty() || network.parameters().front().device().is_cpu();
-  if (!script.empty() && on_cpu) {
+  if (!script.empty() && on_cpu && !network.runs_cpu_kernels()) {
     frozen_ = freeze_for_inference(network, script);
   }
 }

@@ -11,96 +11,23 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/cpu_kernels.hpp>
 
+#include "model/pool_planes.hpp"
+
 namespace cflrun::model {
 namespace {
+
+using pooling::kMaxPooledWidth;
+using pooling::PlaneShape;
+using pooling::pool_plane;
+using pooling::unpool_plane;
 
 std::atomic<bool> use_fused_kernels{true};
 
 /// Planes (N x C) per parallel task: a 24 x 24 plane is 576 floats.
 constexpr std::int64_t kPlanesPerTask = 16;
 
-struct PlaneShape {
-  std::int64_t height, width, pooled_height, pooled_width;
-};
-
-/// Widest pooled row the kernels take (the cnn's are 12 and 4); wider planes go to LibTorch.
-constexpr std::int64_t kMaxPooledWidth = 64;
-
-/// `value` at window position `position` replaces (`best`, `at`) if it is the new maximum: the
-/// first maximum in row-major order, NaN winning and then staying, as in LibTorch's max_pool2d CPU
-/// kernel. Branch-free (selects), so that the loop around it vectorises.
-inline void take(float value, std::int32_t position, float& best, std::int32_t& at) {
-  const bool taken = value > best || value != value;
-  best = taken ? value : best;
-  at = taken ? position : at;
-}
-
-/// One plane: out [pooled_height, pooled_width]; winner (may be null) the position 0-3 in the
-/// window (row-major) of each output's maximum. Written branch-free over a row so that GCC
-/// vectorises it (12x faster than the branching loop in a micro-benchmark); one clone for AVX2 and
-/// one for the baseline, chosen at load time. No AVX-512 clone: its 16-lane loop never runs on
-/// rows of 12 or 4 outputs, and its scalar remainder measured 4-10x slower than the AVX2 clone.
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void pool_plane(
-    const float* __restrict in, const PlaneShape& s, float* __restrict out,
-    std::uint8_t* __restrict winner) {
-  std::int32_t at_row[kMaxPooledWidth];
-  for (std::int64_t oy = 0; oy < s.pooled_height; ++oy) {
-    const float* top = in + 2 * oy * s.width;
-    const float* bottom = top + s.width;
-    float* out_row = out + oy * s.pooled_width;
-    for (std::int64_t ox = 0; ox < s.pooled_width; ++ox) {
-      float best = top[2 * ox];
-      std::int32_t at = 0;
-      take(top[2 * ox + 1], 1, best, at);
-      take(bottom[2 * ox], 2, best, at);
-      take(bottom[2 * ox + 1], 3, best, at);
-      out_row[ox] = best <= 0.0F ? 0.0F : best;  // ReLU; NaN stays
-      at_row[ox] = at;
-    }
-    if (winner != nullptr) {
-      for (std::int64_t ox = 0; ox < s.pooled_width; ++ox) {
-        winner[oy * s.pooled_width + ox] = static_cast<std::uint8_t>(at_row[ox]);
-      }
-    }
-  }
-}
-
-/// One plane's input gradient, every element written: each output's gradient to its window's
-/// winner where the output is not <= 0, zero elsewhere (also in an odd last row or column, which no
-/// window covers).
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void unpool_plane(
-    const float* __restrict grad_out, const float* __restrict out,
-    const std::uint8_t* __restrict winner, const PlaneShape& s, float* __restrict grad_in) {
-  float to[4][kMaxPooledWidth];  // the gradient of each window position, per output
-  for (std::int64_t oy = 0; oy < s.pooled_height; ++oy) {
-    const auto row = oy * s.pooled_width;
-    for (std::int64_t ox = 0; ox < s.pooled_width; ++ox) {
-      const float g = out[row + ox] <= 0.0F ? 0.0F : grad_out[row + ox];
-      const std::int32_t at = winner[row + ox];
-      for (std::int32_t position = 0; position < 4; ++position) {
-        to[position][ox] = at == position ? g : 0.0F;
-      }
-    }
-    float* top = grad_in + 2 * oy * s.width;
-    float* bottom = top + s.width;
-    for (std::int64_t ox = 0; ox < s.pooled_width; ++ox) {
-      top[2 * ox] = to[0][ox];
-      top[2 * ox + 1] = to[1][ox];
-      bottom[2 * ox] = to[2][ox];
-      bottom[2 * ox + 1] = to[3][ox];
-    }
-    if (s.width % 2 != 0) {
-      top[s.width - 1] = 0.0F;
-      bottom[s.width - 1] = 0.0F;
-    }
-  }
-  if (s.height % 2 != 0) {
-    std::fill_n(grad_in + (s.height - 1) * s.width, s.width, 0.0F);
-  }
-}
-
 PlaneShape plane_shape(const torch::Tensor& x) {
-  return {x.size(2), x.size(3), x.size(2) / 2, x.size(3) / 2};
+  return {x.size(2), x.size(3), x.size(2) / 2, x.size(3) / 2, x.size(3)};
 }
 
 /// Runs `plane(index)` for every plane of N x C, on LibTorch's intra-op threads.

@@ -1,13 +1,15 @@
 #pragma once
 /// @file
 /// cflrun's own CPU kernels for the small layers of the paper's models (issue 46), used in place
-/// of LibTorch's where they measured faster and give the same floats. Every kernel here is
-/// bit-identical to the LibTorch operations it replaces, so a run's results do not depend on
-/// whether it is used; `--fused-kernels false` keeps LibTorch's everywhere (the reference).
+/// of LibTorch's where they measured faster; `--fused-kernels false` keeps LibTorch's everywhere
+/// (the reference).
 ///
-/// First kernel: ReLU fused with 2 x 2 max-pooling (the cnn's two pooling stages). LibTorch's
-/// max_pool2d_with_indices took 35 % of a cnn training step on one thread (PyTorch profiler,
-/// batch 100, Intel Xeon AVX-512; tests/bench/cpu_roofline prints the layer times).
+/// - ReLU fused with 2 x 2 max-pooling (the cnn's two pooling stages): bit-identical to LibTorch.
+///   LibTorch's max_pool2d_with_indices took 35 % of a cnn training step on one thread (PyTorch
+///   profiler, batch 100, Intel Xeon AVX-512; tests/bench/cpu_roofline prints the layer times).
+/// - A 5 x 5 convolution fused with both (the cnn's first layer): equal to LibTorch's within
+///   float rounding (another summation order), so runs with and without it agree in assignments
+///   and within 1e-4 in accuracies, not bit for bit.
 
 #include <torch/types.h>
 
@@ -29,5 +31,23 @@ bool fused_kernels_enabled();
 /// @return   [N, C, H / 2, W / 2] (floors).
 /// @throws ShapeError if x is not 4-d or H or W is below 2.
 torch::Tensor relu_max_pool2(const torch::Tensor& x);
+
+/// relu(max_pool2d(conv2d(x, weight, bias), 2)): a valid, stride-1 5 x 5 convolution, then as
+/// relu_max_pool2. The fused kernel runs when fused_kernels_enabled(), every tensor is float32 on
+/// the CPU, `x` is contiguous and needs no gradient (a network's first layer) and the pooled rows
+/// are at most 64 wide; else LibTorch's conv2d and relu_max_pool2. Fused, the convolution is
+/// computed per sample over "flat positions" (oy * W + ox, a 1-d correlation with the taps at
+/// ky * W + kx, vectorised with Google Highway for the CPU's best instruction set) into a scratch
+/// buffer that is pooled at once; the backward pass unpools the gradient into that buffer and
+/// accumulates the weight and bias gradients (no input gradient: `x` needs none). The weight
+/// gradient is summed in fixed groups of 8 samples, so it does not depend on the thread count.
+/// @param x       [N, C, H, W] float tensor, H and W at least 6.
+/// @param weight  [OC, C, 5, 5]
+/// @param bias    [OC]
+/// @return        [N, OC, (H - 4) / 2, (W - 4) / 2] (floors).
+/// @throws c10::Error from LibTorch's conv2d if the shapes do not fit (the fused kernel's
+///         conditions send every such call there).
+torch::Tensor conv5x5_relu_max_pool2(const torch::Tensor& x, const torch::Tensor& weight,
+                                     const torch::Tensor& bias);
 
 }  // namespace cflrun::model

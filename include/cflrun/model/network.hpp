@@ -41,6 +41,10 @@ class Network : public torch::nn::Module {
   /// self.conv1_weight), for InferenceForward; "" if the architecture has none (then scoring runs
   /// the eager forward).
   virtual std::string torchscript() const { return ""; }
+  /// Whether the eager forward runs cflrun's own CPU kernels now (cpu_kernels.hpp; the registry's
+  /// ModelForms::cpu_kernels and --fused-kernels): then InferenceForward scores with the eager
+  /// forward, which measured faster than the frozen TorchScript on the CPU.
+  virtual bool runs_cpu_kernels() const { return false; }
 };
 
 /// The architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9), IFCA and

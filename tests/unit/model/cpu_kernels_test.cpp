@@ -7,19 +7,12 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "kernel_setting.hpp"
+
 #include <cflrun/core/error.hpp>
 
 namespace cflrun::model {
 namespace {
-
-/// Restores the process-wide setting at the end of a test.
-struct KernelSetting {
-  explicit KernelSetting(bool enabled) : previous(fused_kernels_enabled()) {
-    set_fused_kernels(enabled);
-  }
-  ~KernelSetting() { set_fused_kernels(previous); }
-  bool previous;
-};
 
 /// Output and input gradient of relu_max_pool2 (kernels on or off) for `x` and upstream `grad`.
 std::pair<torch::Tensor, torch::Tensor> pooled(bool kernels, const torch::Tensor& x,

@@ -9,8 +9,9 @@
 
 #include <cflrun/core/error.hpp>
 #include <cflrun/model/client_batched.hpp>
-#include <cflrun/model/cpu_kernels.hpp>
 #include <cflrun/model/flat_state.hpp>
+
+#include "kernel_setting.hpp"
 
 namespace cflrun::model {
 namespace {
@@ -63,8 +64,7 @@ TEST(ModelRegistry, EachEntryDescribesTheModelItBuilds) {
 /// The flat parameters after 5 Adam steps of a freshly seeded `entry` on random batches, with
 /// cflrun's CPU kernels on or off.
 torch::Tensor trained(const ModelEntry& entry, bool kernels) {
-  const bool previous = fused_kernels_enabled();
-  set_fused_kernels(kernels);
+  KernelSetting setting(kernels);
   torch::manual_seed(6);
   auto network = entry.build(entry.paper_shape);
   torch::optim::Adam adam(network->parameters(), torch::optim::AdamOptions(0.01));
@@ -75,16 +75,20 @@ torch::Tensor trained(const ModelEntry& entry, bool kernels) {
     torch::nn::functional::cross_entropy(network->forward(inputs), labels).backward();
     adam.step();
   }
-  set_fused_kernels(previous);
   return flatten_state(*network);
 }
 
-TEST(ModelRegistry, CpuKernelFormsTrainBitIdenticallyWithAndWithoutTheKernels) {
+TEST(ModelRegistry, CpuKernelFormsTrainAlikeWithAndWithoutTheKernels) {
   int checked = 0;
   for (const auto& entry : registered_models()) {
     if (entry.forms.cpu_kernels) {
       SCOPED_TRACE(entry.name);
-      EXPECT_TRUE(torch::equal(trained(entry, true), trained(entry, false)));
+      // the fused convolution sums in another order than LibTorch's: equal to float rounding,
+      // which 5 Adam steps (lr 0.01) keep far below the steps themselves
+      const auto with = trained(entry, true);
+      const auto without = trained(entry, false);
+      EXPECT_LT((with - without).abs().max().item<double>(), 1e-4);
+      EXPECT_TRUE(torch::equal(with, trained(entry, true)));  // and repeatable bit for bit
       ++checked;
     }
   }

@@ -10,6 +10,8 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include "kernel_setting.hpp"
+
 namespace cflrun::model {
 namespace {
 
@@ -70,6 +72,7 @@ torch::Tensor eager_eval(Network& network, const torch::Tensor& inputs) {
 }
 
 TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
+  KernelSetting off(false);  // with cflrun's CPU kernels the cnn scores eagerly (next test)
   torch::manual_seed(10);
   ConvNet network(10);
   torch::manual_seed(99);
@@ -88,9 +91,19 @@ TEST(InferenceForward, FrozenCnnGivesTheEagerOutputsAndSeesNoLaterChange) {
   EXPECT_TRUE(torch::equal(forward(images), frozen));
 }
 
+TEST(InferenceForward, CnnWithCpuKernelsScoresEagerly) {
+  KernelSetting on(true);
+  torch::manual_seed(10);
+  ConvNet network(10);
+  const auto images = torch::rand({300, 1, 28, 28});
+  InferenceForward forward(*network);
+  EXPECT_FALSE(forward.frozen());
+  EXPECT_TRUE(torch::equal(forward(images), eager_eval(*network, images)));
+}
+
 /// Every architecture's inference forward gives its eager eval-mode outputs (BatchNorm on running
-/// statistics moved away from their initial values, Dropout off); cnn, cifar_cnn and fedavg_cnn run
-/// frozen.
+/// statistics moved away from their initial values, Dropout off); cifar_cnn, fedavg_cnn and
+/// (without cflrun's CPU kernels) cnn run frozen.
 TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
   for (const auto architecture : all_architectures()) {
     SCOPED_TRACE(architecture_name(architecture));
@@ -106,7 +119,7 @@ TEST(InferenceForward, EveryArchitectureGivesTheEagerEvalOutputs) {
     }
     const auto inputs = torch::rand(batch);
     InferenceForward forward(*network);
-    EXPECT_EQ(forward.frozen(), architecture == Architecture::kCnn ||
+    EXPECT_EQ(forward.frozen(), (architecture == Architecture::kCnn && !fused_kernels_enabled()) ||
                                     architecture == Architecture::kCifarCnn ||
                                     architecture == Architecture::kFedAvgCnn);
     const auto expected = eager_eval(*network, inputs);
