@@ -5,9 +5,14 @@
 #include "../stopwatch.hpp"
 #include "client_rule.hpp"
 
+#include <deque>
+#include <memory>
+#include <mutex>
+
 #include <torch/types.h>
 
 #include <cflrun/local/scoring.hpp>
+#include <cflrun/model/flat_state.hpp>
 #include <cflrun/model/inference_forward.hpp>
 
 namespace cflrun::run {
@@ -18,19 +23,79 @@ std::vector<double> to_vector(const torch::Tensor& tensor) {
   return std::vector<double>(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel());
 }
 
+/// Scoring chunks (local::eval_chunk rows each) per work item of the loss query.
+constexpr std::int64_t kChunksPerItem = 4;
+
+/// A thread's model for the loss query: which of the K models it holds, and its inference forward
+/// (built once per model, not per work item: a frozen module costs milliseconds to build).
+struct LoadedModel {
+  model::Network* network = nullptr;
+  int j = -1;
+  std::unique_ptr<model::InferenceForward> forward;
+};
+
+/// The loaded models of the executor's threads, one per network it hands out.
+class LoadedModels {
+ public:
+  explicit LoadedModels(ModelSet& models) : models_(models) {}
+  /// Puts the networks back in train mode (an eager inference forward left them in eval mode).
+  ~LoadedModels() {
+    for (auto& entry : entries_) {
+      entry.network->train();
+    }
+  }
+  LoadedModels(const LoadedModels&) = delete;
+  LoadedModels& operator=(const LoadedModels&) = delete;
+
+  /// `network` holding model j, and its inference forward.
+  model::InferenceForward& holding(model::Network& network, int j) {
+    LoadedModel* loaded = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      for (auto& entry : entries_) {
+        loaded = entry.network == &network ? &entry : loaded;
+      }
+      if (loaded == nullptr) {
+        loaded = &entries_.emplace_back();
+        loaded->network = &network;
+      }
+    }
+    if (loaded->j != j) {
+      model::load_flat_state(network, models_.states()[j]);
+      loaded->forward = std::make_unique<model::InferenceForward>(network);
+      loaded->j = j;
+    }
+    return *loaded->forward;
+  }
+
+ private:
+  ModelSet& models_;
+  std::mutex mutex_;
+  std::deque<LoadedModel> entries_;  // a deque: entries stay where they are as it grows
+};
+
 /// Every model's loss on each training sample of `rows`: [r, K] float64 on the clients' device,
-/// eval_chunk rows per forward pass.
-torch::Tensor per_sample_training_losses(const HostedClients& clients, ModelSet& models,
-                                         const torch::Tensor& rows) {
+/// eval_chunk rows per forward pass. The work items (model j, kChunksPerItem chunks) run on the
+/// executor's threads where it has them (one LibTorch thread each: scoring one chunk on two
+/// intra-op threads measured no faster than on one), in order on one model otherwise; each chunk
+/// is scored alone, so the losses do not depend on how the items are spread.
+torch::Tensor per_sample_training_losses(const HostedClients& clients, ClientExecutor& executor,
+                                         ModelSet& models, const torch::Tensor& rows) {
   const auto& train = clients.train();
   auto losses = torch::empty({rows.size(0), models.size()},
                              torch::TensorOptions(clients.device()).dtype(torch::kFloat64));
   const auto rows_per_pass = local::eval_chunk(clients.device());
-  for (int j = 0; j < models.size(); ++j) {
-    model::InferenceForward forward(models.load(j));
+  const auto rows_per_item = rows_per_pass * kChunksPerItem;
+  const auto items_per_model = (rows.size(0) + rows_per_item - 1) / rows_per_item;
+  LoadedModels loaded(models);
+  const auto score_item = [&](std::size_t n, model::Network& network) {
+    const auto j = static_cast<int>(static_cast<std::int64_t>(n) / items_per_model);
+    auto& forward = loaded.holding(network, j);
     torch::InferenceMode inference;
-    for (std::int64_t start = 0; start < rows.size(0); start += rows_per_pass) {
-      const auto length = std::min(rows_per_pass, rows.size(0) - start);
+    const auto first = static_cast<std::int64_t>(n) % items_per_model * rows_per_item;
+    const auto last = std::min(rows.size(0), first + rows_per_item);
+    for (std::int64_t start = first; start < last; start += rows_per_pass) {
+      const auto length = std::min(rows_per_pass, last - start);
       const auto chunk = rows.narrow(0, start, length);
       const auto inputs = train.inputs().index_select(0, chunk);
       losses.narrow(0, start, length)
@@ -38,7 +103,9 @@ torch::Tensor per_sample_training_losses(const HostedClients& clients, ModelSet&
           .copy_(model::per_sample_loss(clients.objective(), forward(inputs), inputs,
                                         train.targets().index_select(0, chunk)));
     }
-  }
+  };
+  executor.for_each_client(models, static_cast<std::size_t>(items_per_model * models.size()),
+                           /*concurrent=*/true, score_item);
   return losses;
 }
 
@@ -52,7 +119,7 @@ std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vecto
                            torch::TensorOptions(clients_.device()).dtype(torch::kFloat64));
   const auto rows = train.rows(hosted);
   sums.index_add_(0, train.owner().index_select(0, rows),
-                  per_sample_training_losses(clients_, models, rows));
+                  per_sample_training_losses(clients_, *executor_, models, rows));
   const auto counts =
       torch::tensor(train.counts(), torch::kFloat64).to(clients_.device()).unsqueeze(1);
   const auto index = torch::tensor(hosted, torch::kLong).to(clients_.device());
@@ -61,7 +128,7 @@ std::vector<double> ClientGroup::loss_vectors(ModelSet& models, const std::vecto
 
 torch::Tensor ClientGroup::per_sample_losses(ModelSet& models, const std::vector<int>& clients) {
   const auto rows = clients_.train().rows(clients_.hosted_among(clients));
-  return per_sample_training_losses(clients_, models, rows).to(torch::kCPU);
+  return per_sample_training_losses(clients_, *executor_, models, rows).to(torch::kCPU);
 }
 
 double ClientGroup::local_update(const algo::LocalClient& client, model::Network& model,
