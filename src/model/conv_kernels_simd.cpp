@@ -87,9 +87,88 @@ HWY_INLINE void convolve_channels(const float* HWY_RESTRICT in, const ConvShape&
   }
 }
 
+/// Positions per block of the channel-vectorised loop: 8 accumulators (positions x channel
+/// vectors) with their weights and one input fit 16 registers.
+constexpr std::size_t kChannelAccumulators = 8;
+
+/// kVectors vectors of output channels (all of them) at kPositions consecutive positions of one
+/// output row, from (oy, ox): per tap, the channels' weights are loaded once and each position's
+/// input broadcast. Stored into out [out_channels, positions] lane by lane.
+template <std::size_t kVectors, std::size_t kPositions>
+HWY_INLINE void convolve_channels_block(const float* HWY_RESTRICT in, const ConvShape& s,
+                                        const float* HWY_RESTRICT packed_weight,
+                                        const float* HWY_RESTRICT bias, float* HWY_RESTRICT out,
+                                        std::int64_t oy, std::int64_t ox) {
+  const Tag d;
+  const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+  Vec acc[kPositions][kVectors];
+  for (std::size_t v = 0; v < kVectors; ++v) {
+    const Vec b = hn::LoadU(d, bias + static_cast<std::int64_t>(v) * lanes);
+    for (std::size_t p = 0; p < kPositions; ++p) {
+      acc[p][v] = b;
+    }
+  }
+  for (std::int64_t ic = 0; ic < s.in_channels; ++ic) {
+    for (std::int64_t ky = 0; ky < kKernel; ++ky) {
+      const float* row = in + ic * s.height * s.width + (oy + ky) * s.width + ox;
+      const float* taps = packed_weight + (ic * kKernel + ky) * kKernel * s.out_channels;
+      for (std::int64_t kx = 0; kx < kKernel; ++kx) {
+        Vec w[kVectors];
+        for (std::size_t v = 0; v < kVectors; ++v) {
+          w[v] = hn::LoadU(d, taps + kx * s.out_channels + static_cast<std::int64_t>(v) * lanes);
+        }
+        for (std::size_t p = 0; p < kPositions; ++p) {
+          const Vec x = hn::Set(d, row[static_cast<std::int64_t>(p) + kx]);
+          for (std::size_t v = 0; v < kVectors; ++v) {
+            acc[p][v] = hn::MulAdd(w[v], x, acc[p][v]);
+          }
+        }
+      }
+    }
+  }
+  HWY_ALIGN float lane_values[hn::MaxLanes(d)];
+  for (std::size_t p = 0; p < kPositions; ++p) {
+    float* position = out + oy * s.width + ox + static_cast<std::int64_t>(p);
+    for (std::size_t v = 0; v < kVectors; ++v) {
+      hn::Store(acc[p][v], d, lane_values);
+      for (std::int64_t lane = 0; lane < lanes; ++lane) {
+        position[(static_cast<std::int64_t>(v) * lanes + lane) * s.positions] = lane_values[lane];
+      }
+    }
+  }
+}
+
+/// Every output channel at the valid positions only (no meaningless columns computed), vectorised
+/// over the channels: for out_channels of one or two vectors (the cnn's conv2, 16 channels).
+template <std::size_t kVectors>
+HWY_INLINE void convolve_over_channels(const float* HWY_RESTRICT in, const ConvShape& s,
+                                       const float* HWY_RESTRICT packed_weight,
+                                       const float* HWY_RESTRICT bias, float* HWY_RESTRICT out) {
+  constexpr std::size_t kPositions = kChannelAccumulators / kVectors;
+  for (std::int64_t oy = 0; oy < s.out_height; ++oy) {
+    std::int64_t ox = 0;
+    for (; ox + static_cast<std::int64_t>(kPositions) <= s.out_width;
+         ox += static_cast<std::int64_t>(kPositions)) {
+      convolve_channels_block<kVectors, kPositions>(in, s, packed_weight, bias, out, oy, ox);
+    }
+    for (; ox < s.out_width; ++ox) {
+      convolve_channels_block<kVectors, 1>(in, s, packed_weight, bias, out, oy, ox);
+    }
+  }
+}
+
 void ConvolveSample(const float* HWY_RESTRICT in, const ConvShape& s,
-                    const float* HWY_RESTRICT weight, const float* HWY_RESTRICT bias,
-                    float* HWY_RESTRICT out) {
+                    const float* HWY_RESTRICT weight, const float* HWY_RESTRICT packed_weight,
+                    const float* HWY_RESTRICT bias, float* HWY_RESTRICT out) {
+  const auto lanes = static_cast<std::int64_t>(hn::Lanes(Tag()));
+  if (s.out_channels == lanes) {
+    convolve_over_channels<1>(in, s, packed_weight, bias, out);
+    return;
+  }
+  if (s.out_channels == 2 * lanes) {
+    convolve_over_channels<2>(in, s, packed_weight, bias, out);
+    return;
+  }
   const auto weight_stride = s.in_channels * static_cast<std::int64_t>(kTaps);
   for (std::int64_t oc = 0; oc < s.out_channels; oc += static_cast<std::int64_t>(kOutBlock)) {
     const float* w = weight + oc * weight_stride;
@@ -237,10 +316,10 @@ ConvShape conv_shape(std::int64_t in_channels, std::int64_t out_channels, std::i
   return s;
 }
 
-void convolve_sample(const float* in, const ConvShape& s, const float* weight, const float* bias,
-                     float* out) {
+void convolve_sample(const float* in, const ConvShape& s, const float* weight,
+                     const float* packed_weight, const float* bias, float* out) {
   before_dispatch();
-  HWY_DYNAMIC_DISPATCH(ConvolveSample)(in, s, weight, bias, out);
+  HWY_DYNAMIC_DISPATCH(ConvolveSample)(in, s, weight, packed_weight, bias, out);
 }
 
 void add_weight_gradient(const float* in, const ConvShape& s, const float* grad_out,

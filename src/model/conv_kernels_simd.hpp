@@ -30,13 +30,16 @@ ConvShape conv_shape(std::int64_t in_channels, std::int64_t out_channels, std::i
                      std::int64_t width);
 
 /// out[oc][p] = bias[oc] + sum over ic, ky, kx of weight[oc][ic][ky][kx] * in[ic][p + ky * width
-/// + kx], for every flat position p < positions.
-/// @param in      [padded_input] floats: the sample's planes, then zeros.
-/// @param weight  [out_channels, in_channels, kKernel, kKernel]
-/// @param bias    [out_channels]
-/// @param out     [out_channels, positions]
-void convolve_sample(const float* in, const ConvShape& s, const float* weight, const float* bias,
-                     float* out);
+/// + kx], for every flat position p < positions (where out_channels is one or two vectors of the
+/// CPU's instruction set, e.g. 16 on AVX-512 and AVX2, vectorised over the channels instead and
+/// computed at the meaningful positions only).
+/// @param in             [padded_input] floats: the sample's planes, then zeros.
+/// @param weight         [out_channels, in_channels, kKernel, kKernel]
+/// @param packed_weight  the same as [in_channels, kKernel, kKernel, out_channels]
+/// @param bias           [out_channels]
+/// @param out            [out_channels, positions]
+void convolve_sample(const float* in, const ConvShape& s, const float* weight,
+                     const float* packed_weight, const float* bias, float* out);
 
 /// Adds one sample's weight and bias gradients: grad_weight[oc][ic][ky][kx] += sum over p of
 /// grad_out[oc][p] * in[ic][p + ky * width + kx]; grad_bias[oc] += sum over p of grad_out[oc][p].

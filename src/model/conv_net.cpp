@@ -25,11 +25,12 @@ torch::Tensor ConvNetImpl::forward(const torch::Tensor& images) { return head(fe
 torch::Tensor ConvNetImpl::features(const torch::Tensor& images) {
   // relu(max_pool(x)) == max_pool(relu(x)) exactly (ReLU is monotone), with a quarter of the ReLU
   // work and of its backward pass; the gradient differs only where a window ties at its maximum.
-  // On the CPU the first layer runs as one fused kernel with its ReLU and pooling, the second's
-  // ReLU and pooling as another (cpu_kernels.hpp).
+  // On the CPU each layer runs as one fused kernel with its ReLU and pooling (cpu_kernels.hpp).
   static_assert(kPoolSize == 2 && kKernel == 5, "the fused kernels take 5x5 kernels, 2x2 pools");
   auto x = conv5x5_relu_max_pool2(images, conv1_->weight, conv1_->bias);
-  x = relu_max_pool2(conv2_->forward(x));
+  // the second layer's input needs its gradient in training: there the fused call runs LibTorch's
+  // conv2d and the fused pooling; scoring runs the fused convolution (cpu_kernels.hpp)
+  x = conv5x5_relu_max_pool2(x, conv2_->weight, conv2_->bias);
   return x.flatten(/*start_dim=*/1);
 }
 

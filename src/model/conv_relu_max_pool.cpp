@@ -73,13 +73,14 @@ std::pair<torch::Tensor, torch::Tensor> fused_forward(const torch::Tensor& x,
   }
   const auto pooled = plane.pooled_height * plane.pooled_width;
   const auto w = weight.contiguous();
+  const auto packed = weight.permute({1, 2, 3, 0}).contiguous();
   const auto b = bias.contiguous();
   for_each_task(x.size(0), [&](std::int64_t, std::int64_t first, std::int64_t last) {
     SampleScratch scratch(s);
     for (auto n = first; n < last; ++n) {
       scratch.load(x.data_ptr<float>(), n, s);
-      simd::convolve_sample(scratch.input.data(), s, w.data_ptr<float>(), b.data_ptr<float>(),
-                            scratch.planes.data());
+      simd::convolve_sample(scratch.input.data(), s, w.data_ptr<float>(), packed.data_ptr<float>(),
+                            b.data_ptr<float>(), scratch.planes.data());
       for (std::int64_t oc = 0; oc < s.out_channels; ++oc) {
         const auto at = (n * s.out_channels + oc) * pooled;
         pooling::pool_plane(scratch.planes.data() + oc * s.positions, plane,

@@ -170,6 +170,14 @@ std::vector<Layer> cnn_layers(torch::nn::Module& cnn) {
        [p](const torch::Tensor& x) {
          return torch::conv2d(x, p["conv2.weight"], p["conv2.bias"]);
        }},
+      {"fused conv2 + relu + pool",  // + backward: LibTorch's conv2d (the input needs its gradient)
+       8.0 * 8 * 16 * 150,
+       true,
+       {6, 12, 12},
+       [p](const torch::Tensor& x) {
+         return cflrun::model::conv5x5_relu_max_pool2(x, p["conv2.weight"], p["conv2.bias"]);
+       },
+       true},
       {"relu + pool 16x8x8", 0, true, {16, 8, 8}, pool},
       {"fused relu + pool 16x8x8", 0, true, {16, 8, 8}, cflrun::model::relu_max_pool2, true},
       {"linear 256->10",

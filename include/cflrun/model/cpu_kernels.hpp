@@ -7,9 +7,9 @@
 /// - ReLU fused with 2 x 2 max-pooling (the cnn's two pooling stages): bit-identical to LibTorch.
 ///   LibTorch's max_pool2d_with_indices took 35 % of a cnn training step on one thread (PyTorch
 ///   profiler, batch 100, Intel Xeon AVX-512; tests/bench/cpu_roofline prints the layer times).
-/// - A 5 x 5 convolution fused with both (the cnn's first layer): equal to LibTorch's within
-///   float rounding (another summation order), so runs with and without it agree in assignments
-///   and within 1e-4 in accuracies, not bit for bit.
+/// - A 5 x 5 convolution fused with both (the cnn's first layer, and its second when scoring):
+///   equal to LibTorch's within float rounding (another summation order), so runs with and
+///   without it agree in assignments and within 1e-4 in accuracies, not bit for bit.
 
 #include <torch/types.h>
 
@@ -37,8 +37,9 @@ torch::Tensor relu_max_pool2(const torch::Tensor& x);
 /// the CPU, `x` is contiguous and needs no gradient (a network's first layer) and the pooled rows
 /// are at most 64 wide; else LibTorch's conv2d and relu_max_pool2. Fused, the convolution is
 /// computed per sample over "flat positions" (oy * W + ox, a 1-d correlation with the taps at
-/// ky * W + kx, vectorised with Google Highway for the CPU's best instruction set) into a scratch
-/// buffer that is pooled at once; the backward pass unpools the gradient into that buffer and
+/// ky * W + kx, vectorised with Google Highway for the CPU's best instruction set; over the
+/// output channels instead where they fill one or two vectors, e.g. 16) into a scratch buffer
+/// that is pooled at once; the backward pass unpools the gradient into that buffer and
 /// accumulates the weight and bias gradients (no input gradient: `x` needs none). The weight
 /// gradient is summed in fixed groups of 8 samples, so it does not depend on the thread count.
 /// @param x       [N, C, H, W] float tensor, H and W at least 6.

@@ -21,7 +21,7 @@ namespace cflrun::model {
 /// prepacks the convolution and linear weights for oneDNN and fuses convolution with ReLU. It
 /// measured 3-6x faster than the eager forward on the paper's CNN (1 thread, 256-sample batches).
 /// Otherwise (CUDA, no script, or a network that runs cflrun's own CPU kernels,
-/// Network::runs_cpu_kernels: the cnn's eager forward with them measured 1.7x faster than the
+/// Network::runs_cpu_kernels: the cnn's eager forward with them measured 1.9x faster than the
 /// frozen module, 1 thread, 100-1000-sample batches) it is the eager forward in eval mode without
 /// gradients. Results
 /// equal the eager forward's to float rounding (different kernels sum in a different order).
