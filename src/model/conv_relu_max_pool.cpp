@@ -141,7 +141,8 @@ class ConvReluMaxPool2 : public torch::autograd::Function<ConvReluMaxPool2> {
 };
 
 /// Whether the fused kernel takes these tensors: float32 CPU, contiguous input that needs no
-/// gradient (a network's first layer), a 5 x 5 kernel, pooled rows the pooling loops take.
+/// gradient (a network's first layer, or any layer when scoring), a 5 x 5 kernel, pooled rows the
+/// pooling loops take.
 bool fused_kernel_takes(const torch::Tensor& x, const torch::Tensor& weight,
                         const torch::Tensor& bias) {
   const auto cpu_float = [](const torch::Tensor& t) {

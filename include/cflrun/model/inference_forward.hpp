@@ -23,11 +23,12 @@ namespace cflrun::model {
 /// Otherwise (CUDA, no script, or a network that runs cflrun's own CPU kernels,
 /// Network::runs_cpu_kernels: the cnn's eager forward with them measured 1.9x faster than the
 /// frozen module, 1 thread, 100-1000-sample batches) it is the eager forward in eval mode without
-/// gradients. Results
-/// equal the eager forward's to float rounding (different kernels sum in a different order).
+/// gradients. Results equal the eager forward's to float rounding (different kernels sum in a
+/// different order).
 ///
-/// Built from the parameters at construction (about 2-7 ms for the CNN): build a new one whenever
-/// the network's parameters change; later changes of `network` are not seen.
+/// A frozen module is built from the parameters at construction (about 2-7 ms for the CNN) and
+/// does not see later changes of `network`; the eager forward does. Build a new one whenever the
+/// network's parameters change, so that both agree.
 class InferenceForward {
  public:
   /// @param network  the model to run; must outlive this object when no frozen module is used.
