@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include "model/conv_kernels_simd.hpp"
 
@@ -28,9 +29,6 @@ constexpr std::size_t kOutBlock = 6;
 /// Vectors of positions per block: 6 x 4 accumulators + 4 inputs + 1 weight fit 32 registers;
 /// 6 x 2 + 2 + 1 fit 16.
 constexpr std::size_t kPositionVectors = kManyRegisters ? 4 : 2;
-/// Output channels per block of the weight gradient: 4 x 5 accumulators + 4 gradients + 1 input
-/// fit 32 registers; 2 x 5 + 2 + 1 fit 16.
-constexpr std::size_t kGradientBlock = kManyRegisters ? 4 : 2;
 constexpr std::size_t kTaps = kKernel * kKernel;
 
 /// kOut output channels (weight, bias and out at the first of them) at positions
@@ -196,80 +194,141 @@ void ConvolveSample(const float* HWY_RESTRICT in, const ConvShape& s,
   }
 }
 
-/// The weight gradient of kOut output channels (grad_out and grad_weight at the first of them)
-/// for input channel ic, kernel row ky: one accumulator per channel and kx, summed at the end.
-template <std::size_t kOut>
-HWY_INLINE void add_row_gradient(const float* HWY_RESTRICT in, const ConvShape& s,
-                                 const float* HWY_RESTRICT grad_out, std::int64_t ic,
-                                 std::int64_t ky, float* HWY_RESTRICT grad_weight) {
+/// Kernel rows per block of the input gradient's scatter: 5 x kScatterRows accumulators, the
+/// gradient and a weight fit the registers.
+constexpr std::size_t kScatterRows = kManyRegisters ? 5 : 2;
+
+/// One output position's input gradient over kRows kernel rows from ky, for one vector of input
+/// channels (at `channel`): the sum over its nonzero output gradients (`count` of them, with
+/// their channels) of gradient x weight taps, accumulated in registers, then added to grad_in at
+/// the position's kRows x 5 input positions (`at`: the first of them).
+template <std::size_t kRows>
+HWY_INLINE void scatter_rows(const float* HWY_RESTRICT gradients,
+                             const std::int64_t* HWY_RESTRICT channels, std::size_t count,
+                             const float* HWY_RESTRICT channels_last_weight,
+                             std::int64_t channel_stride, std::int64_t ky, std::int64_t channel,
+                             std::int64_t row_floats, float* HWY_RESTRICT at) {
   const Tag d;
-  const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-  Vec acc[kOut][kKernel];
-  for (std::size_t o = 0; o < kOut; ++o) {
+  Vec acc[kRows][kKernel];
+  for (std::size_t r = 0; r < kRows; ++r) {
     for (std::int64_t kx = 0; kx < kKernel; ++kx) {
-      acc[o][kx] = hn::Zero(d);
+      acc[r][kx] = hn::Zero(d);
     }
   }
-  const float* src = in + ic * s.height * s.width + ky * s.width;
-  for (std::int64_t p = 0; p < s.positions; p += lanes) {
-    Vec g[kOut];
-    for (std::size_t o = 0; o < kOut; ++o) {
-      g[o] = hn::LoadU(d, grad_out + static_cast<std::int64_t>(o) * s.positions + p);
-    }
-    for (std::int64_t kx = 0; kx < kKernel; ++kx) {
-      const Vec x = hn::LoadU(d, src + p + kx);
-      for (std::size_t o = 0; o < kOut; ++o) {
-        acc[o][kx] = hn::MulAdd(g[o], x, acc[o][kx]);
+  for (std::size_t i = 0; i < count; ++i) {
+    const Vec scale = hn::Set(d, gradients[i]);
+    const float* taps =
+        channels_last_weight +
+        (channels[i] * static_cast<std::int64_t>(kTaps) + ky * kKernel) * channel_stride + channel;
+    for (std::size_t r = 0; r < kRows; ++r) {
+      for (std::int64_t kx = 0; kx < kKernel; ++kx) {
+        const auto tap = static_cast<std::int64_t>(r) * kKernel + kx;
+        acc[r][kx] = hn::MulAdd(scale, hn::LoadU(d, taps + tap * channel_stride), acc[r][kx]);
       }
     }
   }
-  const auto weight_stride = s.in_channels * static_cast<std::int64_t>(kTaps);
-  for (std::size_t o = 0; o < kOut; ++o) {
-    float* row = grad_weight + static_cast<std::int64_t>(o) * weight_stride +
-                 ic * static_cast<std::int64_t>(kTaps) + ky * kKernel;
+  for (std::size_t r = 0; r < kRows; ++r) {
     for (std::int64_t kx = 0; kx < kKernel; ++kx) {
-      row[kx] += hn::GetLane(hn::SumOfLanes(d, acc[o][kx]));
+      float* out = at + static_cast<std::int64_t>(r) * row_floats + kx * channel_stride;
+      hn::StoreU(hn::Add(hn::LoadU(d, out), acc[r][kx]), d, out);
     }
   }
 }
 
-template <std::size_t kOut>
-HWY_INLINE void add_channels_gradient(const float* HWY_RESTRICT in, const ConvShape& s,
-                                      const float* HWY_RESTRICT grad_out,
-                                      float* HWY_RESTRICT grad_weight) {
-  for (std::int64_t ic = 0; ic < s.in_channels; ++ic) {
-    for (std::int64_t ky = 0; ky < kKernel; ++ky) {
-      add_row_gradient<kOut>(in, s, grad_out, ic, ky, grad_weight);
+void AddInputGradient(const float* HWY_RESTRICT grad_out, const ConvShape& s,
+                      const float* HWY_RESTRICT channels_last_weight, std::int64_t channel_stride,
+                      float* HWY_RESTRICT grad_in) {
+  const auto lanes = static_cast<std::int64_t>(hn::Lanes(Tag()));
+  const auto row_floats = s.width * channel_stride;
+  std::vector<float> gradients(static_cast<std::size_t>(s.out_channels));
+  std::vector<std::int64_t> channels(static_cast<std::size_t>(s.out_channels));
+  for (std::int64_t oy = 0; oy < s.out_height; ++oy) {
+    for (std::int64_t ox = 0; ox < s.out_width; ++ox) {
+      // the position's nonzero gradients (after a max-pooling, only a window's winner has one),
+      // gathered without branches
+      std::size_t count = 0;
+      for (std::int64_t oc = 0; oc < s.out_channels; ++oc) {
+        const float g = grad_out[oc * s.positions + oy * s.width + ox];
+        gradients[count] = g;
+        channels[count] = oc;
+        count += g != 0.0F ? 1 : 0;
+      }
+      if (count == 0) {
+        continue;
+      }
+      for (std::int64_t channel = 0; channel < channel_stride; channel += lanes) {
+        std::int64_t ky = 0;
+        for (; ky + static_cast<std::int64_t>(kScatterRows) <= kKernel;
+             ky += static_cast<std::int64_t>(kScatterRows)) {
+          scatter_rows<kScatterRows>(
+              gradients.data(), channels.data(), count, channels_last_weight, channel_stride, ky,
+              channel, row_floats,
+              grad_in + (oy + ky) * row_floats + ox * channel_stride + channel);
+        }
+        for (; ky < kKernel; ++ky) {
+          scatter_rows<1>(gradients.data(), channels.data(), count, channels_last_weight,
+                          channel_stride, ky, channel, row_floats,
+                          grad_in + (oy + ky) * row_floats + ox * channel_stride + channel);
+        }
+      }
     }
   }
 }
 
-void AddWeightGradient(const float* HWY_RESTRICT in, const ConvShape& s,
-                       const float* HWY_RESTRICT grad_out, float* HWY_RESTRICT grad_weight,
-                       float* HWY_RESTRICT grad_bias) {
+/// Vectors that hold a kernel row's 5 taps: 1 where a vector has 8 or more floats.
+constexpr std::size_t kRowVectors = (kKernel + hn::MaxLanes(Tag()) - 1) / hn::MaxLanes(Tag());
+
+void AddSparseWeightGradient(const float* HWY_RESTRICT in, const ConvShape& s,
+                             const float* HWY_RESTRICT values,
+                             const std::int32_t* HWY_RESTRICT positions,
+                             const std::int32_t* HWY_RESTRICT counts, std::int64_t capacity,
+                             float* HWY_RESTRICT grad_weight, float* HWY_RESTRICT grad_bias) {
   const Tag d;
   const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-  const auto weight_stride = s.in_channels * static_cast<std::int64_t>(kTaps);
-  for (std::int64_t oc = 0; oc < s.out_channels; oc += static_cast<std::int64_t>(kGradientBlock)) {
-    const float* g = grad_out + oc * s.positions;
-    float* gw = grad_weight + oc * weight_stride;
-    if (s.out_channels - oc >= static_cast<std::int64_t>(kGradientBlock)) {
-      add_channels_gradient<kGradientBlock>(in, s, g, gw);
-    } else {
-      for (std::int64_t o = oc; o < s.out_channels; ++o) {
-        add_channels_gradient<1>(in, s, grad_out + o * s.positions,
-                                 grad_weight + o * weight_stride);
-      }
-    }
-  }
+  HWY_ALIGN float row_taps[kRowVectors * hn::MaxLanes(d)];
   for (std::int64_t oc = 0; oc < s.out_channels; ++oc) {
-    Vec sum = hn::Zero(d);
-    for (std::int64_t p = 0; p < s.positions; p += lanes) {
-      sum = hn::Add(sum, hn::LoadU(d, grad_out + oc * s.positions + p));
+    const float* value = values + oc * capacity;
+    const std::int32_t* position = positions + oc * capacity;
+    const std::int32_t count = counts[oc];
+    float bias_sum = 0.0F;
+    for (std::int32_t i = 0; i < count; ++i) {
+      bias_sum += value[i];
     }
-    grad_bias[oc] += hn::GetLane(hn::SumOfLanes(d, sum));
+    grad_bias[oc] += bias_sum;
+    for (std::int64_t ic = 0; ic < s.in_channels; ++ic) {
+      const float* plane = in + ic * s.height * s.width;
+      Vec acc[kKernel][kRowVectors];
+      for (std::int64_t ky = 0; ky < kKernel; ++ky) {
+        for (std::size_t v = 0; v < kRowVectors; ++v) {
+          acc[ky][v] = hn::Zero(d);
+        }
+      }
+      for (std::int32_t i = 0; i < count; ++i) {
+        const Vec g = hn::Set(d, value[i]);
+        const float* window = plane + position[i];
+        for (std::int64_t ky = 0; ky < kKernel; ++ky) {
+          // lanes past the 5 taps read the row's next inputs and are dropped below
+          for (std::size_t v = 0; v < kRowVectors; ++v) {
+            acc[ky][v] = hn::MulAdd(
+                g, hn::LoadU(d, window + ky * s.width + static_cast<std::int64_t>(v) * lanes),
+                acc[ky][v]);
+          }
+        }
+      }
+      float* taps = grad_weight + (oc * s.in_channels + ic) * static_cast<std::int64_t>(kTaps);
+      for (std::int64_t ky = 0; ky < kKernel; ++ky) {
+        for (std::size_t v = 0; v < kRowVectors; ++v) {
+          hn::Store(acc[ky][v], d, row_taps + static_cast<std::int64_t>(v) * lanes);
+        }
+        for (std::int64_t kx = 0; kx < kKernel; ++kx) {
+          taps[ky * kKernel + kx] += row_taps[kx];
+        }
+      }
+    }
   }
 }
+
+std::int64_t VectorFloats() { return static_cast<std::int64_t>(hn::Lanes(Tag())); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cflrun::model::simd
@@ -304,7 +363,9 @@ void before_dispatch() { [[maybe_unused]] static const bool once = follow_aten_c
 }  // namespace
 
 HWY_EXPORT(ConvolveSample);
-HWY_EXPORT(AddWeightGradient);
+HWY_EXPORT(AddInputGradient);
+HWY_EXPORT(VectorFloats);
+HWY_EXPORT(AddSparseWeightGradient);
 
 ConvShape conv_shape(std::int64_t in_channels, std::int64_t out_channels, std::int64_t height,
                      std::int64_t width) {
@@ -312,7 +373,8 @@ ConvShape conv_shape(std::int64_t in_channels, std::int64_t out_channels, std::i
               height - kKernel + 1, width - kKernel + 1, 0,      0};
   s.positions = (s.out_height * width + kPositionBlock - 1) / kPositionBlock * kPositionBlock;
   // the last position's last tap: (positions - 1) + (kKernel - 1) * (width + 1) in the last plane
-  s.padded_input = (in_channels - 1) * height * width + s.positions + (kKernel - 1) * (width + 1);
+  s.padded_input = (in_channels - 1) * height * width + s.positions + (kKernel - 1) * (width + 1) +
+                   kWidestVector;
   return s;
 }
 
@@ -322,10 +384,25 @@ void convolve_sample(const float* in, const ConvShape& s, const float* weight,
   HWY_DYNAMIC_DISPATCH(ConvolveSample)(in, s, weight, packed_weight, bias, out);
 }
 
-void add_weight_gradient(const float* in, const ConvShape& s, const float* grad_out,
-                         float* grad_weight, float* grad_bias) {
+std::int64_t input_channel_stride(std::int64_t in_channels) {
   before_dispatch();
-  HWY_DYNAMIC_DISPATCH(AddWeightGradient)(in, s, grad_out, grad_weight, grad_bias);
+  const auto lanes = HWY_DYNAMIC_DISPATCH(VectorFloats)();
+  return (in_channels + lanes - 1) / lanes * lanes;
+}
+
+void add_input_gradient(const float* grad_out, const ConvShape& s,
+                        const float* channels_last_weight, float* grad_in) {
+  before_dispatch();
+  HWY_DYNAMIC_DISPATCH(AddInputGradient)
+  (grad_out, s, channels_last_weight, input_channel_stride(s.in_channels), grad_in);
+}
+
+void add_sparse_weight_gradient(const float* in, const ConvShape& s, const float* values,
+                                const std::int32_t* positions, const std::int32_t* counts,
+                                std::int64_t capacity, float* grad_weight, float* grad_bias) {
+  before_dispatch();
+  HWY_DYNAMIC_DISPATCH(AddSparseWeightGradient)
+  (in, s, values, positions, counts, capacity, grad_weight, grad_bias);
 }
 
 }  // namespace cflrun::model::simd

@@ -11,6 +11,9 @@ constexpr std::int64_t kKernel = 5;
 /// Output positions are computed in blocks of this many floats (a multiple of every target's
 /// vector block: 4 AVX-512 vectors).
 constexpr std::int64_t kPositionBlock = 64;
+/// Floats in the widest vector of any target (AVX-512): the zeros past a sample's input that a
+/// vector load at its last tap may read.
+constexpr std::int64_t kWidestVector = 16;
 
 /// One sample's convolution, valid, stride 1, computed over "flat positions": output position
 /// p = oy * width + ox for oy < out_height and every ox < width, so that a row's last kKernel - 1
@@ -41,10 +44,30 @@ ConvShape conv_shape(std::int64_t in_channels, std::int64_t out_channels, std::i
 void convolve_sample(const float* in, const ConvShape& s, const float* weight,
                      const float* packed_weight, const float* bias, float* out);
 
-/// Adds one sample's weight and bias gradients: grad_weight[oc][ic][ky][kx] += sum over p of
-/// grad_out[oc][p] * in[ic][p + ky * width + kx]; grad_bias[oc] += sum over p of grad_out[oc][p].
-/// @param grad_out  [out_channels, positions], zero at the meaningless positions.
-void add_weight_gradient(const float* in, const ConvShape& s, const float* grad_out,
-                         float* grad_weight, float* grad_bias);
+/// Adds one sample's weight and bias gradients from its nonzero output gradients (after a 2 x 2
+/// max-pooling at most a quarter of them): grad_weight[oc][ic][ky][kx] += sum over the entries of
+/// value * in[ic][position + ky * width + kx]; grad_bias[oc] += sum of the values. Per entry, one
+/// vector multiply-add per kernel row over the row's 5 taps.
+/// @param values, positions  output channel oc's entries at oc * capacity: `counts[oc]` values and
+///                           their flat positions oy * width + ox.
+/// @param grad_weight        [out_channels, in_channels, kKernel, kKernel]
+void add_sparse_weight_gradient(const float* in, const ConvShape& s, const float* values,
+                                const std::int32_t* positions, const std::int32_t* counts,
+                                std::int64_t capacity, float* grad_weight, float* grad_bias);
+
+/// Floats per input position of add_input_gradient's buffers: in_channels rounded up to a
+/// multiple of the CPU's vector.
+std::int64_t input_channel_stride(std::int64_t in_channels);
+
+/// Adds one sample's input gradient, channels last: grad_in[(y * width + x) * stride + ic] +=
+/// sum over oc, ky, kx of weight[oc][ic][ky][kx] * grad_out[oc][(y - ky) * width + x - kx] over
+/// the valid output positions, as a scatter from each nonzero output gradient (after a 2 x 2
+/// max-pooling at most a quarter of them), vectorised over the input channels.
+/// @param grad_out        [out_channels, positions], zero at the meaningless positions.
+/// @param channels_last_weight  weight as [out_channels, kKernel, kKernel, stride], zero past
+///                              in_channels (stride = input_channel_stride(in_channels)).
+/// @param grad_in         [height * width, stride].
+void add_input_gradient(const float* grad_out, const ConvShape& s,
+                        const float* channels_last_weight, float* grad_in);
 
 }  // namespace cflrun::model::simd

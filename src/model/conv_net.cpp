@@ -28,8 +28,6 @@ torch::Tensor ConvNetImpl::features(const torch::Tensor& images) {
   // On the CPU each layer runs as one fused kernel with its ReLU and pooling (cpu_kernels.hpp).
   static_assert(kPoolSize == 2 && kKernel == 5, "the fused kernels take 5x5 kernels, 2x2 pools");
   auto x = conv5x5_relu_max_pool2(images, conv1_->weight, conv1_->bias);
-  // the second layer's input needs its gradient in training: there the fused call runs LibTorch's
-  // conv2d and the fused pooling; scoring runs the fused convolution (cpu_kernels.hpp)
   x = conv5x5_relu_max_pool2(x, conv2_->weight, conv2_->bias);
   return x.flatten(/*start_dim=*/1);
 }

@@ -1,10 +1,13 @@
 // A 5 x 5 convolution fused with ReLU and 2 x 2 max-pooling on the CPU (cpu_kernels.hpp): per
 // sample, the convolution over flat positions into a scratch buffer (conv_kernels_simd.hpp), then
-// the pooling of each channel's plane from it; the backward pass unpools into the scratch buffer
-// and accumulates the weight gradient from it. The 24 x 24 convolution output never reaches memory
-// outside the cache.
+// the pooling of each channel's plane from it. The backward pass lists each sample's nonzero
+// output gradients (a window's winner where the output is above 0: at most a quarter) and
+// accumulates the weight gradient from them; where the input needs a gradient it unpools into the
+// scratch buffer and scatters each nonzero entry into the input's gradient. The 24 x 24
+// convolution output never reaches memory outside the cache.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <ATen/Parallel.h>
@@ -92,34 +95,118 @@ std::pair<torch::Tensor, torch::Tensor> fused_forward(const torch::Tensor& x,
   return {out, winners};
 }
 
-/// The weight and bias gradients, summed per task and then over tasks in task order.
-std::pair<torch::Tensor, torch::Tensor> fused_weight_gradient(const torch::Tensor& x,
-                                                              const torch::Tensor& weight,
-                                                              const torch::Tensor& grad_out,
-                                                              const torch::Tensor& out,
-                                                              const torch::Tensor& winners) {
+/// The input gradient of the convolution: each sample's nonzero output gradients scattered over
+/// their 5 x 5 input positions, channels last (conv_kernels_simd.hpp), then transposed into the
+/// input's layout. Each sample's gradient depends on that sample only.
+class InputGradient {
+ public:
+  InputGradient(const simd::ConvShape& s, const torch::Tensor& weight)
+      : shape_(s),
+        stride_(simd::input_channel_stride(s.in_channels)),
+        weight_(torch::zeros({s.out_channels, simd::kKernel, simd::kKernel, stride_},
+                             weight.options())) {
+    weight_.narrow(3, 0, s.in_channels).copy_(weight.permute({0, 2, 3, 1}));
+  }
+
+  /// A task's buffer: one sample's input gradient, channels last.
+  std::vector<float> scratch() const {
+    return std::vector<float>(static_cast<std::size_t>(shape_.height * shape_.width * stride_));
+  }
+
+  /// grad_in [in_channels, height, width] of one sample from its grad_out [out_channels,
+  /// positions] (flat positions, zero at the meaningless ones).
+  void compute(const float* grad_out, std::vector<float>& scratch, float* grad_in) const {
+    std::fill(scratch.begin(), scratch.end(), 0.0F);
+    simd::add_input_gradient(grad_out, shape_, weight_.data_ptr<float>(), scratch.data());
+    const auto plane = shape_.height * shape_.width;
+    for (std::int64_t ic = 0; ic < shape_.in_channels; ++ic) {
+      for (std::int64_t p = 0; p < plane; ++p) {
+        grad_in[ic * plane + p] = scratch[static_cast<std::size_t>(p * stride_ + ic)];
+      }
+    }
+  }
+
+ private:
+  simd::ConvShape shape_;
+  std::int64_t stride_;   ///< floats per input position in the scratch buffer
+  torch::Tensor weight_;  ///< [out, 5, 5, stride], zero past in_channels
+};
+
+/// The gradients of the fused layer; `input` undefined where it was not asked for.
+struct ConvGradients {
+  torch::Tensor input, weight, bias;
+};
+
+/// One sample's nonzero output gradients per output channel, from the pooled gradient and the
+/// winners: what add_sparse_weight_gradient takes.
+struct NonzeroGradients {
+  NonzeroGradients(const simd::ConvShape& s, const pooling::PlaneShape& plane)
+      : capacity(plane.pooled_height * plane.pooled_width),
+        values(static_cast<std::size_t>(s.out_channels * capacity)),
+        positions(values.size()),
+        counts(static_cast<std::size_t>(s.out_channels)) {}
+
+  /// Lists sample n's gradients (grad_out, out, winners: [N, OC, pooled]).
+  void gather(const torch::Tensor& grad_out, const torch::Tensor& out, const torch::Tensor& winners,
+              std::int64_t n, const pooling::PlaneShape& plane) {
+    for (std::size_t oc = 0; oc < counts.size(); ++oc) {
+      const auto at =
+          (n * static_cast<std::int64_t>(counts.size()) + static_cast<std::int64_t>(oc)) * capacity;
+      const auto first = static_cast<std::int64_t>(oc) * capacity;
+      counts[oc] = pooling::gather_plane_gradients(grad_out.data_ptr<float>() + at,
+                                                   out.data_ptr<float>() + at,
+                                                   winners.data_ptr<std::uint8_t>() + at, plane,
+                                                   values.data() + first, positions.data() + first);
+    }
+  }
+
+  std::int64_t capacity;  ///< entries per channel: the pooled plane's outputs
+  std::vector<float> values;
+  std::vector<std::int32_t> positions, counts;
+};
+
+/// The gradients: weight and bias summed per task and then over tasks in task order; the input's
+/// (if `input_gradient`) per sample.
+ConvGradients fused_backward(const torch::Tensor& x, const torch::Tensor& weight,
+                             const torch::Tensor& grad_out, const torch::Tensor& out,
+                             const torch::Tensor& winners, bool input_gradient) {
   const auto s = conv_shape_of(x, weight);
   const auto plane = pooled_plane_shape(s);
   const auto pooled = plane.pooled_height * plane.pooled_width;
   const auto tasks = (x.size(0) + kSamplesPerTask - 1) / kSamplesPerTask;
   auto partial_weight = torch::zeros({tasks, weight.numel()}, x.options());
   auto partial_bias = torch::zeros({tasks, s.out_channels}, x.options());
+  torch::Tensor grad_in;
+  std::optional<InputGradient> input_gradient_of;
+  if (input_gradient) {
+    grad_in = torch::empty(x.sizes(), x.options());
+    input_gradient_of.emplace(s, weight.contiguous());
+  }
+  const auto sample_floats = s.in_channels * s.height * s.width;
   for_each_task(x.size(0), [&](std::int64_t task, std::int64_t first, std::int64_t last) {
     SampleScratch scratch(s);  // zeros at the meaningless positions, never written
+    NonzeroGradients nonzero(s, plane);
+    auto input_scratch = input_gradient_of ? input_gradient_of->scratch() : std::vector<float>{};
     for (auto n = first; n < last; ++n) {
       scratch.load(x.data_ptr<float>(), n, s);
-      for (std::int64_t oc = 0; oc < s.out_channels; ++oc) {
-        const auto at = (n * s.out_channels + oc) * pooled;
-        pooling::unpool_plane(grad_out.data_ptr<float>() + at, out.data_ptr<float>() + at,
-                              winners.data_ptr<std::uint8_t>() + at, plane,
-                              scratch.planes.data() + oc * s.positions);
+      nonzero.gather(grad_out, out, winners, n, plane);
+      simd::add_sparse_weight_gradient(scratch.input.data(), s, nonzero.values.data(),
+                                       nonzero.positions.data(), nonzero.counts.data(),
+                                       nonzero.capacity, partial_weight[task].data_ptr<float>(),
+                                       partial_bias[task].data_ptr<float>());
+      if (input_gradient_of) {
+        for (std::int64_t oc = 0; oc < s.out_channels; ++oc) {
+          const auto at = (n * s.out_channels + oc) * pooled;
+          pooling::unpool_plane(grad_out.data_ptr<float>() + at, out.data_ptr<float>() + at,
+                                winners.data_ptr<std::uint8_t>() + at, plane,
+                                scratch.planes.data() + oc * s.positions);
+        }
+        input_gradient_of->compute(scratch.planes.data(), input_scratch,
+                                   grad_in.data_ptr<float>() + n * sample_floats);
       }
-      simd::add_weight_gradient(scratch.input.data(), s, scratch.planes.data(),
-                                partial_weight[task].data_ptr<float>(),
-                                partial_bias[task].data_ptr<float>());
     }
   });
-  return {partial_weight.sum(0).view(weight.sizes()), partial_bias.sum(0)};
+  return {grad_in, partial_weight.sum(0).view(weight.sizes()), partial_bias.sum(0)};
 }
 
 class ConvReluMaxPool2 : public torch::autograd::Function<ConvReluMaxPool2> {
@@ -134,15 +221,14 @@ class ConvReluMaxPool2 : public torch::autograd::Function<ConvReluMaxPool2> {
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* context,
                                                  torch::autograd::variable_list grads) {
     const auto saved = context->get_saved_variables();
-    auto [grad_weight, grad_bias] =
-        fused_weight_gradient(saved[0], saved[1], grads[0].contiguous(), saved[2], saved[3]);
-    return {torch::Tensor(), grad_weight, grad_bias};
+    auto gradients = fused_backward(saved[0], saved[1], grads[0].contiguous(), saved[2], saved[3],
+                                    context->needs_input_grad(0));
+    return {gradients.input, gradients.weight, gradients.bias};
   }
 };
 
-/// Whether the fused kernel takes these tensors: float32 CPU, contiguous input that needs no
-/// gradient (a network's first layer, or any layer when scoring), a 5 x 5 kernel, pooled rows the
-/// pooling loops take.
+/// Whether the fused kernel takes these tensors: float32 CPU, contiguous input, a 5 x 5 kernel,
+/// pooled rows the pooling loops take.
 bool fused_kernel_takes(const torch::Tensor& x, const torch::Tensor& weight,
                         const torch::Tensor& bias) {
   const auto cpu_float = [](const torch::Tensor& t) {
@@ -150,9 +236,9 @@ bool fused_kernel_takes(const torch::Tensor& x, const torch::Tensor& weight,
   };
   return fused_kernels_enabled() && x.dim() == 4 && weight.dim() == 4 && bias.defined() &&
          cpu_float(x) && cpu_float(weight) && cpu_float(bias) && x.is_contiguous() &&
-         !(x.requires_grad() && torch::GradMode::is_enabled()) && weight.size(1) == x.size(1) &&
-         weight.size(2) == simd::kKernel && weight.size(3) == simd::kKernel &&
-         x.size(2) >= simd::kKernel + 1 && x.size(3) >= simd::kKernel + 1 &&
+         weight.size(1) == x.size(1) && weight.size(2) == simd::kKernel &&
+         weight.size(3) == simd::kKernel && x.size(2) >= simd::kKernel + 1 &&
+         x.size(3) >= simd::kKernel + 1 &&
          (x.size(3) - simd::kKernel + 1) / 2 <= pooling::kMaxPooledWidth;
 }
 
@@ -163,7 +249,8 @@ torch::Tensor conv5x5_relu_max_pool2(const torch::Tensor& x, const torch::Tensor
   if (!fused_kernel_takes(x, weight, bias)) {
     return relu_max_pool2(torch::conv2d(x, weight, bias));
   }
-  if ((weight.requires_grad() || bias.requires_grad()) && torch::GradMode::is_enabled()) {
+  if ((x.requires_grad() || weight.requires_grad() || bias.requires_grad()) &&
+      torch::GradMode::is_enabled()) {
     return ConvReluMaxPool2::apply(x, weight, bias);
   }
   return fused_forward(x, weight, bias, /*with_winners=*/false).first;

@@ -41,8 +41,7 @@ void require_classes(const std::string& model, const NetworkShape& shape) {
 }
 
 ModelEntry cnn() {
-  return {.architecture = Architecture::kCnn,
-          .name = "cnn",
+  return {.name = "cnn",
           .description = "conv 6 -> conv 16 (5x5, ReLU, 2x2 max-pool each) -> fc C",
           .source = "CLoVE App. B; official code GenConvNet",
           .paper_shape = kGreyscale,
@@ -58,8 +57,7 @@ ModelEntry cnn() {
 }
 
 ModelEntry cifar_cnn() {
-  return {.architecture = Architecture::kCifarCnn,
-          .name = "cifar_cnn",
+  return {.name = "cifar_cnn",
           .description =
               "4 x (conv 3x3, batch norm, ReLU, max-pool) 64-512 -> fc 1 024 -> fc 512 "
               "(dropout 0.5) -> fc C",
@@ -77,8 +75,7 @@ ModelEntry cifar_cnn() {
 }
 
 ModelEntry mlp() {
-  return {.architecture = Architecture::kMlp,
-          .name = "mlp",
+  return {.name = "mlp",
           .description = "fc 200 (ReLU) -> fc C",
           .source = "IFCA Sec. 6.2",
           .paper_shape = kGreyscale,
@@ -93,8 +90,7 @@ ModelEntry mlp() {
 }
 
 ModelEntry autoencoder() {
-  return {.architecture = Architecture::kAutoencoder,
-          .name = "autoencoder",
+  return {.name = "autoencoder",
           .description = "fc d -> d -> d/2 -> d/4 -> d/2 -> d -> d (ReLU), sigmoid output",
           .source = "CLoVE App. C.1.2; official code Autoencoder",
           .paper_shape = kGreyscale,
@@ -109,7 +105,6 @@ ModelEntry autoencoder() {
 
 ModelEntry conv_autoencoder() {
   return {
-      .architecture = Architecture::kConvAutoencoder,
       .name = "conv_autoencoder",
       .description = "3 strided convs 32-128 -> fc 128 latent -> 3 transposed convs, tanh output",
       .source = "CLoVE App. C.1.2; official code CIFAR10Autoencoder",
@@ -125,8 +120,7 @@ ModelEntry conv_autoencoder() {
 }
 
 ModelEntry linear() {
-  return {.architecture = Architecture::kLinear,
-          .name = "linear",
+  return {.name = "linear",
           .description = "y = <theta, x>, no bias",
           .source = "CLoVE App. C.1.1 (mixed linear regression)",
           .paper_shape = NetworkShape{{20}, 0},
@@ -147,7 +141,6 @@ ModelEntry linear() {
 /// PFLlib's FedAvgCNN in its (F)MNIST ([1, 28, 28]) or its CIFAR-10 ([3, 32, 32]) shape.
 ModelEntry fedavg_cnn() {
   return {
-      .architecture = Architecture::kFedAvgCnn,
       .name = "fedavg_cnn",
       .description = "conv 32 -> conv 64 (5x5, ReLU, 2x2 max-pool each) -> fc 512 (ReLU) -> fc C",
       .source = "PFLlib FedAvgCNN, the model of the paper's PFLlib rows",
@@ -166,11 +159,19 @@ ModelEntry fedavg_cnn() {
       }};
 }
 
+/// `entries` with each one's architecture set to its position.
+std::vector<ModelEntry> numbered(std::vector<ModelEntry> entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    entries[i].architecture = static_cast<Architecture>(i);
+  }
+  return entries;
+}
+
 }  // namespace
 
 const std::vector<ModelEntry>& registered_models() {
-  static const std::vector<ModelEntry> models{
-      cnn(), cifar_cnn(), mlp(), autoencoder(), conv_autoencoder(), linear(), fedavg_cnn()};
+  static const std::vector<ModelEntry> models = numbered(
+      {cnn(), cifar_cnn(), mlp(), autoencoder(), conv_autoencoder(), linear(), fedavg_cnn()});
   return models;
 }
 

@@ -4,7 +4,10 @@
 // 2. Each layer of the cnn (model registry "cnn": conv 1->6 5x5 on 28x28, ReLU + 2x2 max-pool,
 //    conv 6->16 5x5 on 12x12, ReLU + max-pool, linear 256->10) as LibTorch runs it: forward in
 //    inference mode, and forward + backward (weight and, past the first layer, input gradients),
-//    at BATCH samples per call; GFLOP/s and % of the widest ISA's peak on THREADS threads.
+//    at BATCH samples per call; GFLOP/s and % of the widest ISA's peak on THREADS threads. The
+//    FLOPs are the dense layer's (a backward pass counts the forward's multiply-adds once per
+//    gradient), also for cflrun's fused backward, which skips the zero gradients the pooling
+//    leaves: its % is of the work LibTorch's dense backward does.
 // 3. The whole model: model::InferenceForward (the frozen TorchScript module cflrun scores with),
 //    the eager forward and a training step (forward, backward, Adam), each with LibTorch's
 //    kernels only and with cflrun's CPU kernels (cpu_kernels.hpp), GFLOP/s and % of peak.
@@ -170,7 +173,7 @@ std::vector<Layer> cnn_layers(torch::nn::Module& cnn) {
        [p](const torch::Tensor& x) {
          return torch::conv2d(x, p["conv2.weight"], p["conv2.bias"]);
        }},
-      {"fused conv2 + relu + pool",  // + backward: LibTorch's conv2d (the input needs its gradient)
+      {"fused conv2 + relu + pool",  // backward with the input gradient, fused too
        8.0 * 8 * 16 * 150,
        true,
        {6, 12, 12},

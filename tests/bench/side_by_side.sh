@@ -6,15 +6,17 @@
 # times each; prints seconds per round and per phase (mean of the rounds after the first, best of
 # the repeats), the ratio reference / cflrun,
 # and GFLOP/s against the round's FLOP count; then the floor of a round with LibTorch's fastest kernels
-# here (tests/bench/machine_ceiling.py).
+# here (tests/bench/machine_ceiling.py). With BASELINE_BUILD_DIR (another build of cflrun, e.g. an
+# older commit's), its round runs in the same alternation and the speed-up over it is printed.
 # The PyTorch side runs on setup.sh's venv (.venv: the torch wheel cflrun is built against, and
 # Debian's h5py and numpy through the system site packages).
-# Usage: tests/bench/side_by_side.sh [REPEATS=3] [ROUNDS=4] [BUILD_DIR=build]
+# Usage: tests/bench/side_by_side.sh [REPEATS=3] [ROUNDS=4] [BUILD_DIR=build] [BASELINE_BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 repeats="${1:-3}"
 rounds="${2:-4}"
 build="${3:-build}"
+baseline="${4:-}"
 python=.venv/bin/python  # setup.sh's venv: the same LibTorch as cflrun
 "$python" -c 'import torch, h5py' 2>/dev/null ||
   { echo "side_by_side: needs setup.sh's .venv with torch, and h5py (apt-get install python3-h5py)" >&2; exit 2; }
@@ -30,11 +32,15 @@ for r in $(seq 1 "$repeats"); do
     --rounds "$rounds" --threads "$threads" | tail -n 1 > "$work/torchfunc$r.txt"
   "$build/cflrun" --config jobs/fmnist_label_skew1.cfg --rounds "$rounds" --threads "$threads" \
     --parallel-clients false --quiet --checkpoint-every 0 --out "$work/parallel$r.h5" > /dev/null
+  if [ -n "$baseline" ]; then
+    "$baseline/cflrun" --config jobs/fmnist_label_skew1.cfg --rounds "$rounds" --threads "$threads" \
+      --quiet --checkpoint-every 0 --out "$work/baseline$r.h5" > /dev/null
+  fi
   echo "repeat $r of $repeats done" >&2
 done
 
 "$python" - "$work" "$repeats" <<'EOF'
-import sys, h5py, numpy as np
+import os, sys, h5py, numpy as np
 work, repeats = sys.argv[1], int(sys.argv[2])
 phases = ["query", "plan", "local_update", "aggregate", "evaluate"]
 def cflrun_phases(path):
@@ -79,6 +85,9 @@ print(f"round FLOPs {flops / 1e9:.1f} G; PyTorch {flops / best(ref, 'round') / 1
 for name, runs in (("cflrun", ours), ("cflrun --parallel-clients false", parallel)):
     r = best(runs, "round")
     print(f"{name}: {flops / r / 1e9:.1f} GFLOP/s, {best(ref, 'round') / r:.2f}x faster per round than the plain PyTorch script")
+if os.path.exists(f"{work}/baseline1.h5"):
+    base = best([cflrun_phases(f"{work}/baseline{r}.h5") for r in range(1, repeats + 1)], "round")
+    print(f"baseline build: {base:.3f} s per round; cflrun {base / best(ours, 'round'):.2f}x faster")
 EOF
 # What LibTorch's fastest kernels allow on this machine: the floor of a round (machine_ceiling.py).
 "$python" tests/bench/machine_ceiling.py --threads "$threads" --repeats 3

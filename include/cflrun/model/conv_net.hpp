@@ -30,8 +30,8 @@ class ConvNetImpl : public Network {
   torch::Tensor head(const torch::Tensor& features) override;
   /// forward() as TorchScript (conv, ReLU, 2x2 max-pool twice, then the linear layer).
   std::string torchscript() const override;
-  /// fused_kernels_enabled(): both layers run cpu_kernels.hpp's fused kernels (the second
-  /// LibTorch's convolution where its input needs a gradient, i.e. in training).
+  /// fused_kernels_enabled(): both layers run cpu_kernels.hpp's fused kernels, forward and
+  /// backward.
   bool runs_cpu_kernels() const override;
 
   /// Side of the square max-pooling window after each convolution.

@@ -35,16 +35,19 @@ torch::Tensor relu_max_pool2(const torch::Tensor& x);
 
 /// relu(max_pool2d(conv2d(x, weight, bias), 2)): a valid, stride-1 5 x 5 convolution, then as
 /// relu_max_pool2. The fused kernel runs when fused_kernels_enabled(), every tensor is float32 on
-/// the CPU, `x` is contiguous and needs no gradient (a network's first layer, or any layer when
-/// scoring) and the pooled rows are at most 64 wide; else LibTorch's conv2d and relu_max_pool2.
+/// the CPU, `x` is contiguous and the pooled rows are at most 64 wide; else LibTorch's conv2d and
+/// relu_max_pool2.
 /// Fused, the convolution is computed per sample over "flat positions" (oy * W + ox, a 1-d
 /// correlation with the taps at ky * W + kx, vectorised with Google Highway for the CPU's best
 /// instruction set; over the output channels instead where they fill one or two vectors, e.g. 16)
-/// into a scratch buffer that is pooled at once; the backward pass unpools the gradient into that
-/// buffer and accumulates the weight and bias gradients (no input gradient: `x` needs none). The
-/// weight gradient is summed in fixed groups of 8 samples, so it does not depend on the thread
-/// count. The layers are those of the paper's (F)MNIST CNN (GenConvNet of the official CLoVE
-/// code, clove-official-setup.md Sec. 9: two conv 5x5 + ReLU + max-pool 2x2 stages).
+/// into a scratch buffer that is pooled at once. The backward pass works from the nonzero output
+/// gradients only (a window's winner where the output is above 0: at most a quarter of the
+/// convolution's outputs): the weight and bias gradients from each one's 5 x 5 input window and,
+/// where `x` needs its gradient (a layer after the first), the input gradient by scattering each
+/// one over the kernel's taps, vectorised over the input channels. The weight gradient is summed
+/// in fixed groups of 8 samples and the input gradient per sample, so neither depends on the
+/// thread count. The layers are those of the paper's (F)MNIST CNN (GenConvNet of the official
+/// CLoVE code, clove-official-setup.md Sec. 9: two conv 5x5 + ReLU + max-pool 2x2 stages).
 /// @param x       [N, C, H, W] float tensor, H and W at least 6.
 /// @param weight  [OC, C, 5, 5]
 /// @param bias    [OC]

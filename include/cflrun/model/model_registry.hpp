@@ -31,6 +31,7 @@ struct ModelForms {
 /// One architecture: its names, the shape the paper trains it on, its body/head split, its
 /// forms and how to build it.
 struct ModelEntry {
+  /// Its position in registered_models(), set there: an entry's constructor leaves it.
   Architecture architecture = Architecture::kCnn;
   std::string name;         ///< the --model value, e.g. "fedavg_cnn".
   std::string description;  ///< one line: the layers, e.g. "conv 6 -> conv 16 (5x5) -> fc C".
@@ -53,8 +54,9 @@ struct ModelEntry {
   bool has_head() const { return feature_size > 0; }
 };
 
-/// Every registered architecture, in the order of the Architecture enum
-/// (src/model/model_registry.cpp).
+/// Every registered architecture, each with `architecture` its position: the Architecture
+/// enumerators first, in their order (src/model/model_registry.cpp). Adding a model is its own
+/// file(s) plus one entry here (docs/models.md, "Adding a model").
 const std::vector<ModelEntry>& registered_models();
 
 /// The entry of `architecture`. @throws std::logic_error if it has none (a registry defect).

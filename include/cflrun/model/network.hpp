@@ -47,9 +47,12 @@ class Network : public torch::nn::Module {
   virtual bool runs_cpu_kernels() const { return false; }
 };
 
-/// The architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9), IFCA and
-/// PFLlib (pfl-baselines-setup.md Sec. 1).
-enum class Architecture {
+/// A registered model (model_registry.hpp): its position in registered_models(). The enumerators
+/// name the architectures of the CLoVE paper's official code (clove-official-setup.md Sec. 9), IFCA
+/// and PFLlib (pfl-baselines-setup.md Sec. 1) that code and tests refer to; a model registered
+/// after them has its position as value and needs no enumerator (parse_architecture finds it by
+/// name).
+enum class Architecture : int {
   kCnn,          ///< "cnn": the small MNIST/FMNIST CNN (GenConvNet, conv_net.hpp), 5 142 params.
   kCifarCnn,     ///< "cifar_cnn": Cifar10CNN, 4 conv-BN-ReLU-pool blocks + 3 FC with dropout.
   kMlp,          ///< "mlp": IFCA's MLP, flatten -> Linear(d, 200) -> ReLU -> Linear(200, C).
