@@ -4,10 +4,7 @@
 
 #include "../stopwatch.hpp"
 #include "client_rule.hpp"
-
-#include <deque>
-#include <memory>
-#include <mutex>
+#include "loaded_models.hpp"
 
 #include <torch/types.h>
 
@@ -23,57 +20,6 @@ std::vector<double> to_vector(const torch::Tensor& tensor) {
   return std::vector<double>(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel());
 }
 
-/// Scoring chunks (local::eval_chunk rows each) per work item of the loss query.
-constexpr std::int64_t kChunksPerItem = 4;
-
-/// A thread's model for the loss query: which of the K models it holds, and its inference forward
-/// (built once per model, not per work item: a frozen module costs milliseconds to build).
-struct LoadedModel {
-  model::Network* network = nullptr;
-  int j = -1;
-  std::unique_ptr<model::InferenceForward> forward;
-};
-
-/// The loaded models of the executor's threads, one per network it hands out.
-class LoadedModels {
- public:
-  explicit LoadedModels(ModelSet& models) : models_(models) {}
-  /// Puts the networks back in train mode (an eager inference forward left them in eval mode).
-  ~LoadedModels() {
-    for (auto& entry : entries_) {
-      entry.network->train();
-    }
-  }
-  LoadedModels(const LoadedModels&) = delete;
-  LoadedModels& operator=(const LoadedModels&) = delete;
-
-  /// `network` holding model j, and its inference forward.
-  model::InferenceForward& holding(model::Network& network, int j) {
-    LoadedModel* loaded = nullptr;
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      for (auto& entry : entries_) {
-        loaded = entry.network == &network ? &entry : loaded;
-      }
-      if (loaded == nullptr) {
-        loaded = &entries_.emplace_back();
-        loaded->network = &network;
-      }
-    }
-    if (loaded->j != j) {
-      model::load_flat_state(network, models_.states()[j]);
-      loaded->forward = std::make_unique<model::InferenceForward>(network);
-      loaded->j = j;
-    }
-    return *loaded->forward;
-  }
-
- private:
-  ModelSet& models_;
-  std::mutex mutex_;
-  std::deque<LoadedModel> entries_;  // a deque: entries stay where they are as it grows
-};
-
 /// Every model's loss on each training sample of `rows`: [r, K] float64 on the clients' device,
 /// eval_chunk rows per forward pass. The work items (model j, kChunksPerItem chunks) run on the
 /// executor's threads where it has them (one LibTorch thread each: scoring one chunk on two
@@ -85,9 +31,9 @@ torch::Tensor per_sample_training_losses(const HostedClients& clients, ClientExe
   auto losses = torch::empty({rows.size(0), models.size()},
                              torch::TensorOptions(clients.device()).dtype(torch::kFloat64));
   const auto rows_per_pass = local::eval_chunk(clients.device());
-  const auto rows_per_item = rows_per_pass * kChunksPerItem;
+  const auto rows_per_item = rows_per_pass * detail::kChunksPerItem;
   const auto items_per_model = (rows.size(0) + rows_per_item - 1) / rows_per_item;
-  LoadedModels loaded(models);
+  detail::LoadedModels loaded(models);
   const auto score_item = [&](std::size_t n, model::Network& network) {
     const auto j = static_cast<int>(static_cast<std::int64_t>(n) / items_per_model);
     auto& forward = loaded.holding(network, j);

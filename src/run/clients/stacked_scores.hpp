@@ -8,10 +8,12 @@
 
 namespace cflrun::run::detail {
 
-/// Each hosted client's test accuracy and loss on its assigned model (NaN for -1), one stacked
-/// forward pass per model over the clients assigned to it.
+/// Each hosted client's test accuracy and loss on its assigned model (NaN for -1): each model's
+/// test samples in chunks of local::eval_chunk rows, work items of kChunksPerItem chunks on the
+/// executor's threads where it has them; the per-sample scores are summed per client in sample
+/// order afterwards, so the result does not depend on how the items are spread.
 /// @param assignment  [M] model of every client (global ids), or -1.
-ClientEvaluation scores_by_assignment(const HostedClients& clients,
+ClientEvaluation scores_by_assignment(const HostedClients& clients, ClientExecutor& executor,
                                       const std::vector<int>& assignment, ModelSet& models);
 
 /// Each hosted client's test accuracy and loss on its local model (FedSoft's personalised models).

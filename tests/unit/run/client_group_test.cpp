@@ -267,6 +267,37 @@ TEST(ClientGroup, ConcurrentProcedureOnThreadsComputesWhatOneAfterAnotherDoes) {
   EXPECT_TRUE(torch::equal(one, three));  // bit for bit, in client order
 }
 
+/// The standard clients' test scores on models 1, 0, none and 1 with `threads` training threads:
+/// test losses then accuracies (NaN for the regression and the unassigned client, as -1).
+torch::Tensor stacked_scores(int threads) {
+  const auto data = four_clients();
+  auto models = two_models();
+  ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
+  ExecutionSettings execution;
+  execution.threads = threads;
+  clients.set_up(std::make_shared<algo::StandardClient>(), execution, models.working_model());
+  const auto scores = clients.evaluate({1, 0, -1, 1}, false, models, {}, 0, 1);
+  return torch::cat({torch::tensor(scores.test_loss), torch::tensor(scores.accuracy)})
+      .nan_to_num(-1.0);
+}
+
+// The evaluation of the standard clients runs as work items on the executor's threads: the same
+// floats as one after another, each client's mean loss on its own model's predictions.
+TEST(ClientGroup, StackedEvaluationOnThreadsScoresWhatOneAfterAnotherDoes) {
+  const auto one = stacked_scores(1);
+  EXPECT_TRUE(torch::equal(one, stacked_scores(2)));
+  const auto data = four_clients();
+  auto models = two_models();
+  auto& model = models.load(1);
+  torch::NoGradGuard no_grad;
+  const auto test = data.samples(3, /*train=*/false);
+  const auto mse =
+      (model.forward(test.inputs).flatten() - test.targets.flatten()).pow(2).mean().item<double>();
+  EXPECT_NEAR(one[3].item<double>(), mse, 1e-6 * mse);  // client 3 on model 1
+  EXPECT_EQ(one[2].item<double>(), -1.0);               // client 2 unassigned
+  EXPECT_GT(one[0].item<double>(), 0.0);
+}
+
 /// Three rounds of local updates from local models with kept Adam optimizers and proximal terms
 /// toward both models; returns the trained states of the last round and the clients' state.
 std::pair<torch::Tensor, algo::AlgorithmState> kept_round(int client_batch) {
