@@ -4,13 +4,13 @@
 /// of LibTorch's where they measured faster; `--fused-kernels false` keeps LibTorch's everywhere
 /// (the reference).
 ///
-/// - ReLU fused with 2 x 2 max-pooling (the cnn's second pooling stage in training, where its
-///   convolution stays LibTorch's): bit-identical to LibTorch.
-///   LibTorch's max_pool2d_with_indices took 35 % of a cnn training step on one thread (PyTorch
-///   profiler, batch 100, Intel Xeon AVX-512; tests/bench/cpu_roofline prints the layer times).
-/// - A 5 x 5 convolution fused with both (the cnn's first layer, and its second when scoring):
-///   equal to LibTorch's within float rounding (another summation order), so runs with and
-///   without it agree in assignments and within 1e-4 in accuracies, not bit for bit.
+/// - A 5 x 5 convolution fused with ReLU and 2 x 2 max-pooling, forward and backward (both of the
+///   cnn's layers): equal to LibTorch's within float rounding (another summation order), so runs
+///   with and without it agree in assignments and within 1e-4 in accuracies, not bit for bit.
+/// - ReLU fused with 2 x 2 max-pooling alone, where the fused convolution does not apply:
+///   bit-identical to LibTorch. LibTorch's max_pool2d_with_indices took 35 % of a cnn training
+///   step on one thread (PyTorch profiler, batch 100, Intel Xeon AVX-512; tests/bench/cpu_roofline
+///   prints the layer times).
 
 #include <torch/types.h>
 

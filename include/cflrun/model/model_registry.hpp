@@ -23,8 +23,9 @@ struct ModelForms {
   /// (`--client-batch`). The unit tests check it against ClientBatchedNetwork::supports.
   bool client_batched = false;
   /// Some of its layers run cflrun's own CPU kernels (cpu_kernels.hpp, `--fused-kernels`; issue
-  /// 46): the cnn's ReLU + 2x2 max-pooling. Its unit test checks that the models with it give the
-  /// same training steps with the kernels on and off.
+  /// 46): the cnn's two layers, each a 5x5 convolution fused with ReLU and 2x2 max-pooling. Its
+  /// unit test checks that the models with it give the same training steps with the kernels on
+  /// and off, within float rounding.
   bool cpu_kernels = false;
 };
 
