@@ -243,16 +243,18 @@ bool Watchdog::continued_since_last_collective() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
   };
   // Continued during local work since the last collective; or stopped inside a wait since the
-  // one before (a stop in the last wait, which then completed) or within the time this wait could
-  // take (a continued rank may first complete collectives that need no other rank, a root's
-  // broadcast): a SIGCONT there with a stall of the wait's polls near it (latched, whichever came
-  // first). A SIGCONT alone in a wait is mpiexec ending the job.
+  // one before (a stop in the last wait, which then completed): a SIGCONT there with a stall of
+  // the wait's polls near it (latched, whichever came first). Either also within the time this
+  // wait could take: a continued rank may first complete collectives that need no other rank (a
+  // root's broadcast). A SIGCONT alone in a wait is mpiexec ending the job.
   const auto window = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::duration<double>(limit_seconds()) + 2 * kStallSeconds)
                           .count();
+  const auto recent = [&](std::int64_t at) { return at > 0 && at > monotonic_ns() - window; };
+  const auto continued_at = continued_at_ns.load();
   const auto stopped_at = stopped_in_wait_at_ns.load();
-  return continued_at_ns.load() > ns(last_completed_) || stopped_at > ns(previous_completed_) ||
-         (stopped_at > 0 && stopped_at > monotonic_ns() - window);
+  return continued_at > ns(last_completed_) || stopped_at > ns(previous_completed_) ||
+         recent(continued_at) || recent(stopped_at);
 }
 
 void Watchdog::check_failures() const {
