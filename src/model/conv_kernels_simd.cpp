@@ -391,10 +391,9 @@ std::int64_t input_channel_stride(std::int64_t in_channels) {
 }
 
 void add_input_gradient(const float* grad_out, const ConvShape& s,
-                        const float* channels_last_weight, float* grad_in) {
+                        const float* channels_last_weight, std::int64_t stride, float* grad_in) {
   before_dispatch();
-  HWY_DYNAMIC_DISPATCH(AddInputGradient)
-  (grad_out, s, channels_last_weight, input_channel_stride(s.in_channels), grad_in);
+  HWY_DYNAMIC_DISPATCH(AddInputGradient)(grad_out, s, channels_last_weight, stride, grad_in);
 }
 
 void add_sparse_weight_gradient(const float* in, const ConvShape& s, const float* values,

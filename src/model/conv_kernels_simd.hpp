@@ -65,9 +65,10 @@ std::int64_t input_channel_stride(std::int64_t in_channels);
 /// max-pooling at most a quarter of them), vectorised over the input channels.
 /// @param grad_out        [out_channels, positions], zero at the meaningless positions.
 /// @param channels_last_weight  weight as [out_channels, kKernel, kKernel, stride], zero past
-///                              in_channels (stride = input_channel_stride(in_channels)).
+///                              in_channels.
+/// @param stride          input_channel_stride(in_channels), computed once by the caller.
 /// @param grad_in         [height * width, stride].
 void add_input_gradient(const float* grad_out, const ConvShape& s,
-                        const float* channels_last_weight, float* grad_in);
+                        const float* channels_last_weight, std::int64_t stride, float* grad_in);
 
 }  // namespace cflrun::model::simd

@@ -117,7 +117,7 @@ class InputGradient {
   /// positions] (flat positions, zero at the meaningless ones).
   void compute(const float* grad_out, std::vector<float>& scratch, float* grad_in) const {
     std::fill(scratch.begin(), scratch.end(), 0.0F);
-    simd::add_input_gradient(grad_out, shape_, weight_.data_ptr<float>(), scratch.data());
+    simd::add_input_gradient(grad_out, shape_, weight_.data_ptr<float>(), stride_, scratch.data());
     const auto plane = shape_.height * shape_.width;
     for (std::int64_t ic = 0; ic < shape_.in_channels; ++ic) {
       for (std::int64_t p = 0; p < plane; ++p) {
