@@ -328,6 +328,42 @@ void AddSparseWeightGradient(const float* HWY_RESTRICT in, const ConvShape& s,
   }
 }
 
+std::int32_t GatherPlaneGradients(const float* HWY_RESTRICT grad_out, const float* HWY_RESTRICT out,
+                                  const std::uint8_t* HWY_RESTRICT winner,
+                                  const std::int32_t* HWY_RESTRICT window_first,
+                                  std::int64_t outputs, std::int32_t row_stride, bool compact,
+                                  float* HWY_RESTRICT values,
+                                  std::int32_t* HWY_RESTRICT positions) {
+  std::int64_t i = 0;
+  if (!compact) {  // every entry, the dropped ones with gradient 0: one vector of outputs at a time
+    const Tag d;
+    const hn::RebindToSigned<Tag> di;
+    const hn::Rebind<std::uint8_t, decltype(di)> d8;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const auto zero = hn::Zero(d);
+    const auto stride = hn::Set(di, row_stride);
+    const auto one = hn::Set(di, 1);
+    for (; i + lanes <= outputs; i += lanes) {
+      const auto g = hn::LoadU(d, grad_out + i);
+      const auto dropped = hn::Le(hn::LoadU(d, out + i), zero);  // ReLU's zero gradient; NaN kept
+      hn::StoreU(hn::IfThenZeroElse(dropped, g), d, values + i);
+      const auto at = hn::PromoteTo(di, hn::LoadU(d8, winner + i));
+      hn::StoreU(hn::Add(hn::LoadU(di, window_first + i),
+                         hn::Add(hn::Mul(hn::ShiftRight<1>(at), stride), hn::And(at, one))),
+                 di, positions + i);
+    }
+  }
+  // the rest (all of them where compact) one at a time, branch-free
+  auto count = static_cast<std::int32_t>(i);
+  for (; i < outputs; ++i) {
+    const float g = out[i] <= 0.0F ? 0.0F : grad_out[i];
+    values[count] = g;
+    positions[count] = window_first[i] + (winner[i] >> 1) * row_stride + (winner[i] & 1);
+    count += !compact || g != 0.0F ? 1 : 0;
+  }
+  return count;
+}
+
 std::int64_t VectorFloats() { return static_cast<std::int64_t>(hn::Lanes(Tag())); }
 
 }  // namespace HWY_NAMESPACE
@@ -366,6 +402,7 @@ HWY_EXPORT(ConvolveSample);
 HWY_EXPORT(AddInputGradient);
 HWY_EXPORT(VectorFloats);
 HWY_EXPORT(AddSparseWeightGradient);
+HWY_EXPORT(GatherPlaneGradients);
 
 ConvShape conv_shape(std::int64_t in_channels, std::int64_t out_channels, std::int64_t height,
                      std::int64_t width) {
@@ -402,6 +439,15 @@ void add_sparse_weight_gradient(const float* in, const ConvShape& s, const float
   before_dispatch();
   HWY_DYNAMIC_DISPATCH(AddSparseWeightGradient)
   (in, s, values, positions, counts, capacity, grad_weight, grad_bias);
+}
+
+std::int32_t gather_plane_gradients(const float* grad_out, const float* out,
+                                    const std::uint8_t* winner, const std::int32_t* window_first,
+                                    std::int64_t outputs, std::int32_t row_stride, bool compact,
+                                    float* values, std::int32_t* positions) {
+  before_dispatch();
+  return HWY_DYNAMIC_DISPATCH(GatherPlaneGradients)(grad_out, out, winner, window_first, outputs,
+                                                    row_stride, compact, values, positions);
 }
 
 }  // namespace cflrun::model::simd

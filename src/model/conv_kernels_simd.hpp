@@ -55,6 +55,23 @@ void add_sparse_weight_gradient(const float* in, const ConvShape& s, const float
                                 const std::int32_t* positions, const std::int32_t* counts,
                                 std::int64_t capacity, float* grad_weight, float* grad_bias);
 
+/// One plane's gradients after ReLU + 2 x 2 max-pooling, listed in output order: each output's
+/// gradient, 0 where the output is <= 0 (NaN counts as above), with the flat position of its
+/// window's winner, window_first[i] + (winner >> 1) * row_stride + (winner & 1). What
+/// add_sparse_weight_gradient takes. `compact` drops the zero gradients (one output at a time);
+/// otherwise every output is listed, a vector at a time: the zeros add nothing to the weight
+/// gradient's sums, so both give the same floats (for finite inputs), and listing all is faster
+/// where an entry costs few multiply-adds (one input channel: 5 per entry).
+/// @param grad_out, out, winner  [outputs]: the pooled plane's gradient, output and winners (0-3,
+///                               row-major in the window, pool_planes.hpp).
+/// @param window_first           [outputs]: each window's top-left flat position.
+/// @param values, positions      room for `outputs` entries.
+/// @return how many entries (`outputs` unless compact).
+std::int32_t gather_plane_gradients(const float* grad_out, const float* out,
+                                    const std::uint8_t* winner, const std::int32_t* window_first,
+                                    std::int64_t outputs, std::int32_t row_stride, bool compact,
+                                    float* values, std::int32_t* positions);
+
 /// Floats per input position of add_input_gradient's buffers: in_channels rounded up to a
 /// multiple of the CPU's vector.
 std::int64_t input_channel_stride(std::int64_t in_channels);

@@ -141,26 +141,40 @@ struct ConvGradients {
 /// winners: what add_sparse_weight_gradient takes.
 struct NonzeroGradients {
   NonzeroGradients(const simd::ConvShape& s, const pooling::PlaneShape& plane)
-      : capacity(plane.pooled_height * plane.pooled_width),
+      : compact(s.in_channels >= kCompactFromChannels),
+        capacity(plane.pooled_height * plane.pooled_width),
+        row_stride(static_cast<std::int32_t>(plane.row_stride)),
+        window_first(static_cast<std::size_t>(capacity)),
         values(static_cast<std::size_t>(s.out_channels * capacity)),
         positions(values.size()),
-        counts(static_cast<std::size_t>(s.out_channels)) {}
-
-  /// Lists sample n's gradients (grad_out, out, winners: [N, OC, pooled]).
-  void gather(const torch::Tensor& grad_out, const torch::Tensor& out, const torch::Tensor& winners,
-              std::int64_t n, const pooling::PlaneShape& plane) {
-    for (std::size_t oc = 0; oc < counts.size(); ++oc) {
-      const auto at =
-          (n * static_cast<std::int64_t>(counts.size()) + static_cast<std::int64_t>(oc)) * capacity;
-      const auto first = static_cast<std::int64_t>(oc) * capacity;
-      counts[oc] = pooling::gather_plane_gradients(grad_out.data_ptr<float>() + at,
-                                                   out.data_ptr<float>() + at,
-                                                   winners.data_ptr<std::uint8_t>() + at, plane,
-                                                   values.data() + first, positions.data() + first);
+        counts(static_cast<std::size_t>(s.out_channels)) {
+    for (std::int64_t oy = 0; oy < plane.pooled_height; ++oy) {
+      for (std::int64_t ox = 0; ox < plane.pooled_width; ++ox) {
+        window_first[static_cast<std::size_t>(oy * plane.pooled_width + ox)] =
+            static_cast<std::int32_t>(2 * oy * plane.row_stride + 2 * ox);
+      }
     }
   }
 
+  /// Lists one sample's gradients: grad_out, out and winners [OC, pooled] at that sample.
+  void gather(const float* grad_out, const float* out, const std::uint8_t* winners) {
+    for (std::size_t oc = 0; oc < counts.size(); ++oc) {
+      const auto at = static_cast<std::int64_t>(oc) * capacity;
+      counts[oc] = simd::gather_plane_gradients(grad_out + at, out + at, winners + at,
+                                                window_first.data(), capacity, row_stride, compact,
+                                                values.data() + at, positions.data() + at);
+    }
+  }
+
+  /// Input channels from which the zero gradients are dropped: an entry costs 5 multiply-adds per
+  /// input channel, dropping it (a scalar loop) about as much as 2 of them. On the AMD EPYC (AVX2),
+  /// conv1 (1 channel) forward + backward 0.86 -> 0.73 ms per 100 samples listing all.
+  static constexpr std::int64_t kCompactFromChannels = 2;
+
+  bool compact;           ///< whether the zero gradients are dropped
   std::int64_t capacity;  ///< entries per channel: the pooled plane's outputs
+  std::int32_t row_stride;
+  std::vector<std::int32_t> window_first;  ///< [capacity]: each window's top-left flat position
   std::vector<float> values;
   std::vector<std::int32_t> positions, counts;
 };
@@ -183,22 +197,27 @@ ConvGradients fused_backward(const torch::Tensor& x, const torch::Tensor& weight
     input_gradient_of.emplace(s, weight.contiguous());
   }
   const auto sample_floats = s.in_channels * s.height * s.width;
+  const auto sample_outputs = s.out_channels * pooled;
+  const float* grad_out_at = grad_out.data_ptr<float>();
+  const float* out_at = out.data_ptr<float>();
+  const std::uint8_t* winners_at = winners.data_ptr<std::uint8_t>();
   for_each_task(x.size(0), [&](std::int64_t task, std::int64_t first, std::int64_t last) {
     SampleScratch scratch(s);  // zeros at the meaningless positions, never written
     NonzeroGradients nonzero(s, plane);
     auto input_scratch = input_gradient_of ? input_gradient_of->scratch() : std::vector<float>{};
+    float* task_weight = partial_weight.data_ptr<float>() + task * weight.numel();
+    float* task_bias = partial_bias.data_ptr<float>() + task * s.out_channels;
     for (auto n = first; n < last; ++n) {
+      const auto sample = n * sample_outputs;
       scratch.load(x.data_ptr<float>(), n, s);
-      nonzero.gather(grad_out, out, winners, n, plane);
+      nonzero.gather(grad_out_at + sample, out_at + sample, winners_at + sample);
       simd::add_sparse_weight_gradient(scratch.input.data(), s, nonzero.values.data(),
                                        nonzero.positions.data(), nonzero.counts.data(),
-                                       nonzero.capacity, partial_weight[task].data_ptr<float>(),
-                                       partial_bias[task].data_ptr<float>());
+                                       nonzero.capacity, task_weight, task_bias);
       if (input_gradient_of) {
         for (std::int64_t oc = 0; oc < s.out_channels; ++oc) {
-          const auto at = (n * s.out_channels + oc) * pooled;
-          pooling::unpool_plane(grad_out.data_ptr<float>() + at, out.data_ptr<float>() + at,
-                                winners.data_ptr<std::uint8_t>() + at, plane,
+          const auto at = sample + oc * pooled;
+          pooling::unpool_plane(grad_out_at + at, out_at + at, winners_at + at, plane,
                                 scratch.planes.data() + oc * s.positions);
         }
         input_gradient_of->compute(scratch.planes.data(), input_scratch,

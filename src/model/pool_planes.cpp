@@ -106,22 +106,4 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) void unpool_plane(
   }
 }
 
-std::int32_t gather_plane_gradients(const float* __restrict grad_out, const float* __restrict out,
-                                    const std::uint8_t* __restrict winner, const PlaneShape& s,
-                                    float* __restrict values, std::int32_t* __restrict positions) {
-  std::int32_t count = 0;
-  for (std::int64_t oy = 0; oy < s.pooled_height; ++oy) {
-    for (std::int64_t ox = 0; ox < s.pooled_width; ++ox) {
-      const auto i = oy * s.pooled_width + ox;
-      const float g = out[i] <= 0.0F ? 0.0F : grad_out[i];
-      const std::int32_t at = winner[i];
-      values[count] = g;
-      positions[count] =
-          static_cast<std::int32_t>((2 * oy + (at >> 1)) * s.row_stride + 2 * ox + (at & 1));
-      count += g != 0.0F ? 1 : 0;
-    }
-  }
-  return count;
-}
-
 }  // namespace cflrun::model::pooling

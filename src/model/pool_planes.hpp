@@ -25,12 +25,4 @@ void pool_plane(const float* in, const PlaneShape& s, float* out, std::uint8_t* 
 void unpool_plane(const float* grad_out, const float* out, const std::uint8_t* winner,
                   const PlaneShape& s, float* grad_in);
 
-/// One plane's nonzero input gradients, listed: each output's gradient where the output is not
-/// <= 0 and the gradient not 0, with its window winner's position row * row_stride + column in
-/// the plane, in output order. Branch-free. @return how many (at most pooled_height *
-/// pooled_width; values and positions hold that many).
-std::int32_t gather_plane_gradients(const float* grad_out, const float* out,
-                                    const std::uint8_t* winner, const PlaneShape& s, float* values,
-                                    std::int32_t* positions);
-
 }  // namespace cflrun::model::pooling
