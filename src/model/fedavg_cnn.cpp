@@ -5,6 +5,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/pooling.h>
 
+#include <cflrun/model/cpu_kernels.hpp>
+
 namespace cflrun::model {
 namespace {
 
@@ -24,6 +26,11 @@ void add_block(torch::nn::Sequential& layers, std::int64_t in, std::int64_t out)
   layers->push_back(torch::nn::MaxPool2d(kPool));
 }
 
+/// Positions in the layers of the two convolutions and of the first layer after the second block.
+constexpr std::size_t kFirstConv = 0;
+constexpr std::size_t kSecondConv = 3;
+constexpr std::size_t kAfterBlocks = 6;
+
 /// The layers of FedAvgCnn, in order.
 torch::nn::Sequential fedavg_cnn_layers(std::int64_t channels, std::int64_t side, int num_classes) {
   const auto pooled = pooled_side(side);
@@ -42,5 +49,33 @@ torch::nn::Sequential fedavg_cnn_layers(std::int64_t channels, std::int64_t side
 
 FedAvgCnn::FedAvgCnn(std::int64_t channels, std::int64_t side, int num_classes)
     : SequentialClassifier(fedavg_cnn_layers(channels, side, num_classes)) {}
+
+torch::Tensor FedAvgCnn::forward(const torch::Tensor& inputs) { return head(features(inputs)); }
+
+torch::Tensor FedAvgCnn::features(const torch::Tensor& inputs) {
+  if (!runs_cpu_kernels()) {
+    return SequentialClassifier::features(inputs);
+  }
+  // ReLU then max-pooling == max-pooling then ReLU exactly (ReLU is monotone). Measured on the
+  // AMD EPYC (AVX2, one thread, 10 samples, forward / forward + backward): the 1 -> 32 block
+  // 1.16 / 2.67 ms as the layers, 0.21 / 0.42 fused; the 32 -> 64 block 0.98 / 3.35 ms as the
+  // layers, 1.90 / 3.13 fused (its 64 channels leave half the flat positions' work unused) and
+  // 0.80 / 3.13 with LibTorch's convolution and the fused ReLU + pooling.
+  auto layers = this->layers();  // a holder of the same modules, not const
+  const auto conv1 = layers->ptr<torch::nn::Conv2dImpl>(kFirstConv);
+  const auto conv2 = layers->ptr<torch::nn::Conv2dImpl>(kSecondConv);
+  auto x = conv5x5_relu_max_pool2(inputs, conv1->weight, conv1->bias);
+  x = relu_max_pool2(conv2->forward(x));
+  for (auto layer = std::next(layers->begin(), kAfterBlocks); layer != std::prev(layers->end());
+       ++layer) {
+    x = layer->forward(x);
+  }
+  return x;
+}
+
+bool FedAvgCnn::runs_cpu_kernels() const {
+  return fused_kernels_enabled() &&
+         layers()->ptr<torch::nn::Conv2dImpl>(kFirstConv)->weight.is_cpu();
+}
 
 }  // namespace cflrun::model

@@ -148,7 +148,7 @@ ModelEntry fedavg_cnn() {
       .paper_datasets = "mnist, fmnist; cifar10 at 3x32x32",
       .feature_size = static_cast<int>(FedAvgCnn::kHidden),
       .reconstructs = false,
-      .forms = {.libtorch = true, .client_batched = true, .cpu_kernels = false},
+      .forms = {.libtorch = true, .client_batched = true, .cpu_kernels = true},
       .build = [](const NetworkShape& shape) -> std::shared_ptr<Network> {
         const bool colour = !shape.sample_shape.empty() && shape.sample_shape.front() == 3;
         const auto& expected = colour ? kColour.sample_shape : kGreyscale.sample_shape;

@@ -34,6 +34,8 @@ class SequentialClassifier : public Network {
   explicit SequentialClassifier(torch::nn::Sequential layers);
   /// The layers' eval-mode forward as TorchScript, for the derived classes that score frozen.
   std::string layers_torchscript() const;
+  /// The layers, for derived classes that run some of them another way.
+  const torch::nn::Sequential& layers() const { return layers_; }
 
  private:
   torch::nn::Sequential layers_;
@@ -71,6 +73,16 @@ class FedAvgCnn : public SequentialClassifier {
   /// @param side         the input's height and width in pixels (28 or 32), at least 16.
   /// @param num_classes  C, output logits.
   FedAvgCnn(std::int64_t channels, std::int64_t side, int num_classes);
+  /// @param inputs [N, c, side, side] float32. @return [N, C] logits: head(features(inputs)).
+  torch::Tensor forward(const torch::Tensor& inputs) override;
+  /// @return [N, 512]. On the CPU with cflrun's kernels (runs_cpu_kernels), the first block is
+  /// conv5x5_relu_max_pool2 and the second LibTorch's convolution with relu_max_pool2
+  /// (cpu_kernels.hpp): the same function, its floats equal to the layers' within float rounding
+  /// (another summation order in the first convolution); otherwise every layer in order.
+  torch::Tensor features(const torch::Tensor& inputs) override;
+  /// Whether features() runs cflrun's CPU kernels: fused_kernels_enabled() and the parameters on
+  /// the CPU.
+  bool runs_cpu_kernels() const override;
   /// The eval-mode forward as TorchScript (the layers in order), for InferenceForward.
   std::string torchscript() const override { return layers_torchscript(); }
 
