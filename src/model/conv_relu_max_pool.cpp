@@ -1,7 +1,8 @@
 // A 5 x 5 convolution fused with ReLU and 2 x 2 max-pooling on the CPU (cpu_kernels.hpp): per
 // sample, the convolution over flat positions into a scratch buffer (conv_kernels_simd.hpp), then
-// the pooling of each channel's plane from it. The backward pass lists each sample's nonzero
-// output gradients (a window's winner where the output is above 0: at most a quarter) and
+// the pooling of each channel's plane from it. The backward pass lists each sample's output
+// gradients with their winners' positions (nonzero only at a window's winner where the output is
+// above 0: at most a quarter; the zeros dropped unless an entry is cheaper than dropping it) and
 // accumulates the weight gradient from them; where the input needs a gradient it unpools into the
 // scratch buffer and scatters each nonzero entry into the input's gradient. The 24 x 24
 // convolution output never reaches memory outside the cache.
@@ -137,10 +138,11 @@ struct ConvGradients {
   torch::Tensor input, weight, bias;
 };
 
-/// One sample's nonzero output gradients per output channel, from the pooled gradient and the
-/// winners: what add_sparse_weight_gradient takes.
-struct NonzeroGradients {
-  NonzeroGradients(const simd::ConvShape& s, const pooling::PlaneShape& plane)
+/// One sample's output gradients listed per output channel with their positions (only the nonzero
+/// ones where `compact`), from the pooled gradient and the winners: what
+/// add_sparse_weight_gradient takes.
+struct ListedGradients {
+  ListedGradients(const simd::ConvShape& s, const pooling::PlaneShape& plane)
       : compact(s.in_channels >= kCompactFromChannels),
         capacity(plane.pooled_height * plane.pooled_width),
         row_stride(static_cast<std::int32_t>(plane.row_stride)),
@@ -203,17 +205,17 @@ ConvGradients fused_backward(const torch::Tensor& x, const torch::Tensor& weight
   const std::uint8_t* winners_at = winners.data_ptr<std::uint8_t>();
   for_each_task(x.size(0), [&](std::int64_t task, std::int64_t first, std::int64_t last) {
     SampleScratch scratch(s);  // zeros at the meaningless positions, never written
-    NonzeroGradients nonzero(s, plane);
+    ListedGradients listed(s, plane);
     auto input_scratch = input_gradient_of ? input_gradient_of->scratch() : std::vector<float>{};
     float* task_weight = partial_weight.data_ptr<float>() + task * weight.numel();
     float* task_bias = partial_bias.data_ptr<float>() + task * s.out_channels;
     for (auto n = first; n < last; ++n) {
       const auto sample = n * sample_outputs;
       scratch.load(x.data_ptr<float>(), n, s);
-      nonzero.gather(grad_out_at + sample, out_at + sample, winners_at + sample);
-      simd::add_sparse_weight_gradient(scratch.input.data(), s, nonzero.values.data(),
-                                       nonzero.positions.data(), nonzero.counts.data(),
-                                       nonzero.capacity, task_weight, task_bias);
+      listed.gather(grad_out_at + sample, out_at + sample, winners_at + sample);
+      simd::add_sparse_weight_gradient(scratch.input.data(), s, listed.values.data(),
+                                       listed.positions.data(), listed.counts.data(),
+                                       listed.capacity, task_weight, task_bias);
       if (input_gradient_of) {
         for (std::int64_t oc = 0; oc < s.out_channels; ++oc) {
           const auto at = sample + oc * pooled;

@@ -230,16 +230,28 @@ class ConcurrentStatistic : public algo::ClientStatistic {
   }
 };
 
+/// Four clients and two models, the clients set up with `procedure` on `threads` threads.
+struct GroupOnThreads {
+  GroupOnThreads(int threads, std::shared_ptr<algo::ClientProcedure> procedure)
+      : data(four_clients()),
+        models(two_models()),
+        clients(data, 0, 4, model::Objective::kRegression, torch::kCPU) {
+    ExecutionSettings execution;
+    execution.threads = threads;
+    clients.set_up(std::move(procedure), execution, models.working_model());
+  }
+  data::ClientData data;
+  ModelSet models;
+  ClientGroup clients;
+};
+
 /// What a group with `threads` training threads, ConcurrentProcedure and ConcurrentStatistic
 /// computes in one round: trained states, losses, reports, statistics and scores, flattened into
 /// one float64 tensor.
 torch::Tensor procedure_round(int threads) {
-  const auto data = four_clients();
-  auto models = two_models();
-  ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  ExecutionSettings execution;
-  execution.threads = threads;
-  clients.set_up(std::make_shared<ConcurrentProcedure>(), execution, models.working_model());
+  GroupOnThreads group(threads, std::make_shared<ConcurrentProcedure>());
+  auto& models = group.models;
+  auto& clients = group.clients;
   algo::RoundPlan plan;
   plan.assignment = plan.start = {1, 0, algo::kNoUpdate, 1};
   ConcurrentStatistic statistic;
@@ -270,13 +282,8 @@ TEST(ClientGroup, ConcurrentProcedureOnThreadsComputesWhatOneAfterAnotherDoes) {
 /// The standard clients' test scores on models 1, 0, none and 1 with `threads` training threads:
 /// test losses then accuracies (NaN for the regression and the unassigned client, as -1).
 torch::Tensor stacked_scores(int threads) {
-  const auto data = four_clients();
-  auto models = two_models();
-  ClientGroup clients(data, 0, 4, model::Objective::kRegression, torch::kCPU);
-  ExecutionSettings execution;
-  execution.threads = threads;
-  clients.set_up(std::make_shared<algo::StandardClient>(), execution, models.working_model());
-  const auto scores = clients.evaluate({1, 0, -1, 1}, false, models, {}, 0, 1);
+  GroupOnThreads group(threads, std::make_shared<algo::StandardClient>());
+  const auto scores = group.clients.evaluate({1, 0, -1, 1}, false, group.models, {}, 0, 1);
   return torch::cat({torch::tensor(scores.test_loss), torch::tensor(scores.accuracy)})
       .nan_to_num(-1.0);
 }
