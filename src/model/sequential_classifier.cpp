@@ -3,6 +3,7 @@
 
 #include "sequential_script.hpp"
 
+#include <cstddef>
 #include <iterator>
 
 namespace cflrun::model {
@@ -15,9 +16,15 @@ torch::Tensor SequentialClassifier::forward(const torch::Tensor& inputs) {
 }
 
 torch::Tensor SequentialClassifier::features(const torch::Tensor& inputs) {
-  auto x = inputs;
-  for (auto module = layers_->begin(); module != std::prev(layers_->end()); ++module) {
-    x = module->forward(x);
+  return run_layers(inputs, 0, layers_->size() - 1);
+}
+
+torch::Tensor SequentialClassifier::run_layers(torch::Tensor x, std::size_t first,
+                                               std::size_t end) {
+  const auto begin = layers_->begin();
+  for (auto layer = std::next(begin, static_cast<std::ptrdiff_t>(first));
+       layer != std::next(begin, static_cast<std::ptrdiff_t>(end)); ++layer) {
+    x = layer->forward(x);
   }
   return x;
 }

@@ -7,6 +7,7 @@
 /// (tests/bench/inference_paths: mlp 0.5-0.7x, autoencoder 0.9x, conv_autoencoder 0.9-1.05x, linear
 /// far slower for the cost of freezing), so they score eagerly.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -36,6 +37,8 @@ class SequentialClassifier : public Network {
   std::string layers_torchscript() const;
   /// The layers, for derived classes that run some of them another way.
   const torch::nn::Sequential& layers() const { return layers_; }
+  /// `x` through the layers at positions [first, end) in order.
+  torch::Tensor run_layers(torch::Tensor x, std::size_t first, std::size_t end);
 
  private:
   torch::nn::Sequential layers_;
