@@ -26,10 +26,12 @@ void add_block(torch::nn::Sequential& layers, std::int64_t in, std::int64_t out)
   layers->push_back(torch::nn::MaxPool2d(kPool));
 }
 
-/// Positions in the layers of the two convolutions and of the first layer after the second block.
+/// Layers add_block adds (conv, ReLU, pooling), and from them the positions of the two
+/// convolutions and of the first layer after the second block.
+constexpr std::size_t kLayersPerBlock = 3;
 constexpr std::size_t kFirstConv = 0;
-constexpr std::size_t kSecondConv = 3;
-constexpr std::size_t kAfterBlocks = 6;
+constexpr std::size_t kSecondConv = kLayersPerBlock;
+constexpr std::size_t kAfterBlocks = 2 * kLayersPerBlock;
 
 /// The layers of FedAvgCnn, in order.
 torch::nn::Sequential fedavg_cnn_layers(std::int64_t channels, std::int64_t side, int num_classes) {

@@ -37,7 +37,8 @@ class SequentialClassifier : public Network {
   std::string layers_torchscript() const;
   /// The layers, for derived classes that run some of them another way.
   const torch::nn::Sequential& layers() const { return layers_; }
-  /// `x` through the layers at positions [first, end) in order.
+  /// `x` through the layers at positions [first, end) in order (first <= end <= the layers'
+  /// count); its shape must fit layer `first`'s input, or LibTorch throws c10::Error.
   torch::Tensor run_layers(torch::Tensor x, std::size_t first, std::size_t end);
 
  private:
