@@ -3,7 +3,8 @@
 under RESULTS_DIR (RESULTS_DIR/<config>/seed<S>.h5, as jobs/paper/sweep.sh lays them out) with the
 run's config name, seed, rounds, the build that ran it, its per-round mean test accuracy and ARI
 (space-separated, one value per round; ARI "nan" where undefined) and what makes it traceable:
-the sample-weighted accuracy per round (files written before it existed leave it empty), the
+the sample-weighted accuracy and the mean test loss per round (Table 5's metric for unsupervised
+runs; files written before the sample-weighted accuracy existed leave it empty), the
 device (with the CPU kernels or the CUDA it used), MPI ranks and threads per rank, the builds
 that ran its rounds, and its full options (`options`: every option of /config but the config
 file's name and the output bookkeeping, as config-file lines `key = value` joined by "; ", so
@@ -70,6 +71,7 @@ def summary(path):
             "accuracy": series(f["rounds/accuracy"][:rounds]),
             "ari": series(f["rounds/ari"][:rounds]),
             "accuracy_weighted": series(weighted),
+            "test_loss": series(f["rounds/test_loss"][:rounds]),
             "device": device(config),
             "ranks": text(config.get("ranks", "")),
             "threads_per_rank": text(config.get("threads_per_rank", "")),
@@ -80,7 +82,7 @@ def summary(path):
 
 
 FIELDS = ["config", "seed", "rounds", "git_commit", "accuracy", "ari", "accuracy_weighted", "device", "ranks",
-          "threads_per_rank", "builds", "options", "change_rounds"]
+          "threads_per_rank", "builds", "options", "change_rounds", "test_loss"]
 
 
 def summaries(results_dir):

@@ -375,6 +375,13 @@ def supervised_cell(partition, dataset, algorithm, extra=(), label=None):
     return settings, comments
 
 
+# Table 5's rows. The official code's CSV has CLoVE and IFCA autoencoder rows only (clove-official-setup.md
+# Sec. 8: "none in CSV" for FedAvg and Local-only).
+UNSUPERVISED_ALGORITHMS = ["fedavg", "local", "ifca", "clove"]
+UNSUPERVISED_OFFICIAL_ROWS = ["clove", "ifca"]
+TITLES_UNSUPERVISED = {"fedavg": "FedAvg", "local": "Local-only"}
+
+
 def unsupervised_cell(dataset, algorithm):
     cell = UNSUPERVISED[dataset]
     settings = [("algorithm", algorithm), ("dataset", dataset), ("partition", "class_per_cluster"), ("unsupervised", "true"),
@@ -384,6 +391,10 @@ def unsupervised_cell(dataset, algorithm):
                 ("fidelity", "official")]
     comments = [f"official CSV row {cell['row']}: one class per cluster (no_mixture), autoencoder, MSE loss",
                 "paper App. C.2 says batch 64; the official code keeps 100"]
+    if algorithm not in UNSUPERVISED_OFFICIAL_ROWS:
+        title = TITLES_UNSUPERVISED[algorithm]
+        comments[0] = (f"the official code has no {title} autoencoder row (its CSV row {cell['row']} is CLoVE's and "
+                       f"IFCA's): that row's data, autoencoder, MSE loss and training, run as {title}")
     if "note" in cell:
         comments.append(cell["note"])
     return settings, comments
@@ -411,7 +422,7 @@ def main():
                           settings, comments)
                     rows.append((name, tables, PARTITION_TITLE[partition], dataset, algorithm))
     for dataset in DATASETS:
-        for algorithm in ("clove", "ifca"):
+        for algorithm in UNSUPERVISED_ALGORITHMS:
             name = f"{dataset}_unsupervised_{algorithm}"
             settings, comments = unsupervised_cell(dataset, algorithm)
             write(directory, name, f"Table 5: unsupervised, {dataset}, {algorithm}", settings, comments)

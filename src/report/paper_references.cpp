@@ -98,9 +98,12 @@ CellClass classify(const Statistic& measured, const PaperValue& cell,
   // shown as 2.0 is within a tolerance of 2.0.
   const double unit = std::pow(10.0, -metric_info(cell.metric).decimals);
   const double difference = std::fabs(std::round(measured.mean / unit) * unit - cell.mean);
-  const bool within = (cell.metric == Metric::kAccuracy &&
-                       difference <= std::max(kAccuracyTolerancePoints, cell.std) + unit / 2) ||
-                      (cell.metric == Metric::kAri && difference <= kAriTolerance + unit / 2);
+  const bool within =
+      (cell.metric == Metric::kAccuracy &&
+       difference <= std::max(kAccuracyTolerancePoints, cell.std) + unit / 2) ||
+      (cell.metric == Metric::kAri && difference <= kAriTolerance + unit / 2) ||
+      (cell.metric == Metric::kTestLoss &&
+       difference <= std::max(kTestLossToleranceFraction * cell.mean, cell.std) + unit / 2);
   if (within) {
     return CellClass::kWithin;
   }

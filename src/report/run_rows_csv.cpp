@@ -68,6 +68,17 @@ std::vector<double> parse_series(const std::string& text, std::size_t rounds,
   return values;
 }
 
+/// The series of an optional column: empty where the column is absent or the row leaves it empty
+/// (rows written before the column existed).
+std::vector<double> optional_series(const Row& row, const std::string& column, std::size_t rounds,
+                                    const std::string& where) {
+  const auto found = row.find(column);
+  if (found == row.end() || found->second.empty()) {
+    return {};
+  }
+  return parse_series(found->second, rounds, where + " " + column);
+}
+
 /// "key = value; key = value" -> {key: value}.
 std::map<std::string, std::string> parse_options(const std::string& text) {
   std::map<std::string, std::string> options;
@@ -127,13 +138,11 @@ RunSummary summary_of(const Row& row, const std::string& where) {
   if (row.count("ranks") && !row.at("ranks").empty()) {
     run.config["ranks"] = row.at("ranks");
   }
-  const auto weighted = row.count("accuracy_weighted") ? row.at("accuracy_weighted") : "";
   const auto ari = parse_series(row.at("ari"), rounds, where + " ari");
   const auto accuracy = parse_series(row.at("accuracy"), rounds, where + " accuracy");
-  run.metrics = compute_run_metrics(
-      ari, accuracy, {}, run.unsupervised(),
-      weighted.empty() ? std::vector<double>{}
-                       : parse_series(weighted, rounds, where + " accuracy_weighted"));
+  run.metrics = compute_run_metrics(ari, accuracy, optional_series(row, "test_loss", rounds, where),
+                                    run.unsupervised(),
+                                    optional_series(row, "accuracy_weighted", rounds, where));
   run.recoveries = compute_recoveries(change_rounds_of(row, where), ari, accuracy);
   return run;
 }

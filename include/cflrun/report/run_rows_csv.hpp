@@ -18,7 +18,8 @@ bool is_run_rows_csv(const std::filesystem::path& path);
 /// `rounds`, `git_commit`, `accuracy` and `ari`, then one row per complete run (quoted fields as
 /// Python's csv module writes them). Each row becomes a complete RunSummary whose path is
 /// "FILE line N", whose metrics are computed from its per-round series (`accuracy` and `ari`:
-/// space-separated values, one per round; `accuracy_weighted` where the column has values), and
+/// space-separated values, one per round; `accuracy_weighted` and `test_loss` where the column
+/// has values: an unsupervised run's Table 5 metric is its final test loss), and
 /// whose config is the row's `options` (config-file lines `key = value` joined by "; ") where
 /// given, else what the jobs/paper config name `<dataset>_<partition>_<algorithm>` says, plus
 /// seed, rounds, git_commit, ranks and `paper_config` (the name). Runs of one cell then group

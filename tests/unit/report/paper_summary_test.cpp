@@ -20,13 +20,14 @@ namespace {
 
 constexpr const char* kHeader =
     "config,seed,rounds,git_commit,accuracy,ari,accuracy_weighted,device,ranks,threads_per_rank,"
-    "builds,options\r\n";
+    "builds,options,test_loss\r\n";
 
 /// A row as results/run_summaries.py writes it: 3 rounds, options quoted (they hold commas).
 std::string row(const std::string& config, int seed, const std::string& accuracy,
-                const std::string& ari, const std::string& weighted, const std::string& options) {
+                const std::string& ari, const std::string& weighted, const std::string& options,
+                const std::string& test_loss = "") {
   return config + "," + std::to_string(seed) + ",3,abc," + accuracy + "," + ari + "," + weighted +
-         ",cpu: AVX2,1,2,round 1: 0.1.0 (abc),\"" + options + "\"\r\n";
+         ",cpu: AVX2,1,2,round 1: 0.1.0 (abc),\"" + options + "\"," + test_loss + "\r\n";
 }
 
 class PaperSummary : public testing::TempDirTest {
@@ -108,6 +109,13 @@ TEST_F(PaperSummary, CellsAreClassedAtThePapersPrecisionWithTheReferenceDefiniti
   const PaperValue ari{"Table 2", Metric::kAri, "label_skew_1", "fmnist", "clove", 0.55, 0.18};
   EXPECT_EQ(classify(with_mean(0.65), ari, references), CellClass::kWithin);
   EXPECT_EQ(classify(with_mean(0.66), ari, references), CellClass::kOutside);
+  // Table 5's test loss: within 20 % of the paper's value (0.0032 here) or its std.
+  PaperValue loss{"Table 5", Metric::kTestLoss, "class_per_cluster", "fmnist", "clove", 0.016, 0.0};
+  EXPECT_EQ(classify(with_mean(0.0191), loss, references), CellClass::kWithin);   // 0.019
+  EXPECT_EQ(classify(with_mean(0.0201), loss, references), CellClass::kOutside);  // 0.020
+  EXPECT_EQ(classify(with_mean(0.0121), loss, references), CellClass::kOutside);  // 0.012
+  loss.std = 0.005;
+  EXPECT_EQ(classify(with_mean(0.0209), loss, references), CellClass::kWithin);
 }
 
 TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
@@ -125,6 +133,15 @@ TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
     out << row("fmnist_label_skew_1_fedpac", seed, "0.5 0.8 0.84", "nan nan nan", "", "");
     // fesem: 60 against the paper's 50, outside with evidence.
     out << row("fmnist_label_skew_1_fesem", seed, "0.5 0.6 0.6", "0 0 0", "0.5 0.6 0.6", "");
+    // Table 5: a supervised run of a test-loss cell's partition, dataset and algorithm (not the
+    // cell's group, although first), and an unsupervised CLoVE, final test loss 0.018 against the
+    // paper's 0.016 (within).
+    out << row("fmnist_class_per_cluster_clove", seed, "0.5 0.6 0.7", "1 1 1", "",
+               "algorithm = clove; dataset = fmnist; partition = class_per_cluster", "0.9 0.8 0.7");
+    out << row("fmnist_unsupervised_clove", seed, "nan nan nan", "0.5 1 1", "",
+               "algorithm = clove; dataset = fmnist; partition = class_per_cluster; "
+               "unsupervised = true",
+               "0.05 0.02 0.018");
   }
   out.close();
   const auto values = dir_ / "paper_values.csv";
@@ -134,7 +151,9 @@ TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
                            "Table 1,accuracy,label_skew_1,fmnist,fedpac,80.0,0.5\n"
                            "Table 1,accuracy,label_skew_1,fmnist,fesem,50.0,0.5\n"
                            "Table 1,accuracy,concept_shift,fmnist,clove,84.3,0.2\n"
-                           "Table 1,accuracy,label_skew_1,mnist,clove,99.0,0.1\n";
+                           "Table 1,accuracy,label_skew_1,mnist,clove,99.0,0.1\n"
+                           "Table 5,test_loss,class_per_cluster,fmnist,clove,0.016,0.000\n"
+                           "Table 5,test_loss,class_per_cluster,mnist,clove,0.014,0.000\n";
   std::ofstream(dir_ / kAccuracyDefinitionsFile) << "algorithm,accuracy,source\n"
                                                     "fedpac,sample_weighted,PFLlib\n"
                                                     "fesem,sample_weighted,FlexCFL\n";
@@ -147,8 +166,9 @@ TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
                          "| --- | --- | --- | --- | --- | --- | --- |\n"
                          "| fmnist | accuracy | 4 | 2 | 1 | 0 | 1 |\n"
                          "| fmnist | ari | 1 | 0 | 0 | 1 | 0 |\n"
+                         "| fmnist | test_loss | 1 | 1 | 0 | 0 | 0 |\n"
                          "| mnist | accuracy | 1 | 0 | 0 | 0 | 1 |\n"
-                         "| mnist | ari | 0 | 0 | 0 | 0 | 0 |\n"),
+                         "| mnist | test_loss | 1 | 0 | 0 | 0 | 1 |\n"),
             std::string::npos)
       << summary;
   const auto table = report({csv.string(), "--paper", values.string()});
@@ -159,6 +179,11 @@ TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
   EXPECT_NE(table.find("1 value(s) of other groups of the same cells left out"), std::string::npos)
       << table;
   EXPECT_EQ(table.find("84.0"), std::string::npos) << table;
+  EXPECT_EQ(table.find("0.700"), std::string::npos) << table;
+  EXPECT_NE(table.find("| Table 5 | class_per_cluster | fmnist | clove | 3 | test_loss |  | 3 | "
+                       "0.018 +- 0.000 | 0.016 +- 0.000 | +0.002 | within |"),
+            std::string::npos)
+      << table;
 }
 
 TEST_F(PaperSummary, ShippedDefinitionsNameEveryRowAndTheEvidenceParses) {

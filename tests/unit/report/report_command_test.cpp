@@ -113,21 +113,22 @@ TEST_F(ReportCommand, PaperComparisonPutsThePapersValueAndTheDifferenceBesideEac
                            "Table 1,accuracy,concept_shift,fmnist,clove,84.3,0.2\n";
   const auto result = report({dir_.string(), "--paper", values.string()});
   EXPECT_EQ(result.code, 0) << result.err;
-  EXPECT_EQ(result.out, "cflrun beside the CLoVE paper (values: " + values.string() +
-                            "); mean +- std over seeds; difference = cflrun mean - paper mean; "
-                            "accuracy as the row's reference code computes it\n"
-                            "\n\n"
-                            "| paper table | partition | dataset | algorithm | rounds | metric | "
-                            "accuracy as | n | cflrun | paper | difference | class |\n"
-                            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-                            "|\n"
-                            "| Table 1 | label_skew_1 | fmnist | clove | 12 | accuracy | client mean | "
-                            "3 | 92.0 +- 1.6 | 99.1 +- 0.0 | -7.1 | outside |\n"
-                            "| Table 2 | label_skew_1 | fmnist | clove | 12 | ari |  | 3 | 1.00 +- "
-                            "0.00 | 1.00 +- 0.00 | +0.00 | within |\n"
-                            "| Table 4 | label_skew_1 | fmnist | ifca | 12 | first_round_ari_0.9 |  | "
-                            "3 | 12.0 +- 0.0 (2/3 never) | "
-                            "7.3 +- 7.5 | +4.7 |  |\n");
+  EXPECT_EQ(result.out,
+            "cflrun beside the CLoVE paper (values: " + values.string() +
+                "); mean +- std over seeds; difference = cflrun mean - paper mean; "
+                "accuracy as the row's reference code computes it\n"
+                "\n\n"
+                "| paper table | partition | dataset | algorithm | rounds | metric | "
+                "accuracy as | n | cflrun | paper | difference | class |\n"
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+                "|\n"
+                "| Table 1 | label_skew_1 | fmnist | clove | 12 | accuracy | client mean | "
+                "3 | 92.0 +- 1.6 | 99.1 +- 0.0 | -7.1 | outside |\n"
+                "| Table 2 | label_skew_1 | fmnist | clove | 12 | ari |  | 3 | 1.00 +- "
+                "0.00 | 1.00 +- 0.00 | +0.00 | within |\n"
+                "| Table 4 | label_skew_1 | fmnist | ifca | 12 | first_round_ari_0.9 |  | "
+                "3 | 12.0 +- 0.0 (2/3 never) | "
+                "7.3 +- 7.5 | +4.7 |  |\n");
   EXPECT_NE(result.err.find("1 group(s) match no cell of the paper"), std::string::npos)
       << result.err;
   EXPECT_EQ(report({dir_.string(), "--paper", values.string(), "--rows", "algorithm"}).code, 2);
@@ -147,8 +148,13 @@ TEST_F(ReportCommand, ShippedPaperValuesParseAndHoldTheFashionMnistCells) {
       EXPECT_LE(value.mean, 1.0);
     }
   }
-  EXPECT_EQ(fmnist_clove,
-            16);  // 4 partitions x accuracy, ARI, ARI round 10, first round ARI >= 0.9
+  // 4 partitions x accuracy, ARI, ARI round 10, first round ARI >= 0.9; Table 5's test loss.
+  EXPECT_EQ(fmnist_clove, 17);
+  int test_loss = 0;
+  for (const auto& value : values) {
+    test_loss += value.metric == Metric::kTestLoss && value.partition == "class_per_cluster";
+  }
+  EXPECT_EQ(test_loss, 12);  // Table 5: FedAvg, Local-only, IFCA, CLoVE x 3 datasets
 }
 
 TEST_F(ReportCommand, CsvGivesOneRowPerGroupWithMeanAndStdColumns) {
