@@ -11,7 +11,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include <cflrun/core/build_info.hpp>
 #include <cflrun/io/result_reader.hpp>
 #include <cflrun/io/result_schema.hpp>
 
@@ -45,12 +44,13 @@ std::string cpuinfo(const std::string& key) {
 }
 
 /// What decides the low bits of a run's floats: the CPU (MKL and oneDNN pick kernels by its
-/// instruction set) and the LibTorch build with its kernels.
-std::string machine() {
+/// instruction set) and the LibTorch build with its kernels, as the run recorded them in /config
+/// (so that this checker needs no LibTorch of its own: it starts in milliseconds).
+std::string machine(const io::ResultReader& reader) {
   std::ostringstream text;
   text << "# machine: cpu" << cpuinfo("model name") << "; flags "
-       << std::hash<std::string>{}(cpuinfo("flags")) << "; LibTorch " << core::torch_version()
-       << "; " << core::cpu_kernels();
+       << std::hash<std::string>{}(cpuinfo("flags")) << "; LibTorch "
+       << reader.config_value("torch_version") << "; " << reader.config_value("cpu_kernels");
   return text.str();
 }
 
@@ -140,7 +140,7 @@ std::string line_difference(const std::string& a, const std::string& b, bool tol
 std::string fixture_text(const std::string& file) {
   const io::ResultReader reader(file);
   std::ostringstream text;
-  text << machine() << '\n';
+  text << machine(reader) << '\n';
   text << "status " << reader.status() << "\ncompleted_rounds " << reader.completed_rounds()
        << '\n';
   for (const char* name : kDatasets) {
