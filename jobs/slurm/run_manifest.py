@@ -20,6 +20,10 @@ before the deadline, it is skipped (never started, so its slots go to the next l
 being stopped at the deadline with its work lost. --extra is appended to every line (e.g.
 "--device cuda --threads 1 --skip-complete"). --log writes one row per line: index, state (ok,
 failed RC, stopped at the deadline, skipped by --expect, not started), seconds, ranks, the line.
+Each run gets its own TMPDIR (removed when it ends): Open MPI puts every singleton's session
+directory under $TMPDIR/ompi.HOST.UID/jf.0, and a run ending there removed the tree while another
+was creating its own, failing that run's MPI start ("A call to mkdir was unable to create the
+desired directory", seen once in the test suite).
 Exit status 0 when every started run ended ok (not-started, skipped and stopped runs do not count
 as failures); 2, before any run, when a line cannot be split into words (an unbalanced quote).
 """
@@ -27,9 +31,11 @@ import argparse
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -108,6 +114,7 @@ class Runner:
         self.ranks = [int(rule_value(line, args.ranks, 1)) for line in lines]
         self.expected = [rule_value(line, args.expect, 0.0) for line in lines]
         self.running = {}  # index -> (process, start time, log file)
+        self.session_dirs = {}  # index -> the run's own TMPDIR
         self.start = time.monotonic()
 
     def free_slots(self):
@@ -117,8 +124,10 @@ class Runner:
         log = subprocess.DEVNULL
         if self.args.run_logs:
             log = open(os.path.join(self.args.run_logs, f"run{i:04d}.log"), "w")
+        self.session_dirs[i] = tempfile.mkdtemp(prefix=f"cflrun-run{i:04d}-")
         process = subprocess.Popen(command(self.lines[i], self.ranks[i], self.args), stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+                                   stderr=subprocess.STDOUT, start_new_session=True,
+                                   env=dict(os.environ, TMPDIR=self.session_dirs[i]))
         self.running[i] = (process, time.monotonic(), log)
 
     def reap(self):
@@ -134,6 +143,7 @@ class Runner:
         if log is not subprocess.DEVNULL:
             log.close()
         del self.running[i]
+        shutil.rmtree(self.session_dirs.pop(i), ignore_errors=True)
         ended = sum(1 for s in self.states if s != "not started")
         print(f"[{time.monotonic() - self.start:6.0f} s] {state:>9} {self.seconds[i]:7.1f} s  "
               f"{ended}/{len(self.lines)}  {self.lines[i]}", flush=True)

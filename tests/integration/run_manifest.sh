@@ -23,7 +23,8 @@ fail() { echo "run_manifest: FAIL: $*"; cat "$out/runs.tsv" 2> /dev/null; exit 1
 status=0
 # A 25 s deadline: the three 1-round runs before the long one must end within it also beside a
 # loaded machine (15 s failed once beside two sweeps and ctest -j2).
-python3 "$runner" "$out/manifest.txt" --cflrun "$cflrun" --mpiexec "$mpiexec" --slots 3 \
+mkdir -p "$out/tmp"
+TMPDIR="$out/tmp" python3 "$runner" "$out/manifest.txt" --cflrun "$cflrun" --mpiexec "$mpiexec" --slots 3 \
   --deadline 25 --ranks 'two_ranks=2' --ranks 'late=3' --expect 'too_long=60' --extra "--threads 1 --quiet" --log "$out/runs.tsv" \
   --run-logs "$out/logs" || status=$?
 [ "$status" = 1 ] || fail "exit status $status, expected 1 (one run failed)"
@@ -42,6 +43,8 @@ for f in bad late too_long; do
   [ ! -e "$out/$f/seed1.h5" ] || fail "a result file of the failed, late or skipped run $f"
 done
 grep -q "lr" "$out/logs/run0003.log" || fail "the bad run's log does not name --lr"
+# Each run had its own TMPDIR (Open MPI's session directories), removed when it ended.
+[ -z "$(ls -A "$out/tmp")" ] || fail "runs' TMPDIRs left behind: $(ls "$out/tmp")"
 grep -q "interrupted by SIGTERM" "$out/logs/run0002.log" || fail "the long run was not stopped by SIGTERM"
 # A line that cannot be split into words (an unbalanced quote): status 2 naming it, no run started.
 printf -- '--config %s --rounds 1 --out %s/quoted/a.h5\n--config %s --out '"'"'%s/quoted/b.h5\n' \
