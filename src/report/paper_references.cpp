@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <vector>
 
 #include <cflrun/core/error.hpp>
@@ -87,6 +88,14 @@ Statistic measured_for(const RunGroup& group, const PaperValue& cell,
     }
   }
   return group.statistic(cell.metric);
+}
+
+std::string within_rule_text() {
+  std::ostringstream text;
+  text << "accuracy: |cflrun - paper| <= max(" << kAccuracyTolerancePoints
+       << " points, the paper's std); ARI: <= " << kAriTolerance << "; test loss: <= max("
+       << kTestLossToleranceFraction * 100 << " % of the paper's value, its std)";
+  return text.str();
 }
 
 CellClass classify(const Statistic& measured, const PaperValue& cell,

@@ -165,9 +165,7 @@ Table paper_summary_table(const std::vector<RunGroup>& groups,
   table.caption = {
       "The CLoVE paper's Tables 1 (accuracy), 2 (ARI) and 5 (unsupervised test loss), cells per "
       "class (values: " +
-          source +
-          "); within: |cflrun - paper| <= max(2 points, the paper's std) for accuracy, <= 0.10 for "
-          "ARI, <= max(20 % of the paper's value, its std) for test loss",
+          source + "); within: " + within_rule_text(),
       ""};
   table.columns = {
       {"dataset", "dataset", false}, {"metric", "metric", false}, {"cells", "cells", false}};

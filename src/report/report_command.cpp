@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <boost/algorithm/string/replace.hpp>
 #include <boost/program_options.hpp>
 
 #include <cflrun/core/error.hpp>
@@ -57,10 +58,8 @@ constexpr const char* kUsage =
     "\n"
     "With --paper [FILE]: one row per cell the CLoVE paper reports (Tables 1, 2, 4, 5, 9; FILE,\n"
     "default jobs/paper/paper_values.csv; Table 5's test loss for unsupervised runs), cflrun's\n"
-    "value beside the paper's, the difference and the cell's class: within (accuracy:\n"
-    "|difference| <= max(2 points, the paper's std); ARI: <= 0.10; test loss: <= max(20 % of\n"
-    "the paper's value, its std)), outside with evidence (evidence.csv beside FILE names it),\n"
-    "outside. Accuracy is compared as\n"
+    "value beside the paper's, the difference and the cell's class: within (see below),\n"
+    "outside with evidence (evidence.csv beside FILE names it), outside. Accuracy is compared as\n"
     "the row's reference code computes it (accuracy_definitions.csv beside FILE: the mean over\n"
     "clients, or correct over test samples). With --summary: only the counts per dataset and\n"
     "class, missing cells included.\n"
@@ -160,7 +159,9 @@ ReportOptions parse_options(int argc, const char* const argv[], std::string& hel
     throw ConfigError(std::string(e.what()) + " (see cflrun report --help)");
   }
   std::ostringstream text;
-  text << kUsage << "\n" << visible;
+  text << kUsage << "\nClass within, per metric:\n  "
+       << boost::algorithm::replace_all_copy(within_rule_text(), "; ", "\n  ") << "\n\n"
+       << visible;
   help = text.str();
   o.help = vm.count("help") != 0;
   o.format = parse_format(format);

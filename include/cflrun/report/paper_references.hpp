@@ -39,6 +39,12 @@ enum class CellClass { kWithin, kOutsideWithEvidence, kOutside, kMissing };
 /// "within", "outside with evidence", "outside", "missing".
 const char* cell_class_name(CellClass cell_class);
 
+/// The rule of class within, written from kAccuracyTolerancePoints, kAriTolerance and
+/// kTestLossToleranceFraction (so captions and help texts say what classify() does):
+/// "accuracy: |cflrun - paper| <= max(2 points, the paper's std); ARI: <= 0.1; test loss: <=
+/// max(20 % of the paper's value, its std)".
+std::string within_rule_text();
+
 /// The accuracy definitions and the evidence of one paper_values.csv.
 struct PaperReferences {
   std::map<std::string, AccuracyDefinition> accuracy;  ///< algorithm -> definition.

@@ -116,6 +116,10 @@ TEST_F(PaperSummary, CellsAreClassedAtThePapersPrecisionWithTheReferenceDefiniti
   EXPECT_EQ(classify(with_mean(0.0121), loss, references), CellClass::kOutside);  // 0.012
   loss.std = 0.005;
   EXPECT_EQ(classify(with_mean(0.0209), loss, references), CellClass::kWithin);
+  // The rule as captions and --help print it, written from the same constants.
+  EXPECT_EQ(within_rule_text(),
+            "accuracy: |cflrun - paper| <= max(2 points, the paper's std); ARI: <= 0.1; test loss: "
+            "<= max(20 % of the paper's value, its std)");
 }
 
 TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
@@ -171,6 +175,11 @@ TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
                          "| mnist | test_loss | 1 | 0 | 0 | 0 | 1 |\n"),
             std::string::npos)
       << summary;
+  EXPECT_NE(summary.find("within: " + within_rule_text()), std::string::npos) << summary;
+  EXPECT_NE(report({"--help"})
+                .find("Class within, per metric:\n  accuracy: |cflrun - paper| <= "
+                      "max(2 points, the paper's std)\n  ARI: <= 0.1\n"),
+            std::string::npos);
   const auto table = report({csv.string(), "--paper", values.string()});
   EXPECT_NE(table.find("| fedpac | 3 | accuracy | sample-weighted | 3 | 81.0 +- 0.0 | 80.0 +- 0.5 "
                        "| +1.0 | within |"),
