@@ -190,20 +190,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   return parsed;
 }
 
-namespace {
-
-/// A positive number of seconds in `text`, or 0 if it is not one.
-double parse_seconds(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double seconds = std::stod(text, &used);
-    return used == text.size() && seconds > 0.0 && std::isfinite(seconds) ? seconds : 0.0;
-  } catch (const std::exception&) {
-    return 0.0;
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void validate(const RunOptions& o) {
   algo::find_algorithm(o.algorithm);
@@ -253,9 +240,23 @@ void validate(const RunOptions& o) {
                       " is a directory; give a file in it, e.g. --out " +
                       (std::filesystem::path(o.out) / "result.h5").lexically_normal().string());
   }
-  require(
-      core::value_of(o.round_timeout, kRoundTimeoutWords) || parse_seconds(o.round_timeout) > 0.0,
-      "round-timeout", "auto, off or a positive number of seconds", o.round_timeout);
+  parse_round_timeout(o.round_timeout);
+}
+
+std::optional<double> parse_round_timeout(const std::string& text) {
+  if (const auto word = core::value_of(text, kRoundTimeoutWords)) {
+    return *word == RoundTimeoutWord::kOff ? std::optional<double>(0.0) : std::nullopt;
+  }
+  double seconds = 0.0;
+  try {
+    std::size_t used = 0;
+    seconds = std::stod(text, &used);
+    seconds = used == text.size() ? seconds : 0.0;
+  } catch (const std::exception&) {
+  }
+  require(seconds > 0.0 && std::isfinite(seconds), "round-timeout",
+          "auto, off or a positive number of seconds", text);
+  return seconds;
 }
 
 std::string help_text() {

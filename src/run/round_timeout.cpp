@@ -3,25 +3,13 @@
 #include <algorithm>
 
 #include <cflrun/cli/run_choices.hpp>
-#include <cflrun/core/error.hpp>
 
 namespace cflrun::run {
 
 RoundTimeout::RoundTimeout(const std::string& option) {
-  if (const auto word = core::value_of(option, cli::kRoundTimeoutWords)) {
-    automatic_ = *word == cli::RoundTimeoutWord::kAuto;
-    return;
-  }
-  try {
-    std::size_t used = 0;
-    fixed_seconds_ = std::stod(option, &used);
-    if (used == option.size() && fixed_seconds_ > 0.0) {
-      return;
-    }
-  } catch (const std::exception&) {
-  }
-  throw ConfigError("--round-timeout: expected auto, off or a positive number of seconds, got '" +
-                    option + "'");
+  const auto seconds = cli::parse_round_timeout(option);
+  automatic_ = !seconds.has_value();
+  fixed_seconds_ = seconds.value_or(0.0);
 }
 
 void RoundTimeout::add_round(double seconds) {

@@ -3,6 +3,9 @@
 /// The choice options of a run (RunOptions) as enums, each with the words the command line, config
 /// files and /config use for it (core::ChoiceWords). The code compares the enums, never the words.
 
+#include <optional>
+#include <string>
+
 #include <cflrun/core/option_visitor.hpp>
 
 namespace cflrun::cli {
@@ -72,5 +75,11 @@ enum class RoundTimeoutWord {
 };
 inline constexpr core::ChoiceWords<RoundTimeoutWord, 2> kRoundTimeoutWords{
     {{RoundTimeoutWord::kAuto, "auto"}, {RoundTimeoutWord::kOff, "off"}}};
+
+/// --round-timeout's value read once for both its check (validate) and its use (run::RoundTimeout).
+/// @return std::nullopt for "auto"; 0 for "off"; else the number of seconds (positive, finite).
+/// @throws ConfigError "--round-timeout must be auto, off or a positive number of seconds, but got
+///         TEXT" for anything else ("", "0", "-3", "5s", "inf", "never").
+std::optional<double> parse_round_timeout(const std::string& text);
 
 }  // namespace cflrun::cli

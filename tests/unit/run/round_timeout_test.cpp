@@ -31,7 +31,7 @@ TEST(RoundTimeout, AutoIsGenerousBeforeTheFirstRoundThenTenMediansWithAFloor) {
 }
 
 TEST(RoundTimeout, RejectsWhatIsNotAutoOffOrPositiveSeconds) {
-  for (const char* bad : {"", "0", "-3", "5s", "never"}) {
+  for (const char* bad : {"", "0", "-3", "5s", "inf", "never"}) {
     EXPECT_THROW(RoundTimeout{bad}, ConfigError) << bad;
   }
 }
