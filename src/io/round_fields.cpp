@@ -9,6 +9,7 @@ bool always(const ResultLayout& /*layout*/) { return true; }
 bool with_loss_vectors(const ResultLayout& layout) { return layout.has_loss_vectors; }
 bool with_sources(const ResultLayout& layout) { return layout.num_sources > 0; }
 bool with_changing_population(const ResultLayout& layout) { return layout.changing_population; }
+bool with_train_accuracy(const ResultLayout& layout) { return layout.has_train_accuracy; }
 
 /// The declaration of one field whose elements are T's.
 template <typename T>
@@ -44,6 +45,7 @@ const std::vector<RoundField>& round_fields() {
       field<double>(schema::kAri, {}, false),
       field<double>(schema::kAccuracy, {}, false),
       field<double>(schema::kAccuracyWeighted, {}, false),
+      field<double>(schema::kAccuracyTrain, {}, false, with_train_accuracy),
       field<double>(schema::kTestLoss, {}, false),
       field<double>(schema::kTrainLoss, {}, false),
       field<double>(schema::kWorkerComputeSeconds, {}, false),

@@ -265,6 +265,9 @@ std::vector<double> RoundDriver::evaluate(int round, const RoundOutcome& outcome
       const auto at = static_cast<std::size_t>(i);
       local.insert(local.end(), {evaluation.accuracy[at], evaluation.test_loss[at],
                                  outcome.train_loss[at], static_cast<double>(test_samples[at])});
+      if (run_.options.train_accuracy) {
+        local.push_back(outcome.train_accuracy[at]);
+      }
     }
   }
   local.push_back(run_.clients->take_compute_seconds());
@@ -300,6 +303,10 @@ void RoundDriver::run_round(int round) {
   seconds[kPlan] = seconds_since(start);
   add_fedprox_anchors(outcome.plan);
   run_.stability->record(outcome.plan.assignment);
+  if (run_.options.train_accuracy) {  // the models the round starts from, on the training samples
+    outcome.train_accuracy =
+        run_.clients->training_accuracies(*run_.models, outcome.plan.assignment);
+  }
   const auto weighted_sums = train(round, outcome);
   seconds[kLocalUpdate] = seconds_since(start);
   average(round, weighted_sums, outcome);

@@ -6,6 +6,27 @@
 #include <cflrun/model/cpu_kernels.hpp>
 
 namespace cflrun::run::detail {
+namespace {
+
+/// --train-accuracy scores a client's assigned server model on its training labels: refused where
+/// there are no labels or the algorithm scores the clients' own models.
+void check_train_accuracy(const cli::RunOptions& options, const algo::Algorithm& algorithm) {
+  if (!options.train_accuracy) {
+    return;
+  }
+  if (objective_of(options) != model::Objective::kClassification) {
+    throw ConfigError(
+        "--train-accuracy counts correctly classified training samples, but this run has no class "
+        "labels (--unsupervised or a regression dataset); remove --train-accuracy");
+  }
+  if (algorithm.traits().evaluates_local_models) {
+    throw ConfigError("--train-accuracy scores the server model each client is assigned, but " +
+                      options.algorithm +
+                      " scores the clients' own models; remove --train-accuracy");
+  }
+}
+
+}  // namespace
 
 void RunSetUp::set_up_compute() {
   run_.threads = threads_per_rank(run_.options.threads, run_.comm.local_size());
@@ -121,6 +142,7 @@ void RunSetUp::set_up_algorithm() {
     throw ConfigError("--prox-mu (FedProx) cannot be combined with " + run_.options.algorithm +
                       ", which has its own proximal term; remove --prox-mu");
   }
+  check_train_accuracy(run_.options, *run_.algorithm);
   if (run_.algorithm->traits().local_lr_decay != 1.0 &&
       !run_.algorithm->traits().keeps_optimizers) {
     throw Error(run_.options.algorithm +

@@ -37,12 +37,13 @@ struct RoundOutcome {
   std::vector<algo::ClientQuery> queries;  // every rank: the algorithm's queries of this round
   std::vector<algo::QueryAnswer> answers;  // rank 0: their answers
   algo::RoundPlan plan;                    // every rank (weights and models only where needed)
-  std::vector<int> newcomers;        // stability switch: participants that answered loss vectors
-  std::vector<double> train_loss;    // this rank's hosted clients
-  std::vector<bool> trained_models;  // rank 0: [K] whether model s had a non-zero weight
-  int live_models = 0;               // rank 0: Aggregation::live_models of the round (0 = all K)
-  torch::Tensor aggregated_models;   // rank 0: Aggregation::models (undefined: weighted averages)
-  std::vector<int> clustering;       // rank 0: Aggregation::clustering (empty: the assignment)
+  std::vector<int> newcomers;          // stability switch: participants that answered loss vectors
+  std::vector<double> train_loss;      // this rank's hosted clients
+  std::vector<double> train_accuracy;  // this rank's hosted clients, --train-accuracy only
+  std::vector<bool> trained_models;    // rank 0: [K] whether model s had a non-zero weight
+  int live_models = 0;                 // rank 0: Aggregation::live_models of the round (0 = all K)
+  torch::Tensor aggregated_models;     // rank 0: Aggregation::models (undefined: weighted averages)
+  std::vector<int> clustering;         // rank 0: Aggregation::clustering (empty: the assignment)
   algo::AlgorithmState evaluation_payload;  // rank 0: what receive_reports returned
   std::vector<double>
       weighted_head_sums;  // rank 0, with head weights: K*H head sums then K weights

@@ -77,6 +77,7 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
   std::vector<double> test_loss(m);
   std::vector<double> train_loss(m);
   std::vector<double> test_samples(m);
+  std::vector<double> train_accuracy(m);
   std::size_t at = 0;
   double worker_compute_seconds = 0.0;
   for (int rank = 0; rank < comm_.size(); ++rank) {
@@ -88,6 +89,9 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
       test_loss[client] = evaluations[at++];
       train_loss[client] = evaluations[at++];
       test_samples[client] = evaluations[at++];
+      if (options_.train_accuracy) {
+        train_accuracy[client] = evaluations[at++];
+      }
     }
     worker_compute_seconds = std::max(worker_compute_seconds, evaluations[at++]);
   }
@@ -115,6 +119,9 @@ void RoundRecorder::record_clients(const RoundOutcome& outcome,
   rec.set(schema::kAccuracy, mean_over(accuracy, participants));
   rec.set(schema::kAccuracyWeighted, weighted_mean_over(accuracy, test_samples, participants));
   rec.set(schema::kTestLoss, mean_over(test_loss, participants));
+  if (options_.train_accuracy) {
+    rec.set(schema::kAccuracyTrain, mean_over(train_accuracy, participants));
+  }
   // Only the clients that trained this round have a training loss (FedSoft draws some of them).
   std::vector<int> trained;
   std::copy_if(participants.begin(), participants.end(), std::back_inserter(trained), [&](int c) {

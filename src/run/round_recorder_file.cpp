@@ -23,6 +23,7 @@ void RoundRecorder::open(const algo::Algorithm& algorithm, int num_models,
   layout.planned_rounds = options_.rounds;
   layout.num_sources = holdouts_ ? holdouts_->size() : 0;
   layout.changing_population = population_ != nullptr;
+  layout.has_train_accuracy = options_.train_accuracy;
   for (const auto& dataset : algorithm.extra_datasets()) {
     layout.extra_datasets.push_back({dataset.path, dataset.shape});
   }

@@ -73,4 +73,30 @@ int accuracy_weighted(const std::string& file, const std::string& counts_spec) {
   return 0;
 }
 
+int train_accuracy(const std::string& file, const std::string& twin, double tolerance,
+                   double min_last) {
+  const io::ResultReader reader(file);
+  const auto values = round_values(reader, "/rounds/accuracy_train");
+  const auto others = round_values(io::ResultReader(twin), "/rounds/accuracy_train");
+  if (values.empty() || values.size() != others.size()) {
+    return fail(file + " and " + twin + ": /rounds/accuracy_train holds " +
+                std::to_string(values.size()) + " and " + std::to_string(others.size()) +
+                " rounds");
+  }
+  for (std::size_t t = 0; t < values.size(); ++t) {
+    if (!(values[t] >= 0.0 && values[t] <= 1.0 && std::fabs(values[t] - others[t]) <= tolerance)) {
+      return fail(file + ": round " + std::to_string(t + 1) + ": accuracy_train " +
+                  std::to_string(values[t]) + ", " + twin + " " + std::to_string(others[t]));
+    }
+  }
+  if (!(values.front() < values.back() && values.back() >= min_last)) {
+    return fail(file + ": accuracy_train first " + std::to_string(values.front()) + ", last " +
+                std::to_string(values.back()) + ": expected a rise to at least " +
+                std::to_string(min_last));
+  }
+  std::cout << file << ": training-data accuracy at the rounds' start, first / last: "
+            << values.front() << " / " << values.back() << std::endl;
+  return 0;
+}
+
 }  // namespace cflrun::checks

@@ -14,4 +14,11 @@ namespace cflrun::checks {
 /// Returns 0 on success, 1 (after printing) else.
 int accuracy_weighted(const std::string& file, const std::string& counts);
 
+/// /rounds/accuracy_train (--train-accuracy) of `file`: one value per finished round, each in
+/// [0, 1]; every round within `tolerance` of `twin`'s (the same run on another rank layout); the
+/// first round's (the initial model's) below the last's, and the last >= `min_last`.
+/// Returns 0 on success, 1 (after printing) else.
+int train_accuracy(const std::string& file, const std::string& twin, double tolerance,
+                   double min_last);
+
 }  // namespace cflrun::checks

@@ -31,6 +31,8 @@
 //   (accuracy_checks.hpp)
 //   check_results accuracy-weighted FILE COUNTS  /rounds/accuracy_weighted recomputed from the
 //                                             clients' accuracies and test sample counts
+//   check_results train-accuracy FILE TWIN TOL MIN  /rounds/accuracy_train in [0, 1] every round,
+//                                             within TOL of TWIN's, rising to at least MIN
 //   (soft_checks.hpp)
 //   check_results centers-specialise FILE     every source's holdout loss is lowest on a different
 //                                             center
@@ -356,6 +358,10 @@ const std::vector<Check>& all_checks() {
       {"centers-specialise", 1, 1, [](const Args& a) { return checks::centers_specialise(a[0]); }},
       {"accuracy-weighted", 2, 2,
        [](const Args& a) { return checks::accuracy_weighted(a[0], a[1]); }},
+      {"train-accuracy", 4, 4,
+       [](const Args& a) {
+         return checks::train_accuracy(a[0], a[1], std::stod(a[2]), std::stod(a[3]));
+       }},
       {"changing-population", 3, 3,
        [](const Args& a) { return checks::changing_population(a[0], a[1], a[2]); }},
       {"models-used", 2, 2,

@@ -100,6 +100,9 @@ struct RunOptions {
   ModelInit init = ModelInit::kDifferent;     ///< --init: different | same initial K models.
   double participation = 1.0;  ///< --participation: fraction of clients per round (Alg. 1 line 2).
   int threads = 0;             ///< --threads: torch intra-op threads per rank; 0 = auto.
+  /// --train-accuracy: also record each client's accuracy on its training samples at the start of
+  /// every round (/rounds/accuracy_train).
+  bool train_accuracy = false;
   bool server_hosts_clients =
       false;  ///< --server-hosts-clients: rank 0 hosts clients too (run/rank_layout.hpp).
   bool parallel_clients =

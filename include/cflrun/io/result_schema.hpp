@@ -26,9 +26,13 @@ inline constexpr const char* kAccuracy = "/rounds/accuracy";  ///< [T] float64
 /// Sample-weighted test accuracy: the clients' correct test samples over their test samples (the
 /// definition of PFLlib and FlexCFL); kAccuracy is the mean over clients (the CLoVE notebook's).
 inline constexpr const char* kAccuracyWeighted = "/rounds/accuracy_weighted";  ///< [T] float64
-inline constexpr const char* kTestLoss = "/rounds/test_loss";                  ///< [T] float64
-inline constexpr const char* kTrainLoss = "/rounds/train_loss";                ///< [T] float64
-inline constexpr const char* kSeconds = "/rounds/seconds";                     ///< [T, P] float64
+/// With --train-accuracy only: the mean over clients of each client's accuracy on its own training
+/// samples under the model it is assigned, before the round's local update (the CLoVE notebook's
+/// FedAvg accuracy: the loss-vector evaluation on the training data at the start of the round).
+inline constexpr const char* kAccuracyTrain = "/rounds/accuracy_train";  ///< [T] float64
+inline constexpr const char* kTestLoss = "/rounds/test_loss";            ///< [T] float64
+inline constexpr const char* kTrainLoss = "/rounds/train_loss";          ///< [T] float64
+inline constexpr const char* kSeconds = "/rounds/seconds";               ///< [T, P] float64
 inline constexpr const char* kWorkerComputeSeconds = "/rounds/worker_compute_seconds";  ///< [T]
 inline constexpr const char* kBytesSent = "/rounds/bytes_sent";          ///< [T] int64
 inline constexpr const char* kBytesReceived = "/rounds/bytes_received";  ///< [T] int64

@@ -35,6 +35,7 @@ struct ResultLayout {
   /// A population that changes over the rounds (issue 45): /clients/true_cluster and
   /// /clients/available are per-round [T, M] datasets instead of the one [M] truth.
   bool changing_population = false;
+  bool has_train_accuracy = false;  ///< /rounds/accuracy_train is recorded (--train-accuracy).
 };
 
 /// Everything recorded about one finished round (CLoVE paper Sec. 5 / Tables 1-2 metrics): the row

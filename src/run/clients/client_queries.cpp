@@ -6,6 +6,8 @@
 #include "client_rule.hpp"
 #include "loaded_models.hpp"
 
+#include <limits>
+
 #include <torch/types.h>
 
 #include <cflrun/local/scoring.hpp>
@@ -107,6 +109,46 @@ torch::Tensor ClientGroup::training_features(ModelSet& models, const std::vector
   }
   model.train();
   return chunks.empty() ? torch::empty({0, 0}, torch::kFloat64) : torch::cat(chunks).cpu();
+}
+
+std::vector<double> ClientGroup::training_accuracies(ModelSet& models,
+                                                     const std::vector<int>& assignment) {
+  Stopwatch watch(compute_seconds_);
+  const auto& train = clients_.train();
+  const auto doubles = torch::TensorOptions(clients_.device()).dtype(torch::kFloat64);
+  auto correct = torch::zeros({static_cast<std::int64_t>(size())}, doubles);
+  auto& model = models.working_model();
+  model.eval();
+  const auto rows_per_pass = local::eval_chunk(clients_.device());
+  for (int j = 0; j < models.size(); ++j) {
+    std::vector<int> on_model;  // the hosted clients assigned model j, global ids
+    for (int i = 0; i < size(); ++i) {
+      const int client = clients_.first_client() + i;
+      if (assignment[static_cast<std::size_t>(client)] == j) {
+        on_model.push_back(client);
+      }
+    }
+    const auto rows = train.rows(clients_.hosted_among(on_model));
+    model::load_flat_state(model, models.states()[j]);
+    torch::NoGradGuard no_grad;
+    for (std::int64_t start = 0; start < rows.size(0); start += rows_per_pass) {
+      const auto chunk = rows.narrow(0, start, std::min(rows_per_pass, rows.size(0) - start));
+      const auto hits = model.forward(train.inputs().index_select(0, chunk))
+                            .argmax(/*dim=*/1)
+                            .eq(train.targets().index_select(0, chunk));
+      correct.index_add_(0, train.owner().index_select(0, chunk), hits.to(torch::kFloat64));
+    }
+  }
+  model.train();
+  const auto counts = torch::tensor(train.counts(), torch::kFloat64).to(clients_.device());
+  auto accuracy = to_vector(correct / counts);
+  for (int i = 0; i < size(); ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    if (assignment[static_cast<std::size_t>(clients_.first_client() + i)] < 0) {
+      accuracy[at] = std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  return accuracy;
 }
 
 void ClientGroup::for_each_client(ModelSet& models, std::size_t count, bool concurrent,

@@ -101,6 +101,14 @@ class ClientGroup {
   /// @return [n, d] float64 CPU, client by client in increasing id order.
   torch::Tensor training_features(ModelSet& models, const std::vector<int>& clients,
                                   const torch::Tensor& state);
+  /// Each hosted client's accuracy on its own training samples under the server model it is
+  /// assigned (--train-accuracy; the CLoVE notebook's FedAvg accuracy, clove-official-setup.md
+  /// Sec. 12), in eval mode without gradients, one pass per model over its clients' stacked
+  /// samples. A classification objective only (the set-up refuses the option otherwise).
+  /// @param assignment  [M] every client's model in [0, K), or algo::kNotParticipating.
+  /// @return [m] fraction of training samples classified correctly, NaN for a hosted client
+  ///         without a model this round.
+  std::vector<double> training_accuracies(ModelSet& models, const std::vector<int>& assignment);
   /// ClientExecutor::for_each_client: algo::ClientServices::for_each_client.
   void for_each_client(ModelSet& models, std::size_t count, bool concurrent,
                        const ClientExecutor::Work& work);
