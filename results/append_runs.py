@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Appends to TARGET_CSV the per-run summaries (results/run_summaries.py) of the complete result files
-under RESULTS_DIR whose (config, seed) no committed results/paper/*/runs.csv or results/*/runs.csv
-holds yet, and prints
+under RESULTS_DIR whose (config, seed) neither TARGET_CSV nor any committed results/paper/*/runs.csv
+or results/*/runs.csv holds yet, and prints
 one line per appended run (config, seed, final accuracy). A new TARGET_CSV gets a header line; an
-existing one keeps its columns. For sweeps finished over several sessions: rerun it after each and
+existing one keeps its columns, and a column that the appended rows fill and its header lacks (a
+metric added since, e.g. accuracy_train) is added to it, empty in the older rows. For sweeps finished over several sessions: rerun it after each and
 commit TARGET_CSV.
 
 Usage: /usr/bin/python3 results/append_runs.py RESULTS_DIR TARGET_CSV
@@ -31,19 +32,25 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     have = committed_runs(pathlib.Path(__file__).resolve().parent.parent)
-    rows = [row for row in run_summaries.summaries(sys.argv[1])
-            if (row["config"], row["seed"]) not in have]
     target = pathlib.Path(sys.argv[2])
+    old_rows = []
     fields = run_summaries.FIELDS
     if target.exists() and target.stat().st_size > 0:
         with open(target, newline="") as f:
-            fields = next(csv.reader(f))
+            reader = csv.DictReader(f)
+            old_rows = list(reader)
+            fields = list(reader.fieldnames)
+    have.update((row["config"], row["seed"]) for row in old_rows)
+    rows = [row for row in run_summaries.summaries(sys.argv[1])
+            if (row["config"], row["seed"]) not in have]
+    if old_rows:
+        fields += [name for name in run_summaries.FIELDS
+                   if name not in fields and any(row.get(name) for row in rows)]
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target, "a", newline="") as f:
+    with open(target, "w", newline="") as f:
         writer = csv.DictWriter(f, fields, extrasaction="ignore")
-        if f.tell() == 0:
-            writer.writeheader()
-        writer.writerows(rows)
+        writer.writeheader()
+        writer.writerows(old_rows + rows)
     for row in rows:
         print(f"appended {row['config']} seed {row['seed']}: {row['accuracy'].split()[-1]}")
 

@@ -4,7 +4,8 @@ under RESULTS_DIR (RESULTS_DIR/<config>/seed<S>.h5, as jobs/paper/sweep.sh lays 
 run's config name, seed, rounds, the build that ran it, its per-round mean test accuracy and ARI
 (space-separated, one value per round; ARI "nan" where undefined) and what makes it traceable:
 the sample-weighted accuracy and the mean test loss per round (Table 5's metric for unsupervised
-runs; files written before the sample-weighted accuracy existed leave it empty), the
+runs; files written before the sample-weighted accuracy existed leave it empty), the clients'
+training-data accuracy at each round's start (`accuracy_train`, runs with --train-accuracy only), the
 device (with the CPU kernels or the CUDA it used), MPI ranks and threads per rank, the builds
 that ran its rounds, and its full options (`options`: every option of /config but the config
 file's name and the output bookkeeping, as config-file lines `key = value` joined by "; ", so
@@ -63,6 +64,7 @@ def summary(path):
         rounds = int(f.attrs["completed_rounds"])
         config = f["config"].attrs
         weighted = f["rounds/accuracy_weighted"][:rounds] if "rounds/accuracy_weighted" in f else []
+        train = f["rounds/accuracy_train"][:rounds] if "rounds/accuracy_train" in f else []
         return {
             "config": config_name(path),
             "seed": text(config["seed"]),
@@ -72,6 +74,7 @@ def summary(path):
             "ari": series(f["rounds/ari"][:rounds]),
             "accuracy_weighted": series(weighted),
             "test_loss": series(f["rounds/test_loss"][:rounds]),
+            "accuracy_train": series(train),
             "device": device(config),
             "ranks": text(config.get("ranks", "")),
             "threads_per_rank": text(config.get("threads_per_rank", "")),
@@ -82,7 +85,7 @@ def summary(path):
 
 
 FIELDS = ["config", "seed", "rounds", "git_commit", "accuracy", "ari", "accuracy_weighted", "device", "ranks",
-          "threads_per_rank", "builds", "options", "change_rounds", "test_loss"]
+          "threads_per_rank", "builds", "options", "change_rounds", "test_loss", "accuracy_train"]
 
 
 def summaries(results_dir):

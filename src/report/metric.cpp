@@ -10,6 +10,7 @@ namespace {
 const MetricInfo kAccuracyInfo{"accuracy", "accuracy (%)", 1, "undefined"};
 const MetricInfo kAccuracyWeightedInfo{"accuracy_weighted", "sample-weighted accuracy (%)", 1,
                                        "undefined"};
+const MetricInfo kAccuracyTrainInfo{"accuracy_train", "training-data accuracy (%)", 1, "undefined"};
 const MetricInfo kTestLossInfo{"test_loss", "test loss", 3, "undefined"};
 const MetricInfo kAriInfo{"ari", "ARI", 2, "undefined"};
 const MetricInfo kAriRound10Info{"ari_round10", "ARI round 10 (% of final)", 1, "undefined"};
@@ -25,6 +26,8 @@ const MetricInfo& metric_info(Metric metric) {
       return kAccuracyInfo;
     case Metric::kAccuracyWeighted:
       return kAccuracyWeightedInfo;
+    case Metric::kAccuracyTrain:
+      return kAccuracyTrainInfo;
     case Metric::kTestLoss:
       return kTestLossInfo;
     case Metric::kAri:
@@ -43,8 +46,8 @@ const MetricInfo& metric_info(Metric metric) {
 
 const std::vector<Metric>& all_metrics() {
   static const std::vector<Metric> metrics{
-      Metric::kAccuracy,   Metric::kAccuracyWeighted, Metric::kTestLoss, Metric::kAri,
-      Metric::kAriRound10, Metric::kFirstRoundAri09,  Metric::kClusters};
+      Metric::kAccuracy, Metric::kAccuracyWeighted, Metric::kAccuracyTrain,   Metric::kTestLoss,
+      Metric::kAri,      Metric::kAriRound10,       Metric::kFirstRoundAri09, Metric::kClusters};
   return metrics;
 }
 
@@ -65,6 +68,8 @@ std::optional<double> metric_value(const RunMetrics& metrics, Metric metric) {
       return metrics.accuracy_percent;
     case Metric::kAccuracyWeighted:
       return metrics.accuracy_weighted_percent;
+    case Metric::kAccuracyTrain:
+      return metrics.accuracy_train_percent;
     case Metric::kTestLoss:
       return metrics.test_loss;
     case Metric::kAri:

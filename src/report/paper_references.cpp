@@ -22,11 +22,28 @@ AccuracyDefinition parse_definition(const std::string& text, const std::string& 
   if (text == "sample_weighted") {
     return AccuracyDefinition::kSampleWeighted;
   }
-  throw DataError(where + ": accuracy must be client_mean or sample_weighted, but got '" + text +
-                  "'");
+  if (text == "training_data") {
+    return AccuracyDefinition::kTrainingData;
+  }
+  throw DataError(where +
+                  ": accuracy must be client_mean, sample_weighted or training_data, but "
+                  "got '" +
+                  text + "'");
 }
 
 }  // namespace
+
+Metric definition_metric(AccuracyDefinition definition) {
+  switch (definition) {
+    case AccuracyDefinition::kSampleWeighted:
+      return Metric::kAccuracyWeighted;
+    case AccuracyDefinition::kTrainingData:
+      return Metric::kAccuracyTrain;
+    case AccuracyDefinition::kClientMean:
+      break;
+  }
+  return Metric::kAccuracy;
+}
 
 const char* cell_class_name(CellClass cell_class) {
   switch (cell_class) {
@@ -79,12 +96,12 @@ PaperReferences read_paper_references(const fs::path& values_path) {
 Statistic measured_for(const RunGroup& group, const PaperValue& cell,
                        const PaperReferences& references, Metric& used) {
   used = cell.metric;
-  if (cell.metric == Metric::kAccuracy &&
-      references.accuracy_of(cell.algorithm) == AccuracyDefinition::kSampleWeighted) {
-    const Statistic weighted = group.statistic(Metric::kAccuracyWeighted);
-    if (weighted.defined > 0) {
-      used = Metric::kAccuracyWeighted;
-      return weighted;
+  if (cell.metric == Metric::kAccuracy) {
+    const Metric defined_as = definition_metric(references.accuracy_of(cell.algorithm));
+    const Statistic as_reference = group.statistic(defined_as);
+    if (as_reference.defined > 0) {
+      used = defined_as;
+      return as_reference;
     }
   }
   return group.statistic(cell.metric);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <cflrun/report/paper_references.hpp>
 
@@ -65,9 +66,18 @@ std::string accuracy_words(const PaperValue& paper, Metric used,
   if (used == Metric::kAccuracyWeighted) {
     return "sample-weighted";
   }
-  return references.accuracy_of(paper.algorithm) == AccuracyDefinition::kSampleWeighted
-             ? "client mean (weighted not recorded)"
-             : "client mean";
+  if (used == Metric::kAccuracyTrain) {
+    return "training data";
+  }
+  switch (references.accuracy_of(paper.algorithm)) {
+    case AccuracyDefinition::kSampleWeighted:
+      return "client mean (weighted not recorded)";
+    case AccuracyDefinition::kTrainingData:
+      return "client mean (training data not recorded)";
+    case AccuracyDefinition::kClientMean:
+      break;
+  }
+  return "client mean";
 }
 
 std::vector<Column> comparison_columns() {
@@ -85,24 +95,27 @@ std::vector<Column> comparison_columns() {
           {"class", "class", false}};
 }
 
-/// Whether every run of `group` recorded the sample-weighted accuracy (runs of cflrun since it
-/// did, whose per-run rows also carry their options).
-bool records_weighted_accuracy(const RunGroup& group) {
-  return group.statistic(Metric::kAccuracyWeighted).defined == static_cast<int>(group.runs.size());
+/// Whether every run of `group` recorded `metric` (the sample-weighted accuracy: runs of cflrun
+/// since it did, whose per-run rows also carry their options; the training-data accuracy: runs
+/// with --train-accuracy).
+bool records(const RunGroup& group, Metric metric) {
+  return group.statistic(metric).defined == static_cast<int>(group.runs.size());
 }
 
 /// The group that stands for the cell (partition, dataset, algorithm) of `value`: the one with the
-/// most runs; of equals, one whose runs recorded the sample-weighted accuracy, else the first;
-/// null if none matches.
-const RunGroup* cell_group(const std::vector<RunGroup>& groups, const PaperValue& value) {
+/// most runs; of equals, one whose runs recorded the accuracy as the row's reference defines it
+/// (definition_metric), then one whose runs recorded the sample-weighted accuracy, else the
+/// first; null if none matches.
+const RunGroup* cell_group(const std::vector<RunGroup>& groups, const PaperValue& value,
+                           const PaperReferences& references) {
+  const Metric defined_as = definition_metric(references.accuracy_of(value.algorithm));
+  const auto rank = [&](const RunGroup& group) {
+    return std::make_tuple(group.runs.size(), records(group, defined_as),
+                           records(group, Metric::kAccuracyWeighted));
+  };
   const RunGroup* best = nullptr;
   for (const auto& group : groups) {
-    if (!matches(value, group)) {
-      continue;
-    }
-    if (best == nullptr || group.runs.size() > best->runs.size() ||
-        (group.runs.size() == best->runs.size() && records_weighted_accuracy(group) &&
-         !records_weighted_accuracy(*best))) {
+    if (matches(value, group) && (best == nullptr || rank(group) > rank(*best))) {
       best = &group;
     }
   }
@@ -131,7 +144,7 @@ Table paper_comparison_table(const std::vector<RunGroup>& groups,
         continue;
       }
       matched = true;
-      if (cell_group(groups, *paper) != &group) {
+      if (cell_group(groups, *paper, references) != &group) {
         ++left_out;
         continue;
       }
@@ -189,7 +202,7 @@ Table paper_summary_table(const std::vector<RunGroup>& groups,
           continue;
         }
         ++cells;
-        const RunGroup* group = cell_group(groups, value);
+        const RunGroup* group = cell_group(groups, value, references);
         Metric used = metric;
         counts[group == nullptr
                    ? CellClass::kMissing

@@ -142,7 +142,8 @@ RunSummary summary_of(const Row& row, const std::string& where) {
   const auto accuracy = parse_series(row.at("accuracy"), rounds, where + " accuracy");
   run.metrics = compute_run_metrics(ari, accuracy, optional_series(row, "test_loss", rounds, where),
                                     run.unsupervised(),
-                                    optional_series(row, "accuracy_weighted", rounds, where));
+                                    optional_series(row, "accuracy_weighted", rounds, where),
+                                    optional_series(row, "accuracy_train", rounds, where));
   run.recoveries = compute_recoveries(change_rounds_of(row, where), ari, accuracy);
   return run;
 }

@@ -85,11 +85,13 @@ std::vector<fs::path> result_files_in(const fs::path& directory) {
 
 RunMetrics compute_run_metrics(const std::vector<double>& ari, const std::vector<double>& accuracy,
                                const std::vector<double>& test_loss, bool unsupervised,
-                               const std::vector<double>& accuracy_weighted) {
+                               const std::vector<double>& accuracy_weighted,
+                               const std::vector<double>& accuracy_train) {
   RunMetrics metrics;
   if (!unsupervised) {
     metrics.accuracy_percent = last_finite(accuracy, kPercent);
     metrics.accuracy_weighted_percent = last_finite(accuracy_weighted, kPercent);
+    metrics.accuracy_train_percent = last_finite(accuracy_train, kPercent);
   }
   metrics.test_loss = last_finite(test_loss);
   metrics.ari = last_finite(ari);
@@ -134,7 +136,8 @@ RunSummary read_run_summary(const fs::path& path) {
     const auto accuracy = read_rounds(reader, io::schema::kAccuracy, rows);
     summary.metrics = compute_run_metrics(
         ari, accuracy, read_rounds(reader, io::schema::kTestLoss, rows), summary.unsupervised(),
-        read_rounds(reader, io::schema::kAccuracyWeighted, rows));
+        read_rounds(reader, io::schema::kAccuracyWeighted, rows),
+        read_rounds(reader, io::schema::kAccuracyTrain, rows));
     summary.recoveries = compute_recoveries(read_change_rounds(reader), ari, accuracy);
     summary.metrics.clusters = last_finite(read_rounds(reader, io::schema::kLiveModels, rows));
   }

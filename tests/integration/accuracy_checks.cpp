@@ -94,8 +94,9 @@ int train_accuracy(const std::string& file, const std::string& twin, double tole
                 std::to_string(values.back()) + ": expected a rise to at least " +
                 std::to_string(min_last));
   }
-  std::cout << file << ": training-data accuracy at the rounds' start, first / last: "
-            << values.front() << " / " << values.back() << std::endl;
+  std::cout << file
+            << ": training-data accuracy at the rounds' start, first / last: " << values.front()
+            << " / " << values.back() << std::endl;
   return 0;
 }
 

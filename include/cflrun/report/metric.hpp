@@ -16,6 +16,9 @@ enum class Metric {
   kAccuracy,          ///< final test accuracy, mean over clients, percent (Table 1).
   kAccuracyWeighted,  ///< final test accuracy, correct over test samples, percent (Table 1 rows
                       ///< of PFLlib and FlexCFL).
+  kAccuracyTrain,     ///< last round's accuracy on the clients' training samples under the model
+                      ///< the round starts from, mean over clients, percent (--train-accuracy; the
+                      ///< CLoVE notebook's FedAvg row).
   kTestLoss,          ///< final test loss (Table 5, unsupervised runs).
   kAri,               ///< final ARI (Table 2).
   kAriRound10,        ///< ARI at round 10 as percent of the final ARI (Table 4, left).
@@ -41,8 +44,8 @@ const MetricInfo& metric_info(Metric metric);
 /// Every per-run metric, in the order of the default table's columns (not kRecoveryRounds).
 const std::vector<Metric>& all_metrics();
 
-/// The metric named `name` (accuracy | accuracy_weighted | test_loss | ari | ari_round10 |
-/// first_round_ari_0.9 | clusters).
+/// The metric named `name` (accuracy | accuracy_weighted | accuracy_train | test_loss | ari |
+/// ari_round10 | first_round_ari_0.9 | clusters).
 /// @throws ConfigError naming `name` and the accepted names.
 Metric parse_metric(const std::string& name);
 

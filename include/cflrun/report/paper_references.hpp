@@ -31,7 +31,15 @@ inline constexpr double kTestLossToleranceFraction = 0.20;
 enum class AccuracyDefinition {
   kClientMean,      ///< mean over clients of each client's accuracy (CLoVE notebook, PACFL, CFL).
   kSampleWeighted,  ///< correct test samples over test samples of all clients (PFLlib, FlexCFL).
+  /// mean over clients of each client's accuracy on its own training samples under the model the
+  /// round starts from (the CLoVE notebook's FedAvg row: the accuracy lines it takes are those of
+  /// the loss-vector evaluation on the training loaders; clove-official-setup.md Sec. 12).
+  kTrainingData,
 };
+
+/// The per-run metric that holds a definition's accuracy: kAccuracy, kAccuracyWeighted or
+/// kAccuracyTrain.
+Metric definition_metric(AccuracyDefinition definition);
 
 /// How a paper cell compares with cflrun's runs.
 enum class CellClass { kWithin, kOutsideWithEvidence, kOutside, kMissing };
@@ -59,17 +67,18 @@ struct PaperReferences {
 /// "metric/partition/dataset/algorithm" of a cell.
 std::string cell_key(const PaperValue& cell);
 
-/// Reads kAccuracyDefinitionsFile (header `algorithm,accuracy,source`; accuracy client_mean or
-/// sample_weighted) and kEvidenceFile (header `metric,partition,dataset,algorithm,evidence`; the
-/// evidence text may hold commas) from the directory of `values_path`; a file that is absent
-/// contributes nothing. Lines starting with # are comments.
+/// Reads kAccuracyDefinitionsFile (header `algorithm,accuracy,source`; accuracy client_mean,
+/// sample_weighted or training_data) and kEvidenceFile (header
+/// `metric,partition,dataset,algorithm,evidence`; the evidence text may hold commas) from the
+/// directory of `values_path`; a file that is absent contributes nothing. Lines starting with # are
+/// comments.
 /// @throws DataError naming the file and line for a wrong header, a row with too few fields or an
 ///         unknown definition.
 PaperReferences read_paper_references(const std::filesystem::path& values_path);
 
 /// The measured statistic of `group` for paper cell `cell`: for accuracy, the definition of the
-/// cell's reference code (the sample-weighted accuracy where that is it and the runs recorded it,
-/// else the client mean); any other metric as itself.
+/// cell's reference code (its definition_metric where the runs recorded it, else the client
+/// mean); any other metric as itself.
 /// @param used  set to the metric taken.
 Statistic measured_for(const RunGroup& group, const PaperValue& cell,
                        const PaperReferences& references, Metric& used);

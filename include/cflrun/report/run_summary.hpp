@@ -31,6 +31,10 @@ struct RunMetrics {
   /// (PFLlib's and FlexCFL's definition), percent. nullopt as accuracy_percent, and for files
   /// written before the dataset existed.
   std::optional<double> accuracy_weighted_percent;
+  /// 100 x /rounds/accuracy_train of the last round: the clients' training-data accuracy under the
+  /// model the round starts from, mean over clients (--train-accuracy; the CLoVE notebook's FedAvg
+  /// definition), percent. nullopt as accuracy_percent, and for runs without --train-accuracy.
+  std::optional<double> accuracy_train_percent;
   /// /rounds/test_loss of the last round (Table 5 for unsupervised runs). nullopt without rounds
   /// or if not finite.
   std::optional<double> test_loss;
@@ -52,10 +56,13 @@ struct RunMetrics {
 /// @param test_loss     [T] mean test loss per round; may be empty.
 /// @param unsupervised  true if the run trains without labels: accuracy is then left undefined.
 /// @param accuracy_weighted  [T] sample-weighted test accuracy per round, fraction; may be empty.
+/// @param accuracy_train     [T] training-data accuracy at each round's start, fraction; may be
+///                           empty.
 /// Series of different lengths are allowed; each metric uses its own series' last value.
 RunMetrics compute_run_metrics(const std::vector<double>& ari, const std::vector<double>& accuracy,
                                const std::vector<double>& test_loss, bool unsupervised,
-                               const std::vector<double>& accuracy_weighted = {});
+                               const std::vector<double>& accuracy_weighted = {},
+                               const std::vector<double>& accuracy_train = {});
 
 /// One result file as the report sees it.
 struct RunSummary {

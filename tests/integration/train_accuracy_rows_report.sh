@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The committed-rows path of a FedAvg cell compared as the CLoVE notebook computes it (the clients'
+# training-data accuracy at the round's start, --train-accuracy): real result files of a FedAvg run
+# with and without --train-accuracy, summarised by results/run_summaries.py and appended by
+# results/append_runs.py to a runs.csv whose header predates the accuracy_train column; then
+# `cflrun report --paper` on the CSV and on the files picks the run that recorded the definition
+# (of two groups of equal size), shows its final training-data accuracy and says so.
+# Usage: train_accuracy_rows_report.sh CFLRUN SOURCE_DIR WORKDIR WITH_H5 WITHOUT_H5
+set -euo pipefail
+cflrun="$1"; source_dir="$2"; work="$3"; with="$4"; without="$5"
+source "$(dirname "$0")/run_rows_common.sh"  # fail, lay_out; $values; $work emptied
+lay_out "$work/runs" tiny_fedavg_train_accuracy 3 "$with"
+lay_out "$work/runs" tiny_fedavg 3 "$without"
+# A runs.csv as committed before the column existed: the run without, no accuracy_train column.
+/usr/bin/python3 "$source_dir/results/run_summaries.py" "$work/runs" |
+  /usr/bin/python3 -c "
+import csv, sys
+rows = [row for row in csv.DictReader(sys.stdin) if row['config'] == 'tiny_fedavg']
+writer = csv.DictWriter(sys.stdout, [f for f in rows[0] if f != 'accuracy_train'], extrasaction='ignore')
+writer.writeheader(); writer.writerows(rows)" > "$work/runs.csv"
+head -n 1 "$work/runs.csv" | grep -q 'accuracy_train' && fail "the old-style runs.csv has the column"
+/usr/bin/python3 "$source_dir/results/append_runs.py" "$work/runs" "$work/runs.csv"
+head -n 1 "$work/runs.csv" | grep -q ',accuracy_train' || fail "append_runs.py added no accuracy_train column"
+[ "$(grep -c '^tiny_fedavg' "$work/runs.csv")" -eq 2 ] || fail "runs.csv does not hold both runs"
+
+expected="$(/usr/bin/python3 -c "
+import h5py
+print(f\"{100 * h5py.File('$with', 'r')['rounds/accuracy_train'][-1]:.1f}\")")"
+from_rows="$(paper_rows '| fedavg | .* | accuracy |')"
+echo "$from_rows"
+[ "$(echo "$from_rows" | grep -c .)" -eq 1 ] || fail "no single FedAvg accuracy row"
+echo "$from_rows" | grep -q "| training data | 1 | $expected +- 0.0 |" ||
+  fail "the row is not the run with --train-accuracy's final training-data accuracy ($expected)"
+echo "train_accuracy_rows_report: ok, FedAvg compared as the notebook computes it ($expected)"
