@@ -147,6 +147,10 @@ Settings follow the official code for each cell (shared/papers/clove-official-se
 batch 100, tau 1, T 100 rounds, learning rate 1e-2 for the (F)MNIST CNN and 1e-3 otherwise,
 random first assignment (evaluation-based for the unsupervised rows), different initial models,
 and `fidelity = official` (below: what it changes and why).
+The FedAvg configs also set `train-accuracy = true`: the notebook that made the tables reports
+FedAvg's accuracy as the clients' training-data accuracy at the round's start, which
+`/rounds/accuracy_train` records and `cflrun report --paper` compares
+(`accuracy_definitions.csv`; docs/paper_tables.md).
 The sample counts are the official rows' on the official splits: MNIST 60 000 / 10 000
 (`datasets/get_mnist.sh`, which `setup.sh` runs), Fashion-MNIST 60 000 / 10 000 and CIFAR-10
 50 000 / 10 000; CIFAR-10 configs need the CIFAR-10 binary files (datasets/README.md). Tables 1 (accuracy), 2 (ARI) and 4 (ARI at

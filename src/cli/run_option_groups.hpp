@@ -24,6 +24,8 @@ void declare_clients(RunOptions& o, core::OptionVisitor& v);
 void declare_optimizer(RunOptions& o, core::OptionVisitor& v);
 void declare_rounds(RunOptions& o, core::OptionVisitor& v);
 void declare_population(RunOptions& o, core::OptionVisitor& v);
+/// What a run measures besides its defaults (--train-accuracy); recorded in /config only where set.
+void declare_measurements(RunOptions& o, core::OptionVisitor& v);
 void declare_compute(RunOptions& o, core::OptionVisitor& v);
 void declare_kernels(RunOptions& o, core::OptionVisitor& v);
 void declare_files(RunOptions& o, core::OptionVisitor& v);

@@ -70,12 +70,6 @@ void declare_rounds(RunOptions& o, core::OptionVisitor& v) {
                     "Adam) or Option II gradient averaging (clients send their full-batch "
                     "gradient; the server steps by --lr)"},
            o.aggregation, kAveragingWords);
-  v.declare({.flag = "train-accuracy",
-             .help = "also record /rounds/accuracy_train: each client's accuracy on its own "
-                     "training samples under the model it is assigned, before the round's local "
-                     "update, mean over clients (what the CLoVE notebook reports for FedAvg); not "
-                     "for algorithms scored on the clients' own models"},
-            &o.train_accuracy);
   v.choice({.flag = "init",
             .help = "different | same: initial parameters of the K models (paper Fig. 2)"},
            o.init, kModelInitWords);
@@ -179,6 +173,15 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
             .help = "auto | cpu | cuda (cuda: GPU = local rank modulo GPUs on the node)",
             .kind = OptionKind::kPlacement},
            o.device, kDeviceChoiceWords);
+}
+
+void declare_measurements(RunOptions& o, core::OptionVisitor& v) {
+  v.declare({.flag = "train-accuracy",
+             .help = "also record /rounds/accuracy_train: each client's accuracy on its own "
+                     "training samples under the model it is assigned, before the round's local "
+                     "update, mean over clients (what the CLoVE notebook reports for FedAvg); not "
+                     "for algorithms scored on the clients' own models"},
+            &o.train_accuracy);
 }
 
 void declare_kernels(RunOptions& o, core::OptionVisitor& v) {

@@ -7,6 +7,7 @@
 #include <cflrun/core/error.hpp>
 #include <cflrun/core/printable.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -391,6 +392,16 @@ TEST(RunOptions, RecordsAChangingPopulationsOptionsOnlyWhereSet) {
   EXPECT_EQ(recorded.at("changes"), "appear round=4");
   EXPECT_EQ(recorded.count("round-deadline"), 0u);  // at its default: not recorded
   EXPECT_EQ(recorded.count("straggler-work"), 0u);
+}
+
+TEST(RunOptions, RecordsTrainAccuracyOnlyWhereSet) {
+  const auto with = parse({"--train-accuracy"}).options.to_attributes();
+  EXPECT_NE(std::find(with.begin(), with.end(),
+                      std::pair<std::string, std::string>("train-accuracy", "true")),
+            with.end());
+  const auto without = parse({}).options.to_attributes();
+  EXPECT_TRUE(std::none_of(without.begin(), without.end(),
+                           [](const auto& entry) { return entry.first == "train-accuracy"; }));
 }
 
 TEST(RunOptions, ChoicesAreWordsOutsideAndEnumsInside) {
