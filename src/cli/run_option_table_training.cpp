@@ -177,10 +177,8 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
 
 void declare_measurements(RunOptions& o, core::OptionVisitor& v) {
   v.declare({.flag = "train-accuracy",
-             .help = "also record /rounds/accuracy_train: each client's accuracy on its own "
-                     "training samples under the model it is assigned, before the round's local "
-                     "update, mean over clients (what the CLoVE notebook reports for FedAvg); not "
-                     "for algorithms scored on the clients' own models"},
+             .help = "also record /rounds/accuracy_train: the clients' accuracy on their training "
+                     "samples at the round's start (the CLoVE notebook's FedAvg accuracy)"},
             &o.train_accuracy);
 }
 
