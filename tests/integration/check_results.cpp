@@ -128,11 +128,12 @@ int identical(const std::string& a, const std::string& b, Compared compared) {
           ? std::vector<std::string>{"/clients/assignment", "/rounds/train_loss",
                                      "/clients/true_cluster", "/clients/available"}
           : std::vector<std::string>{
-                "/clients/assignment", "/clients/true_cluster", "/rounds/ari",
-                "/rounds/accuracy",    "/rounds/test_loss",     "/rounds/train_loss",
-                "/clients/accuracy",   "/clients/test_loss",    "/clients/loss_vectors",
-                "/clients/mixture",    "/clients/importance",   "/rounds/source_accuracy",
-                "/rounds/source_loss", "/clients/available",    "/population/change_rounds"};
+                "/clients/assignment",   "/clients/true_cluster", "/rounds/ari",
+                "/rounds/accuracy",      "/rounds/test_loss",     "/rounds/train_loss",
+                "/clients/accuracy",     "/clients/test_loss",    "/clients/loss_vectors",
+                "/clients/mixture",      "/clients/importance",   "/rounds/source_accuracy",
+                "/rounds/source_loss",   "/clients/available",    "/population/change_rounds",
+                "/rounds/accuracy_train"};
   const ResultReader ra(a);
   const ResultReader rb(b);
   for (const auto& name : datasets) {
