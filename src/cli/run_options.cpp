@@ -314,6 +314,23 @@ const std::map<std::string, std::string>& default_option_values() {
   return values;
 }
 
+std::set<std::string> other_algorithms_options(const std::string& algorithm) {
+  RunOptions defaults;
+  OptionKinds every_option;
+  defaults.visit(every_option);
+  OptionKinds run_options;
+  defaults.visit_run_options(run_options);
+  OptionKinds own;
+  defaults.algorithm_options.of(algorithm).visit(own);
+  std::set<std::string> names;
+  for (const auto& entry : every_option.kinds()) {
+    if (run_options.kinds().count(entry.first) == 0 && own.kinds().count(entry.first) == 0) {
+      names.insert(entry.first);
+    }
+  }
+  return names;
+}
+
 std::set<std::string> option_names(std::initializer_list<core::OptionKind> kinds) {
   OptionKinds collector;
   RunOptions defaults;

@@ -36,10 +36,30 @@ const std::set<std::string>& bookkeeping_keys() {
   return keys;
 }
 
+/// The options of algorithms other than `algorithm` (cli::other_algorithms_options), once per
+/// algorithm; none for a name no algorithm has (a row of an algorithm since renamed).
+const std::set<std::string>& foreign_options(const std::string& algorithm) {
+  static std::map<std::string, std::set<std::string>> known;
+  auto found = known.find(algorithm);
+  if (found == known.end()) {
+    std::set<std::string> names;
+    try {
+      names = cli::other_algorithms_options(algorithm);
+    } catch (const ConfigError&) {
+    }
+    found = known.emplace(algorithm, std::move(names)).first;
+  }
+  return found->second;
+}
+
+/// /config without the bookkeeping keys and without other algorithms' options (which files of
+/// builds before 2026-11-28 recorded for every run).
 std::map<std::string, std::string> group_key(const RunSummary& run) {
+  const auto algorithm = run.config.find("algorithm");
+  const auto& foreign = foreign_options(algorithm == run.config.end() ? "" : algorithm->second);
   std::map<std::string, std::string> key;
   for (const auto& [name, value] : run.config) {
-    if (!is_bookkeeping_key(name)) {
+    if (!is_bookkeeping_key(name) && foreign.count(name) == 0) {
       key.emplace(name, value);
     }
   }

@@ -20,6 +20,12 @@ namespace cflrun::cli {
 /// @return  the names, sorted; empty if `kinds` is.
 std::set<std::string> option_names(std::initializer_list<core::OptionKind> kinds);
 
+/// The options of every registered algorithm but `algorithm` that are not also `algorithm`'s own
+/// (e.g. --pacfl-beta, and CLoVE's --kmeans-restarts, for ifca): builds before 2026-11-28 recorded
+/// them in every run's /config, so `cflrun report` leaves them out of a run's group key.
+/// @throws ConfigError if `algorithm` names no registered algorithm.
+std::set<std::string> other_algorithms_options(const std::string& algorithm);
+
 /// Every recorded option's default, as /config writes it, every algorithm's options included. An
 /// option that a result file or checkpoint lacks was made by a build before the option existed
 /// (which behaved as its default) or belongs to another algorithm than the file's: --skip-complete,

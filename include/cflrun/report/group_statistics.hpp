@@ -33,8 +33,9 @@ bool is_bookkeeping_key(const std::string& key);
 
 /// Runs that differ only in bookkeeping keys (above), i.e. by seed: one row of a table.
 struct RunGroup {
-  std::map<std::string, std::string> key;  ///< /config without the bookkeeping keys.
-  std::vector<RunSummary> runs;            ///< the group's runs, in input order.
+  /// /config without the bookkeeping keys and other algorithms' options.
+  std::map<std::string, std::string> key;
+  std::vector<RunSummary> runs;  ///< the group's runs, in input order.
 
   /// `metric` over the runs (use shown_metric to pick test loss for unsupervised groups).
   Statistic statistic(Metric metric) const;
@@ -47,7 +48,9 @@ struct RunGroup {
 /// Orders two config values: numerically if both are numbers ("5" < "10"), else as text.
 bool value_less(const std::string& a, const std::string& b);
 
-/// Groups runs by their config without bookkeeping keys. Groups are sorted by their key, key
+/// Groups runs by their config without bookkeeping keys and without the options of algorithms other
+/// than the run's (cli::other_algorithms_options: files of builds before 2026-11-28 recorded every
+/// algorithm's options, later ones only their own). Groups are sorted by their key, key
 /// names alphabetically, values with value_less.
 std::vector<RunGroup> group_runs(const std::vector<RunSummary>& runs);
 

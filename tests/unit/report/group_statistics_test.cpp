@@ -77,6 +77,21 @@ TEST(GroupRuns, ExperimentKeysSplitGroups) {
   EXPECT_EQ(varying_keys(groups), std::vector<std::string>{"lr"});
 }
 
+TEST(GroupRuns, OtherAlgorithmsOptionsOfOlderFilesSplitNoGroup) {
+  // Files of builds before 2026-11-28 recorded every algorithm's options (here CLoVE's k-means
+  // under the official preset); later ones only the run's own algorithm's.
+  auto older = base_config("ifca", 1);
+  older["kmeans-init"] = "greedy";
+  older["pacfl-beta"] = "4.9000000000000004";
+  const auto ifca = group_runs({summary(older, 80.0), summary(base_config("ifca", 2), 90.0)});
+  ASSERT_EQ(ifca.size(), 1u);
+  EXPECT_EQ(ifca[0].runs.size(), 2u);
+  // An algorithm's own option still splits its groups.
+  auto greedy = base_config("clove", 1);
+  greedy["kmeans-init"] = "greedy";
+  EXPECT_EQ(group_runs({summary(greedy, 80.0), summary(base_config("clove", 2), 90.0)}).size(), 2u);
+}
+
 TEST(GroupRuns, BookkeepingKeysAreTheSeedsPathsAndProvenance) {
   for (const char* key : {"seed", "data-seed", "out", "threads", "ranks", "git_commit", "device",
                           "skip-complete", "models"}) {
