@@ -190,8 +190,6 @@ ParsedCommandLine parse_command_line(int argc, const char* const argv[]) {
   return parsed;
 }
 
-namespace {}  // namespace
-
 void validate(const RunOptions& o) {
   algo::find_algorithm(o.algorithm);
   OptionValidator validator;

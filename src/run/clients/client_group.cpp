@@ -80,7 +80,8 @@ ClientEvaluation ClientGroup::evaluate(const std::vector<int>& assignment, bool 
     return evaluate_each(assignment, local_models, models, payload, round, seed);
   }
   return local_models ? detail::scores_of_local_models(clients_, models)
-                      : detail::scores_by_assignment(clients_, *executor_, assignment, models);
+                      : detail::scores_by_assignment(clients_, *executor_, assignment, models,
+                                                     clients_.test());
 }
 
 ClientEvaluation ClientGroup::evaluate_each(const std::vector<int>& assignment, bool local_models,

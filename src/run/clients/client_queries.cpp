@@ -5,8 +5,7 @@
 #include "../stopwatch.hpp"
 #include "client_rule.hpp"
 #include "loaded_models.hpp"
-
-#include <limits>
+#include "stacked_scores.hpp"
 
 #include <torch/types.h>
 
@@ -114,41 +113,8 @@ torch::Tensor ClientGroup::training_features(ModelSet& models, const std::vector
 std::vector<double> ClientGroup::training_accuracies(ModelSet& models,
                                                      const std::vector<int>& assignment) {
   Stopwatch watch(compute_seconds_);
-  const auto& train = clients_.train();
-  const auto doubles = torch::TensorOptions(clients_.device()).dtype(torch::kFloat64);
-  auto correct = torch::zeros({static_cast<std::int64_t>(size())}, doubles);
-  auto& model = models.working_model();
-  model.eval();
-  const auto rows_per_pass = local::eval_chunk(clients_.device());
-  for (int j = 0; j < models.size(); ++j) {
-    std::vector<int> on_model;  // the hosted clients assigned model j, global ids
-    for (int i = 0; i < size(); ++i) {
-      const int client = clients_.first_client() + i;
-      if (assignment[static_cast<std::size_t>(client)] == j) {
-        on_model.push_back(client);
-      }
-    }
-    const auto rows = train.rows(clients_.hosted_among(on_model));
-    model::load_flat_state(model, models.states()[j]);
-    torch::NoGradGuard no_grad;
-    for (std::int64_t start = 0; start < rows.size(0); start += rows_per_pass) {
-      const auto chunk = rows.narrow(0, start, std::min(rows_per_pass, rows.size(0) - start));
-      const auto hits = model.forward(train.inputs().index_select(0, chunk))
-                            .argmax(/*dim=*/1)
-                            .eq(train.targets().index_select(0, chunk));
-      correct.index_add_(0, train.owner().index_select(0, chunk), hits.to(torch::kFloat64));
-    }
-  }
-  model.train();
-  const auto counts = torch::tensor(train.counts(), torch::kFloat64).to(clients_.device());
-  auto accuracy = to_vector(correct / counts);
-  for (int i = 0; i < size(); ++i) {
-    const auto at = static_cast<std::size_t>(i);
-    if (assignment[static_cast<std::size_t>(clients_.first_client() + i)] < 0) {
-      accuracy[at] = std::numeric_limits<double>::quiet_NaN();
-    }
-  }
-  return accuracy;
+  return detail::scores_by_assignment(clients_, *executor_, assignment, models, clients_.train())
+      .accuracy;
 }
 
 void ClientGroup::for_each_client(ModelSet& models, std::size_t count, bool concurrent,

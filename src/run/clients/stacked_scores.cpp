@@ -10,10 +10,12 @@
 namespace cflrun::run::detail {
 namespace {
 
-/// Per-client means of the sums (NaN where `absent` or, for accuracy, without labels).
-ClientEvaluation per_client_means(const HostedClients& clients, const torch::Tensor& loss_sums,
-                                  const torch::Tensor& correct_sums, const torch::Tensor& absent) {
-  const auto counts = torch::tensor(clients.test().counts(), torch::kFloat64).to(clients.device());
+/// Per-client means of the sums over `samples` (NaN where `absent` or, for accuracy, without
+/// labels).
+ClientEvaluation per_client_means(const HostedClients& clients, const StackedSamples& samples,
+                                  const torch::Tensor& loss_sums, const torch::Tensor& correct_sums,
+                                  const torch::Tensor& absent) {
+  const auto counts = torch::tensor(samples.counts(), torch::kFloat64).to(clients.device());
   const auto nan = std::numeric_limits<double>::quiet_NaN();
   const auto no_accuracy =
       model::has_accuracy(clients.objective()) ? absent : torch::ones_like(absent);
@@ -54,8 +56,8 @@ std::vector<ScoringItem> scoring_items(const std::vector<torch::Tensor>& rows_of
 }  // namespace
 
 ClientEvaluation scores_by_assignment(const HostedClients& clients, ClientExecutor& executor,
-                                      const std::vector<int>& assignment, ModelSet& models) {
-  const auto& test = clients.test();
+                                      const std::vector<int>& assignment, ModelSet& models,
+                                      const StackedSamples& test) {
   std::vector<std::int64_t> local_model(
       assignment.begin() + clients.first_client(),
       assignment.begin() + clients.first_client() + clients.size());
@@ -107,7 +109,7 @@ ClientEvaluation scores_by_assignment(const HostedClients& clients, ClientExecut
   auto correct_sums = zero_sums(clients);
   loss_sums.index_add_(0, test.owner(), losses);  // each client's samples in order
   correct_sums.index_add_(0, test.owner(), correct);
-  return per_client_means(clients, loss_sums, correct_sums,
+  return per_client_means(clients, test, loss_sums, correct_sums,
                           torch::tensor(local_model, torch::kLong).lt(0).to(clients.device()));
 }
 
@@ -122,7 +124,7 @@ ClientEvaluation scores_of_local_models(const HostedClients& clients, ModelSet& 
     local::add_scores(model, clients.objective(), test.inputs(), test.targets(), test.owner(), rows,
                       loss_sums, correct_sums);
   }
-  return per_client_means(clients, loss_sums, correct_sums,
+  return per_client_means(clients, test, loss_sums, correct_sums,
                           torch::zeros_like(loss_sums, torch::kBool));
 }
 

@@ -103,8 +103,9 @@ class ClientGroup {
                                   const torch::Tensor& state);
   /// Each hosted client's accuracy on its own training samples under the server model it is
   /// assigned (--train-accuracy; the CLoVE notebook's FedAvg accuracy, clove-official-setup.md
-  /// Sec. 12), in eval mode without gradients, one pass per model over its clients' stacked
-  /// samples. A classification objective only (the set-up refuses the option otherwise).
+  /// Sec. 12), scored as evaluate() scores the test samples (detail::scores_by_assignment: each
+  /// model's stacked samples in chunks on the executor's threads). A classification objective
+  /// only (the set-up refuses the option otherwise).
   /// @param assignment  [M] every client's model in [0, K), or algo::kNotParticipating.
   /// @return [m] fraction of training samples classified correctly, NaN for a hosted client
   ///         without a model this round.
