@@ -4,8 +4,8 @@ under RESULTS_DIR whose (config, seed) neither TARGET_CSV nor any committed resu
 or results/*/runs.csv holds yet, and prints
 one line per appended run (config, seed, final accuracy). A new TARGET_CSV gets a header line; an
 existing one keeps its columns, and a column that the appended rows fill and its header lacks (a
-metric added since, e.g. accuracy_train) is added to it, empty in the older rows. For sweeps finished over several sessions: rerun it after each and
-commit TARGET_CSV.
+metric added since, e.g. accuracy_train) is added to it, empty in the older rows. For sweeps
+finished over several sessions: rerun it after each and commit TARGET_CSV.
 
 Usage: /usr/bin/python3 results/append_runs.py RESULTS_DIR TARGET_CSV
   e.g. /usr/bin/python3 results/append_runs.py results/mnist100 results/paper/mnist_100/runs.csv

@@ -33,7 +33,7 @@ torch::Tensor zero_sums(const HostedClients& clients) {
                       torch::TensorOptions(clients.device()).dtype(torch::kFloat64));
 }
 
-/// A work item of the evaluation: rows [first, last) of model j's test rows.
+/// A work item of the scoring: rows [first, last) of model j's rows.
 struct ScoringItem {
   int j;
   std::int64_t first, last;
@@ -57,12 +57,13 @@ std::vector<ScoringItem> scoring_items(const std::vector<torch::Tensor>& rows_of
 
 ClientEvaluation scores_by_assignment(const HostedClients& clients, ClientExecutor& executor,
                                       const std::vector<int>& assignment, ModelSet& models,
-                                      const StackedSamples& test) {
+                                      const StackedSamples& samples) {
   std::vector<std::int64_t> local_model(
       assignment.begin() + clients.first_client(),
       assignment.begin() + clients.first_client() + clients.size());
-  const auto model_of_sample =
-      torch::tensor(local_model, torch::kLong).to(clients.device()).index_select(0, test.owner());
+  const auto model_of_sample = torch::tensor(local_model, torch::kLong)
+                                   .to(clients.device())
+                                   .index_select(0, samples.owner());
   std::vector<torch::Tensor> rows_of_model;
   for (int j = 0; j < models.size(); ++j) {
     rows_of_model.push_back(model_of_sample.eq(j).nonzero().flatten());
@@ -84,8 +85,8 @@ ClientEvaluation scores_by_assignment(const HostedClients& clients, ClientExecut
         for (auto start = item.first; start < item.last; start += rows_per_pass) {
           const auto chunk = rows_of_model[static_cast<std::size_t>(item.j)].narrow(
               0, start, std::min(rows_per_pass, item.last - start));
-          const auto inputs = test.inputs().index_select(0, chunk);
-          const auto targets = test.targets().index_select(0, chunk);
+          const auto inputs = samples.inputs().index_select(0, chunk);
+          const auto targets = samples.targets().index_select(0, chunk);
           const auto outputs = forward(inputs);
           chunk_losses.push_back(
               model::per_sample_loss(clients.objective(), outputs, inputs, targets)
@@ -107,9 +108,9 @@ ClientEvaluation scores_by_assignment(const HostedClients& clients, ClientExecut
   }
   auto loss_sums = zero_sums(clients);
   auto correct_sums = zero_sums(clients);
-  loss_sums.index_add_(0, test.owner(), losses);  // each client's samples in order
-  correct_sums.index_add_(0, test.owner(), correct);
-  return per_client_means(clients, test, loss_sums, correct_sums,
+  loss_sums.index_add_(0, samples.owner(), losses);  // each client's samples in order
+  correct_sums.index_add_(0, samples.owner(), correct);
+  return per_client_means(clients, samples, loss_sums, correct_sums,
                           torch::tensor(local_model, torch::kLong).lt(0).to(clients.device()));
 }
 
