@@ -48,6 +48,9 @@ IGNORED_KEYS = {
 # The algorithms' own options: named after their algorithm ("pacfl-beta"), CLoVE's excepted. A file
 # records its own algorithm's options only; files written before 2026-11-28 record every
 # algorithm's, which grouping leaves out so that both kinds of file of one experiment group together.
+# These two sets are what those older builds recorded, so they stay as they are when an algorithm or
+# option is added (a newer file never holds another algorithm's options); `cflrun report` derives the
+# same from its registry (cli::other_algorithms_options).
 CLOVE_OPTIONS = {"kmeans-restarts", "kmeans-init", "loss-transform", "clustering", "matching", "select-k"}
 OPTION_PREFIXES = {"pacfl", "fedsoft", "cfl", "flexcfl", "fesem", "perfedavg", "fedproto", "fedala", "fedpac"}
 DPI = 100

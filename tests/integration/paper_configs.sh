@@ -5,7 +5,7 @@
 # (stand_in_datasets.py). Group `generated` checks that jobs/paper holds exactly what
 # make_configs.py writes, and that a CIFAR-10 config without the CIFAR files stops with the message
 # that says where to get them.
-# Usage: paper_configs.sh SOURCE_DIR CFLRUN generated|fmnist|mnist|cifar10|cifar10_pacfl
+# Usage: paper_configs.sh SOURCE_DIR CFLRUN generated|fmnist|mnist|cifar10_sample|cifar10|cifar10_pacfl
 set -euo pipefail
 source_dir=$1
 cflrun=$2
@@ -87,6 +87,23 @@ case "$group" in
     dir=$(dataset_dir mnist)
     check_group "$dir" jobs/paper/mnist_*.cfg
     ;;
+  cifar10_sample)
+    # CI's share of the CIFAR-10 configs (no real CIFAR-10 here: stand-ins): one config of every
+    # algorithm, the partitions taken in turn, and the configs of the other models and clustering
+    # options (the unsupervised autoencoder, Table 12's ablations); groups cifar10 and cifar10_pacfl
+    # (the long configuration) check all of them.
+    dir=$(dataset_dir cifar-10-batches-bin)
+    partitions=(label_skew_1 label_skew_2 concept_shift feature_skew label_skew_3 label_skew_4)
+    configs=()
+    turn=0
+    for config in jobs/paper/cifar10_label_skew_1_*.cfg; do
+      algorithm=${config#jobs/paper/cifar10_label_skew_1_}
+      configs+=("jobs/paper/cifar10_${partitions[turn % ${#partitions[@]}]}_$algorithm")
+      turn=$((turn + 1))
+    done
+    configs+=(jobs/paper/cifar10_unsupervised_clove.cfg jobs/paper/cifar10_label_skew_3_ablation_clove_*.cfg)
+    check_group "$dir" "${configs[@]}"
+    ;;
   cifar10)
     # PACFL's configs in a group of their own: their dry runs compute every client's signatures
     # (per-label SVDs of 3 072-pixel images, about 70 s), the other 72 configs about 40 s.
@@ -102,7 +119,7 @@ case "$group" in
     check_group "$dir" jobs/paper/cifar10_*_pacfl.cfg
     ;;
   *)
-    echo "usage: paper_configs.sh SOURCE_DIR CFLRUN generated|fmnist|mnist|cifar10|cifar10_pacfl" >&2
+    echo "usage: paper_configs.sh SOURCE_DIR CFLRUN generated|fmnist|mnist|cifar10_sample|cifar10|cifar10_pacfl" >&2
     exit 2
     ;;
 esac
