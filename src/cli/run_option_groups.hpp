@@ -23,6 +23,8 @@ void declare_data(RunOptions& o, core::OptionVisitor& v);
 void declare_clients(RunOptions& o, core::OptionVisitor& v);
 void declare_optimizer(RunOptions& o, core::OptionVisitor& v);
 void declare_rounds(RunOptions& o, core::OptionVisitor& v);
+/// How initial models are drawn beyond the default (--init-scheme); recorded only where set.
+void declare_initial_models(RunOptions& o, core::OptionVisitor& v);
 void declare_population(RunOptions& o, core::OptionVisitor& v);
 /// What a run measures besides its defaults (--train-accuracy); recorded in /config only where set.
 void declare_measurements(RunOptions& o, core::OptionVisitor& v);

@@ -193,6 +193,7 @@ void RunOptions::visit_run_options(core::OptionVisitor& visitor) {
   detail::declare_clients(*this, visitor);
   detail::declare_optimizer(*this, visitor);
   detail::declare_rounds(*this, visitor);
+  detail::declare_initial_models(*this, visitor);
   detail::declare_measurements(*this, visitor);
   detail::declare_population(*this, visitor);
   detail::declare_compute(*this, visitor);

@@ -175,6 +175,14 @@ void declare_compute(RunOptions& o, core::OptionVisitor& v) {
            o.device, kDeviceChoiceWords);
 }
 
+void declare_initial_models(RunOptions& o, core::OptionVisitor& v) {
+  v.choice({.flag = "init-scheme",
+            .help = "libtorch | unit_sphere: how an initial model is drawn; unit_sphere (--model "
+                    "linear only): theta = g / |g|, g ~ N(0, I_d), as the official CLoVE code's "
+                    "linear regression"},
+           o.init_scheme, kInitSchemeWords);
+}
+
 void declare_measurements(RunOptions& o, core::OptionVisitor& v) {
   v.declare({.flag = "train-accuracy",
              .help = "also record /rounds/accuracy_train: the clients' accuracy on their training "

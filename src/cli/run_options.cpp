@@ -286,10 +286,12 @@ std::vector<std::pair<std::string, std::string>> RunOptions::to_attributes() con
   visited.visit_run_options(recorder);
   visited.algorithm_options.of(algorithm).visit(recorder);
   auto attributes = recorder.take();
-  // A changing population's options, --train-accuracy and --fused-kernels only where set: a run's
-  // /config stays as before they existed (what a missing option means: run::config_differences).
+  // A changing population's options, --init-scheme, --train-accuracy and --fused-kernels only
+  // where set: a run's /config stays as before they existed (what a missing option means:
+  // run::config_differences).
   OptionRecorder recorded_where_set;
   detail::declare_population(visited, recorded_where_set);
+  detail::declare_initial_models(visited, recorded_where_set);
   detail::declare_measurements(visited, recorded_where_set);
   detail::declare_kernels(visited, recorded_where_set);
   for (const auto& [name, value] : recorded_where_set.take()) {

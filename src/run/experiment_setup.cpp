@@ -26,6 +26,17 @@ void check_train_accuracy(const cli::RunOptions& options, const algo::Algorithm&
   }
 }
 
+/// --init-scheme unit_sphere draws the whole flat state on the unit sphere: meaningful for the
+/// linear model's one weight vector (the official CLoVE code's), not for layers of other scales.
+void check_unit_sphere_init(model::Architecture architecture) {
+  if (architecture != model::Architecture::kLinear) {
+    throw ConfigError(
+        "--init-scheme unit_sphere draws one unit-norm parameter vector, which only "
+        "--model linear (--dataset linreg) has; remove --init-scheme or use "
+        "--init-scheme libtorch");
+  }
+}
+
 }  // namespace
 
 void RunSetUp::set_up_compute() {
@@ -227,6 +238,10 @@ void RunSetUp::set_up_models() {
   }
   run_.models = std::make_unique<ModelSet>(run_.num_models, run_.architecture, run_.network_shape,
                                            run_.device);
+  if (run_.options.init_scheme == cli::InitScheme::kUnitSphere) {
+    check_unit_sphere_init(run_.architecture);
+    run_.models->draw_on_unit_sphere();
+  }
   if (run_.options.cluster_layers > 0) {  // allowed by algo::check_run_options
     run_.models->share_all_but_last_layers(run_.options.cluster_layers);
   }

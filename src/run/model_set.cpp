@@ -41,6 +41,10 @@ void ModelSet::initialize(std::uint64_t seed, bool same) {
 
 torch::Tensor ModelSet::fresh_state(std::uint64_t seed, std::uint64_t stream) const {
   torch::manual_seed(core::derive_seed(seed, core::Purpose::kModelInit, stream));
+  if (unit_sphere_) {
+    const auto direction = torch::randn({state_size()}, torch::kFloat32);
+    return direction / direction.norm();
+  }
   const auto fresh = model::make_network(architecture_, shape_);
   return model::flatten_state(*fresh);
 }

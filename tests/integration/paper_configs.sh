@@ -80,8 +80,8 @@ case "$group" in
       echo "ok: CIFAR-10 absent, clear message: $(grep error "$work/out.txt" | head -1)"
     fi
     ;;
-  fmnist)
-    check_group "" jobs/*.cfg jobs/paper/fmnist_*.cfg
+  fmnist)  # and the configs of generated data (linreg)
+    check_group "" jobs/*.cfg jobs/paper/fmnist_*.cfg jobs/paper/linreg_*.cfg
     ;;
   mnist)
     dir=$(dataset_dir mnist)

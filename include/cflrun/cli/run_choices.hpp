@@ -42,6 +42,14 @@ enum class ModelInit {
 inline constexpr core::ChoiceWords<ModelInit, 2> kModelInitWords{
     {{ModelInit::kDifferent, "different"}, {ModelInit::kSame, "same"}}};
 
+/// --init-scheme: how one initial model's parameters are drawn.
+enum class InitScheme {
+  kLibtorch,    ///< libtorch: each layer's default LibTorch initialisation.
+  kUnitSphere,  ///< unit_sphere: the flat parameter vector uniform on the unit sphere (CLoVE code).
+};
+inline constexpr core::ChoiceWords<InitScheme, 2> kInitSchemeWords{
+    {{InitScheme::kLibtorch, "libtorch"}, {InitScheme::kUnitSphere, "unit_sphere"}}};
+
 /// --precision: the arithmetic of a GPU's forward and backward passes.
 enum class Precision {
   kFp32,  ///< fp32: float32 throughout (TF32 off).

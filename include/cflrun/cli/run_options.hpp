@@ -98,6 +98,9 @@ struct RunOptions {
   FirstAssignment first_assignment = FirstAssignment::kEvaluation;
   Averaging aggregation = Averaging::kModel;  ///< --aggregation: model (I) | gradient (II).
   ModelInit init = ModelInit::kDifferent;     ///< --init: different | same initial K models.
+  /// --init-scheme: libtorch | unit_sphere (--model linear only: the official CLoVE code's linear
+  /// regression draws each initial theta as N(0, I_d) normalised to unit length).
+  InitScheme init_scheme = InitScheme::kLibtorch;
   double participation = 1.0;  ///< --participation: fraction of clients per round (Alg. 1 line 2).
   int threads = 0;             ///< --threads: torch intra-op threads per rank; 0 = auto.
   /// --train-accuracy: also record each client's accuracy on its training samples at the start of

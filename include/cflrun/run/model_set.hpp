@@ -43,7 +43,14 @@ class ModelSet {
   /// Floats of one state shared by all models (0 without weight sharing).
   std::int64_t shared_size() const { return shared_ ? state_size() - cluster_part_.size : 0; }
 
-  /// Gives model j the default LibTorch initialisation drawn from the (seed, kModelInit, j) stream,
+  /// Draws every initial state (initialize(), fresh_state()) as g / |g|, g ~ N(0, I_P) from the
+  /// same streams, instead of LibTorch's layer initialisation: the official CLoVE code's linear
+  /// regression (utils/linear.py, initialize_weights_and_bias: a unit-norm theta; App. C.1.1).
+  /// Call before initialize().
+  void draw_on_unit_sphere() { unit_sphere_ = true; }
+
+  /// Gives model j the initialisation (LibTorch's default, or draw_on_unit_sphere()'s) drawn from
+  /// the (seed, kModelInit, j) stream,
   /// so every model starts different ("different" initialisation of the official code, Sec. 10)
   /// and independently of how many models or ranks there are; with `same`, every model gets
   /// model 0's parameters (the "same" initialisation of the paper's Fig. 2).
@@ -107,6 +114,7 @@ class ModelSet {
   torch::Tensor states_;
   std::shared_ptr<model::Network> working_;
   bool shared_ = false;
+  bool unit_sphere_ = false;       // draw_on_unit_sphere()
   model::FlatRange cluster_part_;  // per-model floats under weight sharing
   torch::Device device_;
 };

@@ -394,14 +394,20 @@ TEST(RunOptions, RecordsAChangingPopulationsOptionsOnlyWhereSet) {
   EXPECT_EQ(recorded.count("straggler-work"), 0u);
 }
 
-TEST(RunOptions, RecordsTrainAccuracyOnlyWhereSet) {
-  const auto with = parse({"--train-accuracy"}).options.to_attributes();
-  EXPECT_NE(std::find(with.begin(), with.end(),
-                      std::pair<std::string, std::string>("train-accuracy", "true")),
-            with.end());
+// Options added after result files existed are recorded only where set, so older files' /config
+// and every run without them stay as they were.
+TEST(RunOptions, RecordsLaterOptionsOnlyWhereSet) {
+  const std::vector<std::pair<std::vector<std::string>, std::pair<std::string, std::string>>> cases{
+      {{"--train-accuracy"}, {"train-accuracy", "true"}},
+      {{"--init-scheme", "unit_sphere"}, {"init-scheme", "unit_sphere"}}};
   const auto without = parse({}).options.to_attributes();
-  EXPECT_TRUE(std::none_of(without.begin(), without.end(),
-                           [](const auto& entry) { return entry.first == "train-accuracy"; }));
+  for (const auto& [arguments, attribute] : cases) {
+    const auto with = parse(arguments).options.to_attributes();
+    EXPECT_NE(std::find(with.begin(), with.end(), attribute), with.end()) << attribute.first;
+    EXPECT_TRUE(std::none_of(without.begin(), without.end(), [&](const auto& entry) {
+      return entry.first == attribute.first;
+    })) << attribute.first;
+  }
 }
 
 TEST(RunOptions, ChoicesAreWordsOutsideAndEnumsInside) {

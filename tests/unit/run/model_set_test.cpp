@@ -31,6 +31,23 @@ TEST(ModelSet, SameInitialisationGivesEveryModelModelZerosParameters) {
   EXPECT_TRUE(torch::equal(models.states()[0], different.states()[0]));
 }
 
+// --init-scheme unit_sphere (the official CLoVE code's linear regression): every initial theta has
+// norm 1, each model its own direction from its own stream, the same on every call.
+TEST(ModelSet, UnitSphereDrawGivesEachLinearModelItsOwnUnitNormTheta) {
+  const model::NetworkShape linear_shape{{20}, 0};
+  ModelSet models(3, model::Architecture::kLinear, linear_shape, torch::kCPU);
+  models.draw_on_unit_sphere();
+  models.initialize(/*seed=*/7, /*same=*/false);
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_NEAR(models.states()[j].norm().item<double>(), 1.0, 1e-6) << "model " << j;
+  }
+  EXPECT_FALSE(torch::equal(models.states()[0], models.states()[1]));
+  EXPECT_TRUE(torch::equal(models.states()[2], models.fresh_state(7, 2)));
+  ModelSet libtorch(3, model::Architecture::kLinear, linear_shape, torch::kCPU);
+  libtorch.initialize(7, false);  // LibTorch's init: uniform in +-1/sqrt(20), norm about 0.58
+  EXPECT_LT(libtorch.states()[0].norm().item<double>(), 0.9);
+}
+
 TEST(ModelSet, AveragesEachModelOverItsClientsAndKeepsUnusedModels) {
   ModelSet models(2, model::Architecture::kCnn, kCnnShape, torch::kCPU);
   models.initialize(1);
