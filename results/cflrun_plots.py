@@ -3,7 +3,8 @@
 
   cflrun_plots.py rounds  [--out FILE] [--include-incomplete] PATH...
       ARI and test accuracy per round, one line per configuration (mean over seeds, +- std band);
-      the CLoVE paper's Fig. 2 and 5. PATH is a result file or a directory searched for *.h5.
+      the CLoVE paper's Fig. 2, 3a and 5. Runs without accuracy (regression, unsupervised) show the
+      test loss instead, on a log scale. PATH is a result file or a directory searched for *.h5.
       Runs of a changing population (/population/change_rounds) get a dashed line at each
       round where their population changes.
   cflrun_plots.py heatmap [--out FILE] [--round N] [--scale auto|log|linear] FILE
@@ -86,6 +87,7 @@ class Run:
                 self.config = {k: text(v) for k, v in f["config"].attrs.items()}
                 self.ari = np.asarray(f["rounds/ari"][: self.rounds], dtype=float)
                 self.accuracy = np.asarray(f["rounds/accuracy"][: self.rounds], dtype=float)
+                self.test_loss = np.asarray(f["rounds/test_loss"][: self.rounds], dtype=float)
                 self.change_rounds = (np.asarray(f["population/change_rounds"][:], dtype=int)
                                       if "population/change_rounds" in f else np.zeros(0, dtype=int))
         except (OSError, KeyError) as e:
@@ -161,12 +163,26 @@ def group_label(config, varying):
         return config.get("algorithm", "all runs")
     if varying == ["algorithm"]:
         return config["algorithm"]
-    return ", ".join(f"{k}={config.get(k, '-')}" for k in varying)
+    return ", ".join(f"{k}={shown(config.get(k, '-'))}" for k in varying)
+
+
+def shown(value):
+    """An option's recorded text as a label: a real number in its shortest form (/config holds
+    17 digits, e.g. separation 0.00029999999999999997 -> 0.0003), anything else as recorded."""
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    return value if value.lstrip("-").isdigit() else repr(number)
 
 
 def common_title(config, varying):
-    """What all plotted runs share: dataset, partition, clients and clusters."""
-    parts = [config[k] for k in ("dataset", "partition") if k in config and k not in varying]
+    """What all plotted runs share: dataset, partition (where the data has one: linreg only takes
+    the mixtures), clients and clusters."""
+    keys = ("dataset", "partition")
+    if config.get("dataset") == "linreg" and not config.get("partition", "").startswith("mixture_"):
+        keys = ("dataset",)
+    parts = [config[k] for k in keys if k in config and k not in varying]
     if "clients" in config and "clusters" in config and not {"clients", "clusters"} & set(varying):
         parts.append(f"{config['clients']} clients in {config['clusters']} clusters")
     return ", ".join(parts)
@@ -193,7 +209,10 @@ def draw_series(ax, values, label, color):
     mean, std = mean_std(values)
     x = np.arange(1, len(mean) + 1)
     ax.plot(x, mean, color=color, label=label, linewidth=1.8, marker="o", markersize=3)
-    ax.fill_between(x, mean - std, mean + std, color=color, alpha=0.2, linewidth=0)
+    lower = mean - std
+    if ax.get_yscale() == "log":  # a band below 0 has no place there: cut it at a tenth of the mean
+        lower = np.where(lower > 0, lower, mean / 10)
+    ax.fill_between(x, lower, mean + std, color=color, alpha=0.2, linewidth=0)
 
 
 def change_rounds(runs):
@@ -215,6 +234,10 @@ def plot_rounds(args):
     groups, varying = group_runs(plotted)
     fig, (ax_ari, ax_acc) = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
     undefined = []
+    # Regression and unsupervised runs have no accuracy (NaN): their right panel is the test loss.
+    metric = "accuracy" if any(not np.isnan(run.accuracy).all() for run in plotted) else "test_loss"
+    if metric == "test_loss":
+        ax_acc.set_yscale("log")
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (key, runs) in enumerate(sorted(groups.items())):
         config = dict(key)
@@ -225,12 +248,13 @@ def plot_rounds(args):
             undefined.append(group_label(config, varying))
         else:
             draw_series(ax_ari, ari, label, color)
-        draw_series(ax_acc, stack_series(runs, "accuracy"), label, color)
+        draw_series(ax_acc, stack_series(runs, metric), label, color)
     if undefined:
         # An invisible entry so the ARI legend says why a configuration has no line.
         ax_ari.plot([], [], " ", label=f"no ARI (one model): {', '.join(undefined)}")
     draw_change_rounds((ax_ari, ax_acc), change_rounds(plotted))
-    for ax, name in ((ax_ari, "ARI (clustering accuracy)"), (ax_acc, "test accuracy")):
+    metric_name = {"accuracy": "test accuracy", "test_loss": "test loss"}[metric]
+    for ax, name in ((ax_ari, "ARI (clustering accuracy)"), (ax_acc, metric_name)):
         ax.set_xlabel("round")
         ax.set_ylabel(name)
         ax.grid(alpha=0.3)
@@ -238,7 +262,7 @@ def plot_rounds(args):
         ax.legend(fontsize="small", loc="best")
     ax_ari.set_ylim(min(-0.05, ax_ari.get_ylim()[0]), 1.05)
     ax_ari.set_title("ARI per round (mean ± std over seeds)")
-    ax_acc.set_title("accuracy per round (mean ± std over seeds)")
+    ax_acc.set_title(f"{metric_name} per round (mean ± std over seeds)")
     title = common_title(next(iter(groups.values()))[0].config, varying)
     if title:
         fig.suptitle(title)

@@ -107,6 +107,24 @@ def change_lines(paths):
 assert change_lines([changing, fixed]) == [([2, 3], 1)] * 2, change_lines([changing, fixed])
 assert change_lines([fixed]) == [([], 0)] * 2, change_lines([fixed])
 PYTHON
+# A run without accuracy (FedSoft on linear regression: NaN) plots its test loss, log scale, the
+# file's values; real-valued options label the lines in their shortest form.
+/usr/bin/python3 - "$plots" "$fedsoft" <<'PYTHON' || fail "the test-loss panel or the labels are wrong"
+import importlib.machinery, sys
+import h5py
+import numpy as np
+plots = importlib.machinery.SourceFileLoader("cflrun_plots", sys.argv[1]).load_module()
+figures = []
+plots.save = lambda fig, out: figures.append(fig)
+plots.plot_rounds(plots.parse_args(["rounds", sys.argv[2]]))
+right = figures[0].axes[1]
+assert right.get_ylabel() == "test loss" and right.get_yscale() == "log", (right.get_ylabel(), right.get_yscale())
+with h5py.File(sys.argv[2], "r") as f:
+    loss = f["rounds/test_loss"][:]
+assert np.allclose(right.get_lines()[0].get_ydata(), loss), (right.get_lines()[0].get_ydata(), loss)
+assert [plots.shown(v) for v in ("0.00029999999999999997", "0.10000000000000001", "5", "-2", "kmeans")] == \
+    ["0.0003", "0.1", "5", "-2", "kmeans"]
+PYTHON
 "$plots" rounds --out "$work/changes.png" "$work/changes.h5" || fail "rounds plot of a changing population failed"
 check_png "$work/changes.png"
 "$plots" heatmap --round 2 --out "$work/changes_heatmap.png" "$work/changes.h5" ||
