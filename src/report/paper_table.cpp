@@ -7,6 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include <boost/algorithm/string/predicate.hpp>
+
 #include <cflrun/report/paper_references.hpp>
 
 namespace cflrun::report {
@@ -102,16 +104,26 @@ bool records(const RunGroup& group, Metric metric) {
   return group.statistic(metric).defined == static_cast<int>(group.runs.size());
 }
 
+/// Whether every run of `group` was built from committed code: its git_commit names a commit, not
+/// a tree with uncommitted changes ("...-dirty", results/README.md) or nothing.
+bool built_from_commits(const RunGroup& group) {
+  return std::all_of(group.runs.begin(), group.runs.end(), [](const RunSummary& run) {
+    const auto commit = run.config.find("git_commit");
+    return commit != run.config.end() && !commit->second.empty() &&
+           !boost::algorithm::ends_with(commit->second, "-dirty");
+  });
+}
+
 /// The group that stands for the cell (partition, dataset, algorithm) of `value`: the one with the
 /// most runs; of equals, one whose runs recorded the accuracy as the row's reference defines it
-/// (definition_metric), then one whose runs recorded the sample-weighted accuracy, else the
-/// first; null if none matches.
+/// (definition_metric), then one whose runs recorded the sample-weighted accuracy, then one built
+/// from committed code, else the first; null if none matches.
 const RunGroup* cell_group(const std::vector<RunGroup>& groups, const PaperValue& value,
                            const PaperReferences& references) {
   const Metric defined_as = definition_metric(references.accuracy_of(value.algorithm));
   const auto rank = [&](const RunGroup& group) {
     return std::make_tuple(group.runs.size(), records(group, defined_as),
-                           records(group, Metric::kAccuracyWeighted));
+                           records(group, Metric::kAccuracyWeighted), built_from_commits(group));
   };
   const RunGroup* best = nullptr;
   for (const auto& group : groups) {
@@ -166,7 +178,7 @@ Table paper_comparison_table(const std::vector<RunGroup>& groups,
                          std::to_string(left_out) +
                              " value(s) of other groups of the same cells left out: a cell shows "
                              "its group with the most runs (of equals, one that recorded the "
-                             "sample-weighted accuracy)");
+                             "sample-weighted accuracy, then one built from committed code)");
   }
   return table;
 }

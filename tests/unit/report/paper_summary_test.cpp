@@ -195,6 +195,32 @@ TEST_F(PaperSummary, SummaryCountsEachDatasetsCellsPerClass) {
       << table;
 }
 
+TEST_F(PaperSummary, OfEqualGroupsACellShowsTheOneBuiltFromCommittedCode) {
+  const auto csv = dir_ / "runs.csv";
+  std::ofstream out(csv);
+  out << kHeader;
+  const std::string options = "algorithm = fedpac; dataset = fmnist; partition = label_skew_1";
+  for (int seed = 1; seed <= 3; ++seed) {
+    // The group sorted first, from a tree with uncommitted changes: 84.
+    auto dirty = row("fmnist_label_skew_1_fedpac", seed, "0.5 0.8 0.84", "nan nan nan",
+                     "0.5 0.8 0.84", options);
+    dirty.replace(dirty.find(",abc,"), 5, ",abc-dirty,");
+    out << dirty;
+    // The same cell's rerun from a commit (one more option, so another group): 81.
+    out << row("fmnist_label_skew_1_fedpac", seed, "0.5 0.8 0.81", "nan nan nan", "0.5 0.8 0.81",
+               options + "; lr = 0.005");
+  }
+  out.close();
+  const auto values = dir_ / "paper_values.csv";
+  std::ofstream(values) << "table,metric,partition,dataset,algorithm,mean,std\n"
+                           "Table 1,accuracy,label_skew_1,fmnist,fedpac,80.0,0.5\n";
+  const auto table = report({csv.string(), "--paper", values.string()});
+  EXPECT_NE(table.find("| 3 | 81.0 +- 0.0 | 80.0 +- 0.5 | +1.0 | within |"), std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("84.0"), std::string::npos) << table;
+  EXPECT_NE(table.find("then one built from committed code"), std::string::npos) << table;
+}
+
 TEST_F(PaperSummary, ShippedDefinitionsNameEveryRowAndTheEvidenceParses) {
   const auto values = std::filesystem::path(CFLRUN_SOURCE_DIR) / kDefaultPaperValues;
   const auto references = read_paper_references(values);
