@@ -43,14 +43,19 @@ std::string cpuinfo(const std::string& key) {
   return "unknown";
 }
 
-/// What decides the low bits of a run's floats: the CPU (MKL and oneDNN pick kernels by its
-/// instruction set) and the LibTorch build with its kernels, as the run recorded them in /config
-/// (so that this checker needs no LibTorch of its own: it starts in milliseconds).
+/// What decides the low bits of a run's floats: the CPU and the LibTorch build with its kernels,
+/// as the run recorded them in /config (so that this checker needs no LibTorch of its own: it
+/// starts in milliseconds). MKL and oneDNN pick kernels by the instruction set (the flags) and
+/// block their loops by the CPU model and cache sizes, so two virtual machines that both call
+/// themselves "Intel(R) Xeon(R) Processor" with the same flags can still differ in the low bits:
+/// the family, model, stepping and cache size tell them apart.
 std::string machine(const io::ResultReader& reader) {
   std::ostringstream text;
-  text << "# machine: cpu" << cpuinfo("model name") << "; flags "
-       << std::hash<std::string>{}(cpuinfo("flags")) << "; LibTorch "
-       << reader.config_value("torch_version") << "; " << reader.config_value("cpu_kernels");
+  text << "# machine: cpu" << cpuinfo("model name") << " (family" << cpuinfo("cpu family")
+       << ", model" << cpuinfo("model\t") << ", stepping" << cpuinfo("stepping") << ", cache"
+       << cpuinfo("cache size") << "); flags " << std::hash<std::string>{}(cpuinfo("flags"))
+       << "; LibTorch " << reader.config_value("torch_version") << "; "
+       << reader.config_value("cpu_kernels");
   return text.str();
 }
 
