@@ -24,6 +24,10 @@ Each run gets its own TMPDIR (removed when it ends): Open MPI puts every singlet
 directory under $TMPDIR/ompi.HOST.UID/jf.0, and a run ending there removed the tree while another
 was creating its own, failing that run's MPI start ("A call to mkdir was unable to create the
 desired directory", seen once in the test suite).
+Each run starts in its own session (so that a stop reaches all its processes), which on Linux with
+sched_autogroup also makes it its own scheduling group, where the runner's nice value would no
+longer rank it below the machine's other work: each run's group gets the runner's nice value, so
+that `nice -n 19 run_manifest.py ...` keeps a sweep beside builds and tests from slowing them.
 Exit status 0 when every started run ended ok (not-started, skipped and stopped runs do not count
 as failures); 2, before any run, when a line cannot be split into words (an unbalanced quote).
 """
@@ -106,6 +110,19 @@ def stop(process):
         pass
 
 
+def keep_niceness(pid):
+    """Gives the scheduling autogroup of a run in its own session the runner's nice value (Linux,
+    /proc/PID/autogroup; nothing where autogroups are off or absent)."""
+    niceness = os.getpriority(os.PRIO_PROCESS, 0)
+    if niceness == 0:
+        return
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as group:
+            group.write(str(niceness))
+    except OSError:
+        pass
+
+
 class Runner:
     def __init__(self, lines, args):
         self.lines, self.args = lines, args
@@ -128,6 +145,7 @@ class Runner:
         process = subprocess.Popen(command(self.lines[i], self.ranks[i], self.args), stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True,
                                    env=dict(os.environ, TMPDIR=self.session_dirs[i]))
+        keep_niceness(process.pid)
         self.running[i] = (process, time.monotonic(), log)
 
     def reap(self):
