@@ -7,7 +7,13 @@ existing one keeps its columns, and a column that the appended rows fill and its
 metric added since, e.g. accuracy_train) is added to it, empty in the older rows. For sweeps
 finished over several sessions: rerun it after each and commit TARGET_CSV.
 
-Usage: /usr/bin/python3 results/append_runs.py RESULTS_DIR TARGET_CSV
+With --reruns, a run whose (config, seed) is committed already is appended too when no committed
+row of that (config, seed) came from the same build (git_commit): a rerun from another build, e.g.
+a committed build's rerun of rows a dirty build made; `cflrun report --paper` then shows one group
+of runs per cell by its rule (most runs, then the sample-weighted accuracy recorded, then committed
+code) and counts the others as left out.
+
+Usage: /usr/bin/python3 results/append_runs.py [--reruns] RESULTS_DIR TARGET_CSV
   e.g. /usr/bin/python3 results/append_runs.py results/mnist100 results/paper/mnist_100/runs.csv
 (Debian's python3-h5py; see results/requirements-debian.txt)."""
 import csv
@@ -18,21 +24,29 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_summaries  # noqa: E402
 
 
-def committed_runs(root):
-    """(config, seed) of every row of the committed results/paper/*/runs.csv and
-    results/*/runs.csv."""
+def run_key(row, reruns):
+    """What makes a row the same run: (config, seed), and with --reruns also its build."""
+    key = (row["config"], str(row["seed"]))
+    return key + (row["git_commit"],) if reruns else key
+
+
+def committed_runs(root, reruns):
+    """run_key of every row of the committed results/paper/*/runs.csv and results/*/runs.csv."""
     runs = set()
     for path in [*root.glob("results/paper/*/runs.csv"), *root.glob("results/*/runs.csv")]:
         with open(path, newline="") as f:
-            runs.update((row["config"], row["seed"]) for row in csv.DictReader(f))
+            runs.update(run_key(row, reruns) for row in csv.DictReader(f))
     return runs
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    reruns = args[:1] == ["--reruns"]
+    args = args[1:] if reruns else args
+    if len(args) != 2:
         sys.exit(__doc__)
-    have = committed_runs(pathlib.Path(__file__).resolve().parent.parent)
-    target = pathlib.Path(sys.argv[2])
+    have = committed_runs(pathlib.Path(__file__).resolve().parent.parent, reruns)
+    target = pathlib.Path(args[1])
     old_rows = []
     fields = run_summaries.FIELDS
     if target.exists() and target.stat().st_size > 0:
@@ -40,9 +54,8 @@ def main():
             reader = csv.DictReader(f)
             old_rows = list(reader)
             fields = list(reader.fieldnames)
-    have.update((row["config"], row["seed"]) for row in old_rows)
-    rows = [row for row in run_summaries.summaries(sys.argv[1])
-            if (row["config"], row["seed"]) not in have]
+    have.update(run_key(row, reruns) for row in old_rows)
+    rows = [row for row in run_summaries.summaries(args[0]) if run_key(row, reruns) not in have]
     if old_rows:
         fields += [name for name in run_summaries.FIELDS
                    if name not in fields and any(row.get(name) for row in rows)]

@@ -4,7 +4,8 @@
 # with and without --train-accuracy, summarised by results/run_summaries.py and appended by
 # results/append_runs.py to a runs.csv whose header predates the accuracy_train column; then
 # `cflrun report --paper` on the CSV and on the files picks the run that recorded the definition
-# (of two groups of equal size), shows its final training-data accuracy and says so.
+# (of two groups of equal size), shows its final training-data accuracy and says so; appended again,
+# nothing new, but with --reruns a rerun from another build.
 # Usage: train_accuracy_rows_report.sh CFLRUN SOURCE_DIR WORKDIR WITH_H5 WITHOUT_H5
 set -euo pipefail
 cflrun="$1"; source_dir="$2"; work="$3"; with="$4"; without="$5"
@@ -31,4 +32,22 @@ echo "$from_rows"
 [ "$(echo "$from_rows" | grep -c .)" -eq 1 ] || fail "no single FedAvg accuracy row"
 echo "$from_rows" | grep -q "| training data | 1 | $expected +- 0.0 |" ||
   fail "the row is not the run with --train-accuracy's final training-data accuracy ($expected)"
+# Appended again: nothing new. With --reruns, a run whose committed row came from another build
+# (here: that row's git_commit rewritten) is appended beside it, once.
+/usr/bin/python3 "$source_dir/results/append_runs.py" "$work/runs" "$work/runs.csv"
+[ "$(grep -c '^tiny_fedavg,' "$work/runs.csv")" -eq 1 ] || fail "append_runs.py appended a run twice"
+/usr/bin/python3 -c "
+import csv, sys
+with open('$work/runs.csv', newline='') as f:
+    reader = csv.DictReader(f); rows = list(reader)
+for row in rows:
+    if row['config'] == 'tiny_fedavg': row['git_commit'] = 'f' * 40 + '-dirty'
+with open('$work/runs.csv', 'w', newline='') as f:
+    writer = csv.DictWriter(f, reader.fieldnames); writer.writeheader(); writer.writerows(rows)"
+for _ in 1 2; do
+  /usr/bin/python3 "$source_dir/results/append_runs.py" --reruns "$work/runs" "$work/runs.csv"
+done
+[ "$(grep -c '^tiny_fedavg,' "$work/runs.csv")" -eq 2 ] || fail "--reruns did not append the rerun once"
+[ "$(grep -c '^tiny_fedavg_train_accuracy,' "$work/runs.csv")" -eq 1 ] ||
+  fail "--reruns appended a run of the same build again"
 echo "train_accuracy_rows_report: ok, FedAvg compared as the notebook computes it ($expected)"
