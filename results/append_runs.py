@@ -13,9 +13,15 @@ a committed build's rerun of rows a dirty build made; `cflrun report --paper` th
 of runs per cell by its rule (most runs, then the sample-weighted accuracy recorded, then committed
 code) and counts the others as left out.
 
-Usage: /usr/bin/python3 results/append_runs.py [--reruns] RESULTS_DIR TARGET_CSV
+A TARGET_CSV inside this repository's results/ (the tables' committed rows) takes runs of
+committed code only: a run whose git_commit ends in -dirty (a build of uncommitted changes) is
+refused, nothing is written, and the exit status is 1. Commit, rebuild (`cflrun --version` shows
+no -dirty) and rerun; --allow-dirty appends such runs anyway.
+
+Usage: /usr/bin/python3 results/append_runs.py [--reruns] [--allow-dirty] RESULTS_DIR TARGET_CSV
   e.g. /usr/bin/python3 results/append_runs.py results/mnist100 results/paper/mnist_100/runs.csv
 (Debian's python3-h5py; see results/requirements-debian.txt)."""
+import argparse
 import csv
 import pathlib
 import sys
@@ -39,14 +45,36 @@ def committed_runs(root, reruns):
     return runs
 
 
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reruns", action="store_true",
+                        help="also append reruns of committed (config, seed) from another build")
+    parser.add_argument("--allow-dirty", action="store_true",
+                        help="append runs of uncommitted code (git_commit ...-dirty) to a table")
+    parser.add_argument("results_dir")
+    parser.add_argument("target_csv", type=pathlib.Path)
+    return parser.parse_args()
+
+
+def refuse_dirty_runs(rows, target, root):
+    """Exits with status 1 when TARGET lies in root/results and a row came from a -dirty build."""
+    dirty = [row for row in rows if row["git_commit"].endswith("-dirty")]
+    if not dirty or not target.resolve().is_relative_to((root / "results").resolve()):
+        return
+    runs = ", ".join(f"{row['config']} seed {row['seed']}" for row in dirty[:5])
+    more = f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""
+    sys.exit(f"error: {len(dirty)} run(s) come from a build of uncommitted code "
+             f"({dirty[0]['git_commit']}): {runs}{more}; {target} is a table's committed rows, "
+             "which take runs of committed code only. Commit, rebuild (cflrun --version shows no "
+             "-dirty) and rerun them, or pass --allow-dirty. Nothing was written.")
+
+
 def main():
-    args = sys.argv[1:]
-    reruns = args[:1] == ["--reruns"]
-    args = args[1:] if reruns else args
-    if len(args) != 2:
-        sys.exit(__doc__)
-    have = committed_runs(pathlib.Path(__file__).resolve().parent.parent, reruns)
-    target = pathlib.Path(args[1])
+    args = parse_arguments()
+    root = pathlib.Path(__file__).resolve().parent.parent
+    have = committed_runs(root, args.reruns)
+    target = args.target_csv
     old_rows = []
     fields = run_summaries.FIELDS
     if target.exists() and target.stat().st_size > 0:
@@ -54,8 +82,11 @@ def main():
             reader = csv.DictReader(f)
             old_rows = list(reader)
             fields = list(reader.fieldnames)
-    have.update(run_key(row, reruns) for row in old_rows)
-    rows = [row for row in run_summaries.summaries(args[0]) if run_key(row, reruns) not in have]
+    have.update(run_key(row, args.reruns) for row in old_rows)
+    rows = [row for row in run_summaries.summaries(args.results_dir)
+            if run_key(row, args.reruns) not in have]
+    if not args.allow_dirty:
+        refuse_dirty_runs(rows, target, root)
     if old_rows:
         fields += [name for name in run_summaries.FIELDS
                    if name not in fields and any(row.get(name) for row in rows)]

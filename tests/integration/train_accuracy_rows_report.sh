@@ -5,7 +5,8 @@
 # results/append_runs.py to a runs.csv whose header predates the accuracy_train column; then
 # `cflrun report --paper` on the CSV and on the files picks the run that recorded the definition
 # (of two groups of equal size), shows its final training-data accuracy and says so; appended again,
-# nothing new, but with --reruns a rerun from another build.
+# nothing new, but with --reruns a rerun from another build; a -dirty build's run is refused by a
+# table's committed rows unless --allow-dirty.
 # Usage: train_accuracy_rows_report.sh CFLRUN SOURCE_DIR WORKDIR WITH_H5 WITHOUT_H5
 set -euo pipefail
 cflrun="$1"; source_dir="$2"; work="$3"; with="$4"; without="$5"
@@ -50,4 +51,24 @@ done
 [ "$(grep -c '^tiny_fedavg,' "$work/runs.csv")" -eq 2 ] || fail "--reruns did not append the rerun once"
 [ "$(grep -c '^tiny_fedavg_train_accuracy,' "$work/runs.csv")" -eq 1 ] ||
   fail "--reruns appended a run of the same build again"
+# A table's committed rows (a runs.csv inside the repository's results/) take no run of a -dirty
+# build: refused with exit 1 and the CSV untouched; --allow-dirty appends it.
+mkdir -p "$work/repo/results/table" "$work/dirty/tiny_fedavg"
+cp "$source_dir"/results/{append_runs,run_summaries}.py "$work/repo/results/"
+cp "$work/runs.csv" "$work/repo/results/table/runs.csv"
+cp "$without" "$work/dirty/tiny_fedavg/seed4.h5"
+/usr/bin/python3 -c "
+import h5py
+with h5py.File('$work/dirty/tiny_fedavg/seed4.h5', 'r+') as f:
+    f['config'].attrs['seed'] = '4'; f['config'].attrs['git_commit'] = 'e' * 40 + '-dirty'"
+table="$work/repo/results/table/runs.csv"; before="$(sha256sum < "$table")"
+status=0; /usr/bin/python3 "$work/repo/results/append_runs.py" "$work/dirty" "$table" \
+  2> "$work/dirty.err" || status=$?
+cat "$work/dirty.err"
+[ "$status" -eq 1 ] || fail "a -dirty run appended to a table's rows exited $status, not 1"
+grep -q 'uncommitted code.*tiny_fedavg seed 4.*--allow-dirty' "$work/dirty.err" ||
+  fail "the refusal does not name the run and the fix"
+[ "$(sha256sum < "$table")" = "$before" ] || fail "the refused append changed the table's rows"
+/usr/bin/python3 "$work/repo/results/append_runs.py" --allow-dirty "$work/dirty" "$table"
+grep -q "^tiny_fedavg,4,.*eeee-dirty" "$table" || fail "--allow-dirty did not append the run"
 echo "train_accuracy_rows_report: ok, FedAvg compared as the notebook computes it ($expected)"
