@@ -5,7 +5,9 @@ or results/*/runs.csv holds yet, and prints
 one line per appended run (config, seed, final accuracy). A new TARGET_CSV gets a header line; an
 existing one keeps its columns, and a column that the appended rows fill and its header lacks (a
 metric added since, e.g. accuracy_train) is added to it, empty in the older rows. For sweeps
-finished over several sessions: rerun it after each and commit TARGET_CSV.
+finished over several sessions: rerun it after each and commit TARGET_CSV. A RESULTS_DIR without
+any complete result file (e.g. a config's directory given for the sweep's) is an error: exit 1,
+nothing written.
 
 With --reruns, a run whose (config, seed) is committed already is appended too when no committed
 row of that (config, seed) came from the same build (git_commit): a rerun from another build, e.g.
@@ -83,8 +85,15 @@ def main():
             old_rows = list(reader)
             fields = list(reader.fieldnames)
     have.update(run_key(row, args.reruns) for row in old_rows)
-    rows = [row for row in run_summaries.summaries(args.results_dir)
-            if run_key(row, args.reruns) not in have]
+    found = run_summaries.summaries(args.results_dir)
+    if not found:
+        sys.exit(f"error: no complete result file RESULTS_DIR/<config>/seed<S>.h5 under "
+                 f"{args.results_dir}; give the sweep's results directory, the one above its config "
+                 "directories. Nothing was written.")
+    rows = [row for row in found if run_key(row, args.reruns) not in have]
+    if not rows:
+        print(f"nothing to append: the {len(found)} complete run(s) under {args.results_dir} "
+              f"are in {target} or the committed runs.csv files already")
     if not args.allow_dirty:
         refuse_dirty_runs(rows, target, root)
     if old_rows:

@@ -5,8 +5,8 @@
 # results/append_runs.py to a runs.csv whose header predates the accuracy_train column; then
 # `cflrun report --paper` on the CSV and on the files picks the run that recorded the definition
 # (of two groups of equal size), shows its final training-data accuracy and says so; appended again,
-# nothing new, but with --reruns a rerun from another build; a -dirty build's run is refused by a
-# table's committed rows unless --allow-dirty.
+# nothing new, but with --reruns a rerun from another build; a directory without result files is
+# refused; a -dirty build's run is refused by a table's committed rows unless --allow-dirty.
 # Usage: train_accuracy_rows_report.sh CFLRUN SOURCE_DIR WORKDIR WITH_H5 WITHOUT_H5
 set -euo pipefail
 cflrun="$1"; source_dir="$2"; work="$3"; with="$4"; without="$5"
@@ -37,6 +37,15 @@ echo "$from_rows" | grep -q "| training data | 1 | $expected +- 0.0 |" ||
 # (here: that row's git_commit rewritten) is appended beside it, once.
 /usr/bin/python3 "$source_dir/results/append_runs.py" "$work/runs" "$work/runs.csv"
 [ "$(grep -c '^tiny_fedavg,' "$work/runs.csv")" -eq 1 ] || fail "append_runs.py appended a run twice"
+# A config's directory given for the sweep's: no result file at RESULTS_DIR/<config>/seed<S>.h5.
+cp "$work/runs.csv" "$work/runs_before.csv"
+status=0; /usr/bin/python3 "$source_dir/results/append_runs.py" "$work/runs/tiny_fedavg" \
+  "$work/runs.csv" 2> "$work/no_files.err" || status=$?
+cat "$work/no_files.err"
+[ "$status" -eq 1 ] || fail "a RESULTS_DIR without result files exited $status, not 1"
+grep -q "no complete result file.*the one above its config directories" "$work/no_files.err" ||
+  fail "a RESULTS_DIR without result files did not say so"
+cmp -s "$work/runs.csv" "$work/runs_before.csv" || fail "a RESULTS_DIR without result files changed runs.csv"
 /usr/bin/python3 -c "
 import csv, sys
 with open('$work/runs.csv', newline='') as f:
